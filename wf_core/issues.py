@@ -1,0 +1,61 @@
+"""Issues: what every layer reports, with lda-wf's code, location and message.
+
+lda-wf's own codes are always errors. This project's additions (syntax errors,
+model errors, deprecations, hints) carry their own codes; only syntax and model
+errors are errors among them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from wf_core.spans import Span
+
+
+class Severity(StrEnum):
+    ERROR = "error"
+    WARNING = "warning"
+    INFORMATION = "information"
+    HINT = "hint"
+
+
+class ProjectCode(StrEnum):
+    """Codes this project adds to lda-wf's ``ValidationIssueCode``."""
+
+    SYNTAX_ERROR = "syntax_error"
+    INVALID_MODEL = "invalid_model"
+    DEPRECATED_INPUT_FORM = "deprecated_input_form"
+    UNDECLARED_PROPERTY = "undeclared_property"
+    DEPRECATED_CONTEXT_KEY = "deprecated_context_key"
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    """Another place that explains an issue (an outer alias, a second way in)."""
+
+    model_path: str | None
+    message: str
+    span: Span | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    """One finding.
+
+    ``model_path`` is lda-wf's location string (None for syntax errors, which
+    carry ``span`` instead). ``segment`` is, for an issue about a path value,
+    the index of the failing segment in the path's segment list (0 is the
+    root); the document layer turns it into the exact characters.
+    ``data`` holds machine-readable extras for quick fixes (e.g. suggestions).
+    """
+
+    code: str
+    model_path: str | None
+    message: str
+    severity: Severity = Severity.ERROR
+    span: Span | None = None
+    segment: int | None = None
+    related: tuple[Related, ...] = ()
+    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
