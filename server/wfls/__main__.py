@@ -1,0 +1,5 @@
+import sys
+
+from wfls.cli import main
+
+sys.exit(main())

@@ -1,0 +1,176 @@
+"""The ``wfls`` command line: serve, check, context, export, schema.
+
+Exit statuses are a contract (language-server.md): 0 no errors, 1 errors (or
+warnings with ``--strict``), 2 unreadable paths or bad arguments.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from wf_core.export import ExportError, to_json, to_toml
+from wf_core.files import decode, iter_workflow_files, syntax_of
+from wf_core.issues import Severity
+from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wfls import __version__
+from wfls.reporting import (
+    Finding,
+    findings_for,
+    render_github,
+    render_json,
+    render_sarif,
+    render_text,
+)
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse exits 2 already; keep the text short
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"wfls: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="wfls", description="Language server and checker for lda-wf workflows")
+    parser.add_argument("--version", action="version", version=f"wfls {__version__}")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--stdio", action="store_true", help="use stdio (the default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
+
+    check = commands.add_parser("check", help="validate workflow files and folders")
+    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument(
+        "--format", choices=("text", "json", "sarif", "github"), default="text", dest="fmt"
+    )
+    check.add_argument("--strict", action="store_true", help="fail on warnings too")
+
+    context = commands.add_parser("context", help="what a node can read")
+    context.add_argument("file")
+    context.add_argument("node")
+    context.add_argument("--json", action="store_true", dest="as_json")
+
+    export = commands.add_parser("export", help="convert between TOML and JSON")
+    export.add_argument("file")
+    export.add_argument("--to", choices=("json", "toml"), required=True)
+
+    commands.add_parser("schema", help="print the JSON Schema of the document format")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "serve":
+            from wfls.server import serve
+
+            return serve(tcp=args.tcp)
+        if args.command == "check":
+            return run_check(args.paths, fmt=args.fmt, strict=args.strict)
+        if args.command == "context":
+            from wfls.context_cmd import run_context
+
+            return run_context(args.file, args.node, as_json=args.as_json)
+        if args.command == "export":
+            return run_export(args.file, args.to)
+        if args.command == "schema":
+            from wf_core.document_schema import document_json_schema
+
+            sys.stdout.write(json.dumps(document_json_schema(), indent=2) + "\n")
+            return EXIT_OK
+    except BrokenPipeError:
+        return EXIT_OK
+    return EXIT_USAGE
+
+
+def load_file(path: Path) -> DocumentSnapshot:
+    """Analyse one file from disk; raises OSError when it cannot be read."""
+    text, decode_issue = decode(path.read_bytes())
+    return analyze_text(
+        text,
+        syntax_of(path),
+        uri=path.as_uri() if path.is_absolute() else None,
+        extra_issues=(decode_issue,) if decode_issue else (),
+    )
+
+
+def collect_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
+    files: list[Path] = []
+    problems: list[str] = []
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            files.extend(iter_workflow_files(path))
+        elif path.is_file():
+            files.append(path)
+        else:
+            problems.append(f"wfls: cannot read '{raw}': no such file or directory")
+    return files, problems
+
+
+def run_check(paths: Sequence[str], *, fmt: str = "text", strict: bool = False) -> int:
+    files, problems = collect_files(paths)
+    findings: list[Finding] = []
+    for path in files:
+        try:
+            snapshot = load_file(path)
+        except OSError as error:
+            problems.append(f"wfls: cannot read '{path}': {error.strerror or error}")
+            continue
+        findings.extend(findings_for(str(path), snapshot))
+    renderers = {
+        "text": render_text,
+        "json": render_json,
+        "github": render_github,
+        "sarif": lambda items: render_sarif(items, version=__version__),
+    }
+    sys.stdout.write(renderers[fmt](findings))
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    if fmt == "text":
+        errors = sum(1 for f in findings if f.severity == Severity.ERROR)
+        warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
+        print(
+            f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s), "
+            f"{len(findings) - errors - warnings} other",
+            file=sys.stderr,
+        )
+    if problems:
+        return EXIT_USAGE
+    failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+    return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+
+
+def run_export(file: str, target: str) -> int:
+    path = Path(file)
+    try:
+        snapshot = load_file(path)
+    except OSError as error:
+        print(f"wfls: cannot read '{file}': {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    blocking = [
+        p
+        for p in snapshot.issues
+        if p.severity == Severity.ERROR and p.code in ("syntax_error", "invalid_model")
+    ]
+    if blocking or snapshot.workflow is None:
+        sys.stderr.write(render_text(findings_for(file, snapshot)))
+        print(f"wfls: '{file}' cannot be exported until these errors are fixed", file=sys.stderr)
+        return EXIT_FINDINGS
+    try:
+        output = to_json(snapshot.workflow) if target == "json" else to_toml(snapshot.workflow)
+    except ExportError as error:
+        print(f"wfls: {error}", file=sys.stderr)
+        return EXIT_FINDINGS
+    sys.stdout.write(output)
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,76 @@
+"""``wfls context FILE NODE``: what one node can read."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from wf_core.inventory import readable_sources_for_node
+from wf_core.schema_nav import SchemaNavigator
+
+
+def node_context(snapshot: Any, node_id: str) -> dict[str, Any] | None:
+    """``{"node", "owner_stack", "schema", "paths"}``; None when the node does not exist."""
+    workflow, model = snapshot.workflow, snapshot.context
+    if workflow is None or model is None or node_id not in model.nodes_by_id:
+        return None
+    stack = model.stack_of(node_id)
+    if stack is None:
+        conflicted = node_id in model.regions.conflicted
+        reason = (
+            f"node '{node_id}' is reachable under two foreach control regions"
+            if conflicted
+            else f"node '{node_id}' is unreachable from start"
+        )
+        return {
+            "node": node_id,
+            "owner_stack": None,
+            "schema": None,
+            "paths": [],
+            "reason": f"no context schema for this program location: {reason}",
+        }
+    return {
+        "node": node_id,
+        "owner_stack": list(stack),
+        "schema": model.schema_for_stack(stack),
+        "paths": readable_sources_for_node(workflow, node_id, model=model),
+    }
+
+
+def run_context(file: str, node_id: str, *, as_json: bool) -> int:
+    from wfls.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, load_file
+
+    try:
+        snapshot = load_file(Path(file))
+    except OSError as error:
+        print(f"wfls: cannot read '{file}': {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    result = node_context(snapshot, node_id)
+    if result is None:
+        known = sorted(snapshot.context.nodes_by_id) if snapshot.context else []
+        print(
+            f"wfls: no node '{node_id}' in '{file}'"
+            + (f" (nodes: {', '.join(known)})" if known else ""),
+            file=sys.stderr,
+        )
+        return EXIT_FINDINGS
+    if as_json:
+        sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        return EXIT_OK
+    out = sys.stdout
+    out.write(f"node: {node_id}\n")
+    if result["owner_stack"] is None:
+        out.write(f"owner stack: none ({result['reason']})\n")
+        return EXIT_OK
+    stack = result["owner_stack"]
+    out.write("owner stack: " + (" > ".join(stack) if stack else "(no active loop)") + "\n")
+    out.write("readable paths:\n")
+    width = max((len(o["path"]) for o in result["paths"]), default=0)
+    for option in result["paths"]:
+        summary = SchemaNavigator(option["schema"]).root.type_summary()
+        out.write(f"  {option['path']:<{width}}  {summary}\n")
+    out.write("context schema:\n")
+    out.write(json.dumps(result["schema"], indent=2, ensure_ascii=False) + "\n")
+    return EXIT_OK

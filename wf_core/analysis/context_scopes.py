@@ -1,0 +1,292 @@
+"""Per-node context: the one model that validation, completion and hover read.
+
+:class:`ContextModel` is built once per workflow (a pure function of it) and
+memoises everything by owner stack: nodes that share a stack share one schema
+and one navigator, which keeps a 2,000-node workflow cheap. The module-level
+functions are lda-wf's API over it (lda-wf-model §7.3-§7.5).
+
+Invariant: a node without an entry in ``owner_stack_by_node`` (conflicted or
+unreachable) has no context schema; callers treat that as invalid, never as
+the root context.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from wf_core.analysis.control_regions import (
+    ControlRegionAnalysis,
+    ForeachOwnerStack,
+    analyze_control_regions,
+)
+from wf_core.context_contracts import (
+    FOREACH_CONTEXT_KEY,
+    LOOP_INDEX_KEY,
+    LOOP_ITEM_KEY,
+    STANDARD_CONTEXT_FIELDS,
+    STANDARD_CONTEXT_NAMES,
+    ContextFieldContract,
+    foreach_context_fields,
+    foreach_entry_schema,
+    is_valid_alias,
+    root_context_schema,
+    structured_foreach_contract,
+)
+from wf_core.schema_nav import SchemaNavigator
+from wf_core.tokens import END
+
+
+@dataclass(frozen=True, slots=True)
+class ContextFieldAvailability:
+    contract: ContextFieldContract
+    availability: str = "available"
+    reason: str | None = None
+
+    @property
+    def name(self) -> str:
+        return self.contract.name
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return self.contract.schema
+
+    @property
+    def description(self) -> str:
+        return self.contract.description
+
+
+def _dump_schema(schema: Any) -> dict[str, Any]:
+    if hasattr(schema, "model_dump"):
+        return schema.model_dump(mode="json", exclude_none=True, by_alias=True)
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    return {}
+
+
+class ContextModel:
+    """Everything a workflow's nodes can read from ``context``, memoised by stack."""
+
+    def __init__(self, workflow: Any, control_regions: ControlRegionAnalysis | None = None):
+        self.workflow = workflow
+        self.regions = control_regions or analyze_control_regions(workflow)
+        self.nodes_by_id: dict[str, Any] = {node.id: node for node in workflow.nodes}
+        self._item_schemas: dict[str, dict[str, Any]] = {}
+        self._in_progress: set[str] = set()
+        self._schemas: dict[ForeachOwnerStack, dict[str, Any]] = {}
+        self._navigators: dict[ForeachOwnerStack | None, SchemaNavigator] = {}
+        self._source_navigators: dict[str, SchemaNavigator] = {}
+
+    # -- stacks -------------------------------------------------------------
+
+    def stack_of(self, node_id: str) -> ForeachOwnerStack | None:
+        return self.regions.owner_stack_by_node.get(node_id)
+
+    def alias_of(self, owner: str) -> str | None:
+        return getattr(self.nodes_by_id.get(owner), "as_", None)
+
+    # -- declared input/state schemas ---------------------------------------
+
+    @cached_property
+    def input_schema(self) -> dict[str, Any]:
+        return _dump_schema(self.workflow.input_schema)
+
+    @cached_property
+    def state_schema(self) -> dict[str, Any]:
+        return _dump_schema(self.workflow.state_schema)
+
+    @cached_property
+    def output_schema(self) -> dict[str, Any]:
+        return _dump_schema(self.workflow.output_schema)
+
+    def source_navigator(self, root: str) -> SchemaNavigator:
+        """The navigator over the declared ``input`` or ``state`` schema."""
+        navigator = self._source_navigators.get(root)
+        if navigator is None:
+            document = self.input_schema if root == "input" else self.state_schema
+            navigator = SchemaNavigator(document)
+            self._source_navigators[root] = navigator
+        return navigator
+
+    # -- item schemas -------------------------------------------------------
+
+    def item_schema(self, foreach_id: str) -> dict[str, Any]:
+        """The item schema inferred from ``over`` in the controller's own region."""
+        known = self._item_schemas.get(foreach_id)
+        if known is not None:
+            return known
+        if foreach_id in self._in_progress:
+            return {}
+        self._in_progress.add(foreach_id)
+        try:
+            schema = self._infer_item_schema(foreach_id)
+        finally:
+            self._in_progress.discard(foreach_id)
+        self._item_schemas[foreach_id] = schema
+        return schema
+
+    def _infer_item_schema(self, foreach_id: str) -> dict[str, Any]:
+        node = self.nodes_by_id.get(foreach_id)
+        over = getattr(node, "over", None)
+        stack = self.stack_of(foreach_id)
+        if over is None or stack is None:
+            return {}
+        if over.root == "context":
+            navigator = SchemaNavigator(self._context_source_document(stack))
+        else:
+            navigator = self.source_navigator(over.root)
+        view = navigator.at_path(over.parts)
+        if view is None:
+            return {}
+        items = view.array_items()
+        if items is None:
+            return {}
+        return navigator.standalone(items)
+
+    def _context_source_document(self, stack: ForeachOwnerStack) -> dict[str, Any]:
+        """The context a controller reads ``over`` from (lda-wf-model §7.5 step 2)."""
+        properties: dict[str, Any] = {f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS}
+        entries = {owner: foreach_entry_schema(owner, self.item_schema(owner)) for owner in stack}
+        properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract(entries).schema
+        for position, owner in enumerate(stack):
+            innermost = position == len(stack) - 1
+            for field in foreach_context_fields(self.alias_of(owner), self.item_schema(owner)):
+                if field.name not in properties or innermost:
+                    properties[field.name] = field.schema
+        return {"type": "object", "properties": properties}
+
+    # -- per-node context schemas ---------------------------------------------
+
+    def schema_for_stack(self, stack: ForeachOwnerStack) -> dict[str, Any]:
+        schema = self._schemas.get(stack)
+        if schema is not None:
+            return schema
+        if not stack:
+            schema = root_context_schema()
+        else:
+            properties: dict[str, Any] = {f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS}
+            entries = {
+                owner: foreach_entry_schema(owner, self.item_schema(owner)) for owner in stack
+            }
+            properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract(entries).schema
+            innermost = stack[-1]
+            properties[LOOP_ITEM_KEY] = dict(self.item_schema(innermost))
+            properties[LOOP_INDEX_KEY] = {"type": "integer"}
+            for owner in stack:
+                alias = self.alias_of(owner)
+                if alias is not None and is_valid_alias(alias):
+                    properties[alias] = dict(self.item_schema(owner))
+            schema = {
+                "type": "object",
+                "properties": properties,
+                "required": sorted(set(properties)),
+                "additionalProperties": False,
+            }
+        self._schemas[stack] = schema
+        return schema
+
+    def schema_for_node(self, node_id: str) -> dict[str, Any] | None:
+        stack = self.stack_of(node_id)
+        return None if stack is None else self.schema_for_stack(stack)
+
+    def navigator_for_stack(self, stack: ForeachOwnerStack | None) -> SchemaNavigator:
+        """``None`` stands for the workflow output, which reads the root context."""
+        navigator = self._navigators.get(stack)
+        if navigator is None:
+            schema = self.schema_for_stack(stack or ())
+            navigator = SchemaNavigator(schema)
+            self._navigators[stack] = navigator
+        return navigator
+
+    def navigator_for_node(self, node_id: str) -> SchemaNavigator | None:
+        stack = self.stack_of(node_id)
+        return None if stack is None else self.navigator_for_stack(stack)
+
+    def schemas_by_node(self) -> dict[str, dict[str, Any]]:
+        return {
+            node_id: self.schema_for_stack(stack)
+            for node_id, stack in self.regions.owner_stack_by_node.items()
+        }
+
+    # -- fields (ordered, described) -------------------------------------------
+
+    def fields_for_stack(self, stack: ForeachOwnerStack) -> list[ContextFieldAvailability]:
+        fields = [ContextFieldAvailability(f) for f in STANDARD_CONTEXT_FIELDS]
+        entries = {owner: foreach_entry_schema(owner, self.item_schema(owner)) for owner in stack}
+        fields.append(ContextFieldAvailability(structured_foreach_contract(entries)))
+        if not stack:
+            return fields
+        seen = set(STANDARD_CONTEXT_NAMES) | {FOREACH_CONTEXT_KEY}
+        for owner in stack[:-1]:
+            alias = self.alias_of(owner)
+            if alias is not None and is_valid_alias(alias) and alias not in seen:
+                seen.add(alias)
+                fields.append(
+                    ContextFieldAvailability(
+                        ContextFieldContract(
+                            alias, dict(self.item_schema(owner)), "Current foreach item"
+                        )
+                    )
+                )
+        innermost = stack[-1]
+        for contract in foreach_context_fields(
+            self.alias_of(innermost), self.item_schema(innermost)
+        ):
+            fields = [f for f in fields if f.name != contract.name]
+            fields.append(ContextFieldAvailability(contract))
+        return fields
+
+    def fields_by_node(self) -> dict[str, list[ContextFieldAvailability]]:
+        if self.workflow.start not in self.nodes_by_id:
+            return {}
+        return {
+            node_id: self.fields_for_stack(stack)
+            for node_id, stack in self.regions.owner_stack_by_node.items()
+        }
+
+    def warnings(self) -> list[str]:
+        out: dict[str, None] = {}
+        node_ids = self.nodes_by_id
+        for edge in self.workflow.edges:
+            if edge.from_ not in node_ids:
+                out.setdefault(f"edge source '{edge.from_}' is not a workflow node", None)
+            if edge.to not in node_ids and edge.to != END:
+                out.setdefault(f"edge from '{edge.from_}' targets missing node '{edge.to}'", None)
+        loop_sources = {e.from_ for e in self.workflow.edges if e.outcome == "loop"}
+        for node in self.workflow.nodes:
+            if node.type == "foreach" and node.id not in loop_sources:
+                out.setdefault(
+                    f"foreach node '{node.id}' has no loop route; no scoped alias is guaranteed",
+                    None,
+                )
+        if self.workflow.start not in node_ids:
+            out.setdefault(f"workflow start targets missing node '{self.workflow.start}'", None)
+        else:
+            for issue in self.regions.issues:
+                out.setdefault(
+                    f"control region {issue.kind.value} at {issue.path}: {issue.message}", None
+                )
+        return list(out)
+
+
+def context_schemas_by_node(
+    workflow: Any, *, control_regions: ControlRegionAnalysis | None = None
+) -> dict[str, dict[str, Any]]:
+    return ContextModel(workflow, control_regions).schemas_by_node()
+
+
+def context_schema_for_node(workflow: Any, node_id: str) -> dict[str, Any]:
+    schema = ContextModel(workflow).schema_for_node(node_id)
+    if schema is None:
+        raise KeyError(f"no context schema for node '{node_id}'")
+    return schema
+
+
+def context_fields_by_node(workflow: Any) -> dict[str, list[ContextFieldAvailability]]:
+    return ContextModel(workflow).fields_by_node()
+
+
+def context_analysis_warnings(workflow: Any) -> list[str]:
+    return ContextModel(workflow).warnings()

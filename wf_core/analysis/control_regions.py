@@ -1,0 +1,250 @@
+"""Control regions: which foreach loops are active at every node (lda-wf-model §6).
+
+A breadth-first search over ``(node, owner stack)`` states. A foreach's ``loop``
+edge pushes the foreach onto the stack; an edge back to the top of the stack
+returns an item and resumes the controller in its outer region. A node reached
+with two different stacks is *conflicted* and gets no stack at all, so every
+context read there fails closed.
+
+Invariant: ``owner_stack_by_node`` holds exactly the nodes reached with one
+unambiguous stack (reached ``EndNode``s included); nothing else reads a stack.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from wf_core.tokens import END
+
+ForeachOwnerStack = tuple[str, ...]
+State = tuple[str, ForeachOwnerStack]
+
+
+class ControlRegionIssueKind(StrEnum):
+    UNREACHABLE_NODE = "unreachable_node"
+    FOREACH_REGION_CONFLICT = "foreach_region_conflict"
+    INVALID_FOREACH_RETURN = "invalid_foreach_return"
+    INVALID_FOREACH_TERMINAL = "invalid_foreach_terminal"
+    EMPTY_FOREACH_BODY = "empty_foreach_body"
+    FOREACH_BODY_NO_RETURN = "foreach_body_no_return"
+
+
+@dataclass(frozen=True, slots=True)
+class ControlRegionIssue:
+    kind: ControlRegionIssueKind
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
+class ControlRegionAnalysis:
+    """The result of :func:`analyze_control_regions`.
+
+    ``entry_edges`` records, for every node reached, the edge indexes (or None for
+    ``start``) of the first way in under each stack it was reached with; editors
+    use it to show the two ways into a conflicted node.
+    """
+
+    owner_stack_by_node: dict[str, ForeachOwnerStack]
+    issues: tuple[ControlRegionIssue, ...]
+    entry_edges: dict[str, dict[ForeachOwnerStack, int | None]] = field(default_factory=dict)
+    conflicted: frozenset[str] = frozenset()
+
+
+def _is_foreach(node: Any) -> bool:
+    return getattr(node, "type", None) == "foreach"
+
+
+def _is_end(node: Any) -> bool:
+    return getattr(node, "type", None) == "end"
+
+
+def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
+    nodes_by_id: dict[str, Any] = {node.id: node for node in workflow.nodes}
+    if workflow.start not in nodes_by_id:
+        return ControlRegionAnalysis({}, ())
+
+    edges_by_source: dict[str, list[tuple[int, Any]]] = {}
+    for index, edge in enumerate(workflow.edges):
+        edges_by_source.setdefault(edge.from_, []).append((index, edge))
+
+    owner_stack: dict[str, ForeachOwnerStack] = {}
+    conflicted: set[str] = set()
+    ambiguous: set[str] = set()
+    visited_nodes: set[str] = set()
+    visited_states: set[State] = set()
+    adjacency: dict[State, list[State]] = {}
+    returns_by_owner: dict[str, set[State]] = {}
+    entry_edges: dict[str, dict[ForeachOwnerStack, int | None]] = {}
+    traversal_issues: list[ControlRegionIssue] = []
+
+    def report(kind: ControlRegionIssueKind, path: str, message: str) -> None:
+        traversal_issues.append(ControlRegionIssue(kind, path, message))
+
+    def mark_top_ambiguous(stack: ForeachOwnerStack) -> None:
+        if stack:
+            ambiguous.add(stack[-1])
+
+    def record(node_id: str, stack: ForeachOwnerStack, via: int | None) -> bool:
+        """Record a stack for a node; False when the node is (now) conflicted."""
+        entry_edges.setdefault(node_id, {}).setdefault(stack, via)
+        if node_id in conflicted:
+            return False
+        known = owner_stack.get(node_id)
+        if known is None:
+            owner_stack[node_id] = stack
+            return True
+        if known == stack:
+            return True
+        del owner_stack[node_id]
+        conflicted.add(node_id)
+        report(
+            ControlRegionIssueKind.FOREACH_REGION_CONFLICT,
+            f"nodes[{node_id}]",
+            f"node '{node_id}' is reachable under two foreach control regions",
+        )
+        mark_top_ambiguous(known)
+        mark_top_ambiguous(stack)
+        return False
+
+    queue: deque[tuple[State, int | None]] = deque([((workflow.start, ()), None)])
+    while queue:
+        state, via = queue.popleft()
+        if state in visited_states:
+            continue
+        node_id, stack = state
+        node = nodes_by_id.get(node_id)
+        if node is None:
+            continue
+        visited_states.add(state)
+        visited_nodes.add(node_id)
+        if not record(node_id, stack, via):
+            continue
+        successors = adjacency.setdefault(state, [])
+        for index, edge in edges_by_source.get(node_id, ()):
+            target = edge.to
+            if _is_foreach(node) and edge.outcome == "loop":
+                if target == node_id:
+                    report(
+                        ControlRegionIssueKind.EMPTY_FOREACH_BODY,
+                        f"edges[{index}]",
+                        f"foreach '{node_id}' loop targets itself; an iteration body needs a "
+                        "distinct node use",
+                    )
+                    mark_top_ambiguous(stack)
+                    continue
+                target_stack = (*stack, node_id)
+            else:
+                target_stack = stack
+            target_node = nodes_by_id.get(target)
+            if target_node is None and target != END:
+                continue
+            if target == END or _is_end(target_node):
+                if target_node is not None:
+                    visited_nodes.add(target)
+                    visited_states.add((target, target_stack))
+                    record(target, target_stack, index)
+                if target_stack:
+                    report(
+                        ControlRegionIssueKind.INVALID_FOREACH_TERMINAL,
+                        f"edges[{index}]",
+                        f"foreach item path '{node_id}' -> '{target}' targets a workflow "
+                        "terminal from inside a foreach body",
+                    )
+                    mark_top_ambiguous(target_stack)
+                continue
+            if target_stack and target == target_stack[-1]:
+                returns_by_owner.setdefault(target, set()).add(state)
+                resumed: State = (target, target_stack[:-1])
+                successors.append(resumed)
+                queue.append((resumed, index))
+                continue
+            if target in target_stack:
+                report(
+                    ControlRegionIssueKind.INVALID_FOREACH_RETURN,
+                    f"edges[{index}]",
+                    f"edge '{node_id}' -> '{target}' skips the immediate foreach owner",
+                )
+                mark_top_ambiguous(target_stack)
+                continue
+            successor: State = (target, target_stack)
+            successors.append(successor)
+            queue.append((successor, index))
+
+    unreachable = [
+        ControlRegionIssue(
+            ControlRegionIssueKind.UNREACHABLE_NODE,
+            f"nodes[{node.id}]",
+            f"node '{node.id}' is unreachable from start",
+        )
+        for node in workflow.nodes
+        if node.id not in visited_nodes
+    ]
+
+    failing = _tops_without_return(
+        visited_states, adjacency, returns_by_owner, conflicted, ambiguous
+    )
+    no_return = [
+        ControlRegionIssue(
+            ControlRegionIssueKind.FOREACH_BODY_NO_RETURN,
+            f"nodes[{top}]",
+            f"foreach '{top}' body has no structural path back to its immediate owner",
+        )
+        for top in sorted(failing)
+        if top not in conflicted and top in visited_nodes
+    ]
+    return ControlRegionAnalysis(
+        owner_stack,
+        (*traversal_issues, *unreachable, *no_return),
+        entry_edges,
+        frozenset(conflicted),
+    )
+
+
+def _tops_without_return(
+    visited_states: set[State],
+    adjacency: dict[State, list[State]],
+    returns_by_owner: dict[str, set[State]],
+    conflicted: set[str],
+    ambiguous: set[str],
+) -> set[str]:
+    """Owners with a body state from which no path reaches a return to that owner.
+
+    One possible path is enough: termination is not this analysis's business.
+    Walking backwards from each owner's return states once finds every state
+    that can return, which keeps this linear per owner instead of one forward
+    search per body state.
+    """
+    reverse: dict[State, list[State]] = {}
+    for source, successors in adjacency.items():
+        for successor in successors:
+            reverse.setdefault(successor, []).append(source)
+    can_return: dict[str, set[State]] = {}
+
+    def states_returning_to(top: str) -> set[State]:
+        found = can_return.get(top)
+        if found is None:
+            found = set(returns_by_owner.get(top, ()))
+            frontier = deque(found)
+            while frontier:
+                for source in reverse.get(frontier.popleft(), ()):
+                    if source not in found:
+                        found.add(source)
+                        frontier.append(source)
+            can_return[top] = found
+        return found
+
+    failing: set[str] = set()
+    for state in visited_states:
+        node_id, stack = state
+        if not stack or node_id in conflicted:
+            continue
+        top = stack[-1]
+        if top in ambiguous or top in failing:
+            continue
+        if state not in states_returning_to(top):
+            failing.add(top)
+    return failing

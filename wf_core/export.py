@@ -1,0 +1,121 @@
+"""Writing a workflow in either syntax.
+
+JSON is lda-wf's canonical serialization. TOML is written for people, with
+``tomlkit`` so quoting is always right: schemas as tables (``properties.x =
+{ ... }`` lines, ``$defs`` entries as sub-tables), node defs and nodes as
+arrays of tables, bindings and edges as inline tables one per line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+import tomlkit
+from tomlkit.items import Array, InlineTable, Table
+
+SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
+_DEFINITION_KEYS = ("$defs", "definitions")
+_TOP_ORDER = ("name", "start", "outcomes", "edges", "output")
+
+
+class ExportError(ValueError):
+    """The workflow holds something the target syntax cannot express."""
+
+
+def canonical_dump(workflow: Any) -> dict[str, Any]:
+    return workflow.model_dump(mode="json", by_alias=True)
+
+
+def to_json(workflow: Any) -> str:
+    return json.dumps(canonical_dump(workflow), indent=2, ensure_ascii=False) + "\n"
+
+
+def to_toml(workflow: Any) -> str:
+    return dump_toml(canonical_dump(workflow))
+
+
+def dump_toml(data: Mapping[str, Any]) -> str:
+    _reject_nulls(data, "")
+    doc = tomlkit.document()
+    for key in _TOP_ORDER:
+        if key in data:
+            doc.add(key, _inline(data[key]))
+    for key, value in data.items():
+        if key in _TOP_ORDER or key in SCHEMA_KEYS or key in ("node_defs", "nodes"):
+            continue
+        doc.add(key, _inline(value))
+    for key in SCHEMA_KEYS:
+        if key in data and isinstance(data[key], Mapping):
+            doc.add(tomlkit.nl())
+            doc.add(key, _schema_table(data[key]))
+    for key in ("node_defs", "nodes"):
+        items = data.get(key)
+        if not items:
+            if key == "nodes":
+                doc.add(key, tomlkit.array())
+            continue
+        aot = tomlkit.aot()
+        for item in items:
+            aot.append(_record_table(item))
+        doc.add(tomlkit.nl())
+        doc.add(key, aot)
+    return tomlkit.dumps(doc)
+
+
+def _reject_nulls(value: Any, where: str) -> None:
+    if value is None:
+        raise ExportError(f"TOML has no null: cannot write the null at {where or 'the top level'}")
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            _reject_nulls(item, f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            _reject_nulls(item, f"{where}[{index}]")
+
+
+def _inline(value: Any) -> Any:
+    """Nested values as inline tables; lists of tables one element per line."""
+    if isinstance(value, Mapping):
+        table: InlineTable = tomlkit.inline_table()
+        for key, item in value.items():
+            table.append(key, _inline(item))
+        return table
+    if isinstance(value, list):
+        array: Array = tomlkit.array()
+        for item in value:
+            array.append(_inline(item))
+        if any(isinstance(item, Mapping) for item in value):
+            array.multiline(True)
+        return array
+    return value
+
+
+def _schema_table(schema: Mapping[str, Any]) -> Table:
+    table = tomlkit.table()
+    deferred: list[tuple[str, Mapping[str, Any]]] = []
+    for key, value in schema.items():
+        if key in _DEFINITION_KEYS and isinstance(value, Mapping) and value:
+            deferred.append((key, value))
+        elif key == "properties" and isinstance(value, Mapping) and value:
+            for name, prop in value.items():
+                table.add(tomlkit.key(["properties", name]), _inline(prop))
+        else:
+            table.add(key, _inline(value))
+    for key, definitions in deferred:
+        holder = tomlkit.table(is_super_table=True)
+        for name, definition in definitions.items():
+            if isinstance(definition, Mapping):
+                holder.add(name, _schema_table(definition))
+            else:
+                holder.add(name, _inline(definition))
+        table.add(key, holder)
+    return table
+
+
+def _record_table(record: Mapping[str, Any]) -> Table:
+    table = tomlkit.table()
+    for key, value in record.items():
+        table.add(key, _inline(value))
+    return table

@@ -1,0 +1,53 @@
+"""Reading workflow documents from disk without ever failing on their bytes.
+
+Bad bytes become a diagnostic, not an exception: a file that is not UTF-8 is
+decoded with replacement characters and reported at the first bad byte.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+from wf_core.documents import Syntax, syntax_for_path
+from wf_core.issues import Issue, ProjectCode
+from wf_core.spans import Span
+
+WORKFLOW_SUFFIXES = (".wf.toml", ".wf.json")
+
+
+def is_workflow_file(path: str | Path) -> bool:
+    return str(path).endswith(WORKFLOW_SUFFIXES)
+
+
+def iter_workflow_files(root: Path) -> Iterator[Path]:
+    """Every ``*.wf.toml``/``*.wf.json`` below ``root``, sorted, skipping hidden folders."""
+    for path in sorted(root.rglob("*")):
+        relative = path.relative_to(root)
+        if any(part.startswith(".") or part == "node_modules" for part in relative.parts[:-1]):
+            continue
+        if path.is_file() and is_workflow_file(path.name):
+            yield path
+
+
+def decode(data: bytes) -> tuple[str, Issue | None]:
+    """UTF-8 text (BOM dropped) and, for undecodable bytes, the issue to report."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as error:
+        text = data.decode("utf-8", errors="replace")
+        offset = len(data[: error.start].decode("utf-8", errors="replace"))
+        issue = Issue(
+            code=ProjectCode.SYNTAX_ERROR,
+            model_path=None,
+            message=f"the file is not valid UTF-8 (byte 0x{data[error.start]:02x} at byte offset "
+            f"{error.start})",
+            span=Span(offset, offset + 1),
+        )
+        return text, issue
+
+
+def syntax_of(path: str | Path) -> Syntax:
+    return syntax_for_path(str(path)) or "toml"

@@ -1,0 +1,375 @@
+"""One navigator over JSON Schema documents, used by every path-aware feature.
+
+Context item inference, context-path validation, the `input.*`/`state.*` walk,
+completion and hover all ask the same questions of a schema: which properties
+does it declare at this prefix, is it open, what are its array items. Answering
+them in one place is what keeps the editor from offering a path that validation
+then rejects.
+
+Rules (lda-wf-model §7.5-§7.6):
+
+- A schema node's *branches* are the node itself, its ``$ref`` target
+  (recursively, cutting a target already seen on this expansion by object
+  identity), and every member of ``anyOf``, ``oneOf`` and ``allOf``, recursively.
+- ``$ref`` is resolved with ``referencing`` against a Draft 2020-12 registry
+  rooted at ``urn:wf:schema:<sha256>``; nothing is ever fetched. An unresolvable
+  reference counts as absent, which fails closed.
+- A view may hold several schema nodes at once (a property declared in two
+  ``anyOf`` members); its children are the union of the branches' declared
+  children with that name.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from referencing import Registry
+from referencing._core import Resolver
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+
+SCHEMA_URN_PREFIX = "urn:wf:schema:"
+_COMBINATORS = ("allOf", "anyOf", "oneOf")
+
+
+def canonical_json(value: Any) -> str:
+    """Key-sorted compact JSON; values TOML may carry (dates) are stringified."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def schema_urn(document: Any) -> str:
+    return SCHEMA_URN_PREFIX + hashlib.sha256(canonical_json(document).encode()).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Branch:
+    """One schema node together with the resolver that its ``$ref``s are relative to."""
+
+    schema: Any
+    resolver: Resolver
+
+    def get(self, key: str, default: Any = None) -> Any:
+        if isinstance(self.schema, Mapping):
+            return self.schema.get(key, default)
+        return default
+
+    def types(self) -> tuple[str, ...]:
+        value = self.get("type")
+        if isinstance(value, str):
+            return (value,)
+        if isinstance(value, list):
+            return tuple(v for v in value if isinstance(v, str))
+        return ()
+
+    def declared_properties(self) -> Mapping[str, Any] | None:
+        props = self.get("properties")
+        return props if isinstance(props, Mapping) else None
+
+    def is_open(self) -> bool:
+        """lda-wf's notion of open: ``{}`` (or ``true``), or an object with no
+        ``properties`` mapping and ``additionalProperties`` not false."""
+        schema = self.schema
+        if schema is True:
+            return True
+        if not isinstance(schema, Mapping):
+            return False
+        if not schema:
+            return True
+        return (
+            schema.get("type") == "object"
+            and not isinstance(schema.get("properties"), Mapping)
+            and schema.get("additionalProperties", True) is not False
+        )
+
+    def allows_undeclared(self) -> bool:
+        """True when an object schema would accept a property it does not declare.
+
+        Stricter than :meth:`is_open`: lda-wf rejects such segments in context
+        paths, this project only warns about them in ``input.*``/``state.*``.
+        """
+        if self.is_open():
+            return True
+        if not isinstance(self.schema, Mapping):
+            return False
+        types = self.types()
+        if types and "object" not in types:
+            return False
+        extra = self.schema.get("additionalProperties", True)
+        if extra is False:
+            return False
+        return not (
+            self.schema.get("unevaluatedProperties", True) is False
+            and not isinstance(self.schema.get("patternProperties"), Mapping)
+        )
+
+    def declares_array(self) -> bool:
+        return "array" in self.types()
+
+    def subbranch(self, schema: Any) -> Branch:
+        """A child schema, keeping ``$id`` scoping right for its own ``$ref``s."""
+        if isinstance(schema, Mapping) and "$id" in schema:
+            try:
+                resource = DRAFT202012.create_resource(schema)
+                return Branch(schema, self.resolver.in_subresource(resource))
+            except Exception:
+                return Branch(schema, self.resolver)
+        return Branch(schema, self.resolver)
+
+    def resolve_ref(self) -> Branch | None:
+        ref = self.get("$ref")
+        if not isinstance(ref, str):
+            return None
+        try:
+            resolved = self.resolver.lookup(ref)
+        except (Unresolvable, Exception):
+            return None
+        return Branch(resolved.contents, resolved.resolver)
+
+
+def expand_branches(nodes: Sequence[Branch]) -> list[Branch]:
+    """All structural branches of ``nodes``, each schema object at most once.
+
+    Cutting by identity (not equality) is what lets recursive and cyclic
+    ``$ref`` chains terminate while two equal but distinct subschemas still
+    both count.
+    """
+    out: list[Branch] = []
+    seen: set[int] = set()
+    stack: list[Branch] = list(reversed(nodes))
+    while stack:
+        branch = stack.pop()
+        if id(branch.schema) in seen:
+            continue
+        seen.add(id(branch.schema))
+        out.append(branch)
+        if not isinstance(branch.schema, Mapping):
+            continue
+        pending: list[Branch] = []
+        target = branch.resolve_ref()
+        if target is not None:
+            pending.append(target)
+        for keyword in _COMBINATORS:
+            members = branch.schema.get(keyword)
+            if isinstance(members, list):
+                pending.extend(branch.subbranch(m) for m in members)
+        stack.extend(reversed(pending))
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class SchemaView:
+    """The schema(s) describing one value reached by a path."""
+
+    nodes: tuple[Branch, ...]
+
+    def branches(self) -> list[Branch]:
+        return expand_branches(self.nodes)
+
+    def declared_names(self) -> list[str]:
+        """Declared property names across branches, in declaration order, de-duplicated."""
+        names: dict[str, None] = {}
+        for branch in self.branches():
+            props = branch.declared_properties()
+            if props:
+                for name in props:
+                    names.setdefault(name, None)
+        return list(names)
+
+    def child(self, name: str) -> SchemaView | None:
+        children = [
+            branch.subbranch(props[name])
+            for branch in self.branches()
+            if (props := branch.declared_properties()) is not None and name in props
+        ]
+        return SchemaView(tuple(children)) if children else None
+
+    def is_open(self) -> bool:
+        return any(branch.is_open() for branch in self.branches())
+
+    def allows_undeclared(self) -> bool:
+        return any(branch.allows_undeclared() for branch in self.branches())
+
+    def declares_array(self) -> bool:
+        return any(branch.declares_array() for branch in self.branches())
+
+    def array_items(self) -> Branch | None:
+        """The ``items`` of the first branch declaring an array with a mapping ``items``."""
+        for branch in self.branches():
+            items = branch.get("items")
+            if branch.declares_array() and isinstance(items, Mapping):
+                return branch.subbranch(items)
+        return None
+
+    def is_required(self, name: str) -> bool:
+        for branch in self.branches():
+            required = branch.get("required")
+            if isinstance(required, list) and name in required:
+                return True
+        return False
+
+    def first(self, key: str) -> Any:
+        """The first value of ``key`` across branches (``description``, ``title``...)."""
+        for branch in self.branches():
+            value = branch.get(key)
+            if value is not None:
+                return value
+        return None
+
+    def type_summary(self) -> str:
+        """A short, human type name for completion details and hover headers."""
+        kinds: list[str] = []
+        for branch in self.branches():
+            for kind in branch.types():
+                if kind == "array":
+                    items = branch.get("items")
+                    inner = "any"
+                    if isinstance(items, Mapping):
+                        inner = SchemaView((branch.subbranch(items),)).type_summary()
+                    kind = f"array<{inner}>"
+                if kind not in kinds:
+                    kinds.append(kind)
+            if "const" in (branch.schema if isinstance(branch.schema, Mapping) else {}):
+                kinds.append(f"const {json.dumps(branch.get('const'), default=str)}")
+            elif isinstance(branch.get("enum"), list) and not branch.types():
+                kinds.append("enum")
+        if not kinds:
+            if self.declared_names():
+                return "object"
+            return "any"
+        return " | ".join(kinds)
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownSegment:
+    """Where a walk failed: the index into ``parts`` and the names declared there."""
+
+    index: int
+    available: tuple[str, ...]
+    allows_undeclared: bool
+
+
+class SchemaNavigator:
+    """Navigation over one JSON Schema document (the root of ``$ref`` resolution)."""
+
+    __slots__ = ("document", "root", "uri")
+
+    def __init__(self, document: Any, *, uri: str | None = None) -> None:
+        self.document = document
+        self.uri = uri or schema_urn(document)
+        contents = document if isinstance(document, Mapping | bool) else {}
+        try:
+            resource = DRAFT202012.create_resource(contents)
+            registry: Registry = Registry().with_resource(self.uri, resource).crawl()
+            resolver = registry.resolver(base_uri=self.uri)
+            if isinstance(contents, Mapping) and isinstance(contents.get("$id"), str):
+                resolver = resolver.in_subresource(resource)
+        except Exception:
+            registry = Registry()
+            resolver = registry.resolver(base_uri=self.uri)
+        self.root = SchemaView((Branch(contents, resolver),))
+
+    def at_path(self, parts: Sequence[str]) -> SchemaView | None:
+        """The view at ``parts`` following declared properties only (None when undeclared)."""
+        view: SchemaView | None = self.root
+        for part in parts:
+            view = view.child(part)
+            if view is None:
+                return None
+        return view
+
+    def walk(self, parts: Sequence[str]) -> Iterator[tuple[int, SchemaView | None]]:
+        """Yield the view after each segment; stops after the first None."""
+        view: SchemaView | None = self.root
+        for index, part in enumerate(parts):
+            view = view.child(part) if view is not None else None
+            yield index, view
+            if view is None:
+                return
+
+    def first_unknown(self, parts: Sequence[str]) -> UnknownSegment | None:
+        """lda-wf's context-path walk: the first segment that fails, or None.
+
+        A segment with no declared child is accepted (and ends the walk) when
+        some branch at that point is open; otherwise the walk fails there.
+        """
+        view = self.root
+        for index, part in enumerate(parts):
+            child = view.child(part)
+            if child is None:
+                if view.is_open():
+                    return None
+                return UnknownSegment(
+                    index, tuple(sorted(view.declared_names())), view.allows_undeclared()
+                )
+            view = child
+        return None
+
+    def standalone(self, branch: Branch) -> dict[str, Any]:
+        """A detached, valid Draft 2020-12 copy of ``branch`` (lda-wf-model §7.5 step 5)."""
+        return standalone_schema(branch, self.document)
+
+
+def _has_ref(value: Any) -> bool:
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            if "$ref" in item or "$dynamicRef" in item:
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def standalone_schema(branch: Branch, document: Any) -> dict[str, Any]:
+    """Detach an item schema from its document so it can live inside a context schema.
+
+    A pure ``$ref`` is replaced by its target; sibling keywords only tighten the
+    target (``allOf``), never replace it. When references remain, the root
+    document's ``$defs``/``definitions`` travel with the copy under a
+    content-addressed ``$id`` so they still resolve.
+    """
+    schema = branch.schema
+    if schema is True or not isinstance(schema, Mapping):
+        return {}
+    body: dict[str, Any] = _plain_copy(schema)
+    if "$ref" in body:
+        target = branch.resolve_ref()
+        if target is not None and isinstance(target.schema, Mapping | bool):
+            target_body = _plain_copy(target.schema) if target.schema is not True else {}
+            siblings = {k: v for k, v in body.items() if k != "$ref"}
+            body = {"allOf": [target_body, siblings]} if siblings else target_body
+    if not _has_ref(body):
+        return body
+    home = _resource_root(branch) or document
+    if not isinstance(home, Mapping):
+        return body
+    defs = {k: _plain_copy(home[k]) for k in ("$defs", "definitions") if k in home}
+    if not defs:
+        return body
+    urn = schema_urn({"body": body, "defs": defs})
+    if "$id" in body or any(k in body for k in defs):
+        return {"$id": urn, **defs, "allOf": [body]}
+    return {"$id": urn, **body, **defs}
+
+
+def _resource_root(branch: Branch) -> Any:
+    """The root of the resource ``branch`` lives in: where its local ``$ref``s point."""
+    try:
+        return branch.resolver.lookup("#").contents
+    except Exception:
+        return None
+
+
+def _plain_copy(value: Any) -> Any:
+    """Deep copy into plain dicts and lists (schemas are shared; callers may mutate copies)."""
+    if isinstance(value, Mapping):
+        return {k: _plain_copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain_copy(v) for v in value]
+    return value

@@ -1,0 +1,234 @@
+"""One immutable analysis of one document version.
+
+Everything an editor feature or the command line needs hangs off a
+:class:`DocumentSnapshot`: the parsed document and its source map, the model
+built from what validated, the context model, the validation report, and every
+issue placed on the exact characters at fault. Parts are computed lazily and
+then never change, so concurrent requests can share a snapshot freely.
+
+Invariant: issue locations inside the snapshot's ``issues`` are *document*
+locations (``nodes[3]`` is the fourth ``[[nodes]]`` table of the text, even
+when an earlier node failed to validate and is missing from the model).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from wf_core.analysis.context_scopes import ContextModel
+from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
+from wf_core.issues import Issue, Related, Severity
+from wf_core.locations import Location, format_location, parse_location
+from wf_core.models.deprecations import find_deprecated_forms
+from wf_core.models.loading import LoadResult, load_workflow
+from wf_core.path_scan import scan_path
+from wf_core.spans import LineIndex, Span
+from wf_core.validation.core import validate_workflow
+from wf_core.validation.issues import ValidationReport
+
+_SEVERITY_ORDER = {
+    Severity.ERROR: 0,
+    Severity.WARNING: 1,
+    Severity.INFORMATION: 2,
+    Severity.HINT: 3,
+}
+
+
+@dataclass(frozen=True)
+class PlacedIssue:
+    """An issue with its document location and range resolved."""
+
+    issue: Issue
+    model_path: str | None
+    span: Span
+    related: tuple[Related, ...] = ()
+
+    @property
+    def code(self) -> str:
+        return self.issue.code
+
+    @property
+    def message(self) -> str:
+        return self.issue.message
+
+    @property
+    def severity(self) -> Severity:
+        return self.issue.severity
+
+
+class DocumentSnapshot:
+    """The analysis of one version of one workflow document."""
+
+    def __init__(
+        self,
+        parsed: ParsedDocument,
+        *,
+        uri: str | None = None,
+        version: int | None = None,
+        extra_issues: tuple[Issue, ...] = (),
+    ):
+        self.parsed = parsed
+        self.uri = uri
+        self.version = version
+        self.extra_issues = extra_issues
+
+    @property
+    def text(self) -> str:
+        return self.parsed.text
+
+    @property
+    def syntax(self) -> Syntax:
+        return self.parsed.syntax
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.parsed.text)
+
+    @cached_property
+    def load(self) -> LoadResult:
+        values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
+        return load_workflow(values)
+
+    @property
+    def workflow(self) -> Any | None:
+        return self.load.workflow
+
+    @cached_property
+    def context(self) -> ContextModel | None:
+        workflow = self.workflow
+        return ContextModel(workflow) if workflow is not None else None
+
+    @cached_property
+    def report(self) -> ValidationReport:
+        if self.workflow is None or self.context is None:
+            return ValidationReport()
+        return validate_workflow(self.workflow, context=self.context)
+
+    # -- locations --------------------------------------------------------------
+
+    def document_location(self, model_path: str) -> Location:
+        """Map a model location (model list indexes, ``nodes[<id>]``) to a document one."""
+        location = parse_location(model_path)
+        if len(location) < 2:
+            return location
+        head, index = location[0], location[1]
+        if isinstance(index, str) and index.startswith("[") and head == "nodes":
+            node_id = index[1:-1]
+            doc_index = self.node_document_index(node_id)
+            if doc_index is None:
+                return ("nodes",)
+            return ("nodes", doc_index, *location[2:])
+        positions = {
+            "nodes": self.load.node_positions,
+            "edges": self.load.edge_positions,
+            "output": self.load.output_positions,
+            "node_defs": self.load.node_def_positions,
+        }.get(str(head))
+        if positions is not None and isinstance(index, int) and 0 <= index < len(positions):
+            return (head, positions[index], *location[2:])
+        return location
+
+    def node_document_index(self, node_id: str) -> int | None:
+        """Document index of the first node whose ``id`` is ``node_id``."""
+        workflow = self.workflow
+        if workflow is None:
+            return None
+        for model_index, node in enumerate(workflow.nodes):
+            if node.id == node_id:
+                return self.load.node_positions[model_index]
+        return None
+
+    def span_of(self, location: Location, *, segment: int | None = None) -> Span:
+        """The narrowest text range for a document location (and path segment)."""
+        source_map = self.parsed.source_map
+        if segment is not None:
+            span = self._segment_span(location, segment)
+            if span is not None:
+                return span
+        if len(location) == 2 and location[0] == "nodes" and isinstance(location[1], int):
+            entry = source_map.get((*location, "id"))
+            if entry is not None:
+                return entry.value
+        probe = location
+        while probe:
+            entry = source_map.get(probe)
+            if entry is not None:
+                if entry.key is not None and probe != location:
+                    return entry.key
+                return entry.value
+            probe = probe[:-1]
+        return Span(0, 0)
+
+    def _segment_span(self, location: Location, segment: int) -> Span | None:
+        source_map = self.parsed.source_map
+        literal = source_map.string(location)
+        if literal is not None:
+            scan = scan_path(literal.value)
+            if 0 <= segment < len(scan.segments):
+                part = scan.segments[segment]
+                return literal.doc_span(part.start, part.end)
+            return None
+        if segment == 0:
+            entry = source_map.get((*location, "root"))
+        else:
+            entry = source_map.get((*location, "parts", segment - 1))
+        return entry.value if entry is not None else None
+
+    def place(self, issue: Issue, model_path: str | None) -> PlacedIssue:
+        if issue.span is not None or model_path is None:
+            return PlacedIssue(issue, model_path, issue.span or Span(0, 0))
+        location = self.document_location(model_path)
+        span = self.span_of(location, segment=issue.segment)
+        related = tuple(
+            replace(
+                r,
+                model_path=format_location(self.document_location(r.model_path))
+                if r.model_path
+                else None,
+                span=r.span
+                if r.span is not None or r.model_path is None
+                else self.span_of(self.document_location(r.model_path)),
+            )
+            for r in issue.related
+        )
+        return PlacedIssue(issue, format_location(location), span, related)
+
+    @cached_property
+    def issues(self) -> tuple[PlacedIssue, ...]:
+        """Every finding of this version, ordered by position then severity."""
+        placed = [self.place(i, None) for i in (*self.extra_issues, *self.parsed.issues)]
+        values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
+        for issue in (*self.load.issues, *find_deprecated_forms(values)):
+            location = parse_location(issue.model_path) if issue.model_path else ()
+            span = self.span_of(location, segment=issue.segment) if location else Span(0, 0)
+            placed.append(PlacedIssue(issue, issue.model_path, issue.span or span))
+        for issue in self.report.issues:
+            placed.append(self.place(issue, issue.model_path))
+        placed.sort(key=lambda p: (p.span.start, p.span.end, _SEVERITY_ORDER[p.severity]))
+        return tuple(placed)
+
+    def node_at_document_index(self, index: int) -> Any | None:
+        """The model node built from the document's ``nodes[index]``, if it validated."""
+        workflow = self.workflow
+        if workflow is None:
+            return None
+        try:
+            model_index = self.load.node_positions.index(index)
+        except ValueError:
+            return None
+        return workflow.nodes[model_index]
+
+
+def analyze_text(
+    text: str,
+    syntax: Syntax,
+    *,
+    parser: DocumentParser | None = None,
+    uri: str | None = None,
+    version: int | None = None,
+    extra_issues: tuple[Issue, ...] = (),
+) -> DocumentSnapshot:
+    parsed = parser.parse(text) if parser is not None else parse_document(text, syntax)
+    return DocumentSnapshot(parsed, uri=uri, version=version, extra_issues=extra_issues)

@@ -1,0 +1,161 @@
+"""The program-location-aware pass over ``context.*`` reads (lda-wf-model §7.6).
+
+Each read is walked against the context schema of the node that consumes it;
+workflow ``output`` reads the root context. Alias ownership is checked first,
+over the stacks that actually occur. This pass also emits the
+``deprecated_context_key`` hints, since only here is it known which loop a
+convenience key stands for.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wf_core.analysis.context_scopes import ContextModel
+from wf_core.context_contracts import (
+    FOREACH_CONTEXT_KEY,
+    LOOP_INDEX_KEY,
+    LOOP_ITEM_KEY,
+    RESERVED_CONTEXT_KEYS,
+    is_valid_alias,
+)
+from wf_core.issues import Issue, ProjectCode, Related, Severity
+from wf_core.paths import GraphSourcePath
+from wf_core.validation.issues import ValidationIssueCode as Code
+from wf_core.validation.issues import ValidationReport
+from wf_core.validation.reads import PathRead, workflow_reads
+from wf_core.validation.suggest import closest_name
+
+WORKFLOW_OUTPUT_ID = "workflow_output"
+
+
+def validate_context_paths(
+    workflow: Any, model: ContextModel, report: ValidationReport, extras: list[Issue]
+) -> None:
+    _check_alias_ownership(workflow, model, report)
+    for read in workflow_reads(workflow):
+        if read.path.root != "context":
+            continue
+        _check_read(read, model, report, extras)
+
+
+def node_index_by_id(workflow: Any) -> dict[str, int]:
+    """First list index of each node id (lda-wf reports at the first occurrence)."""
+    out: dict[str, int] = {}
+    for index, node in enumerate(workflow.nodes):
+        out.setdefault(node.id, index)
+    return out
+
+
+def _check_alias_ownership(workflow: Any, model: ContextModel, report: ValidationReport) -> None:
+    indexes = node_index_by_id(workflow)
+    reported: set[str] = set()
+
+    def location(owner: str) -> str:
+        index = indexes.get(owner)
+        return f"nodes[{index}].as" if index is not None else f"nodes[{owner}]"
+
+    for stack in model.regions.owner_stack_by_node.values():
+        seen: dict[str, str] = {}
+        for owner in stack:
+            alias = model.alias_of(owner) or ""
+            if not alias or alias in RESERVED_CONTEXT_KEYS:
+                if owner not in reported:
+                    reported.add(owner)
+                    report.add(
+                        Code.FOREACH_CONTEXT_ALIAS_CONFLICT,
+                        location(owner),
+                        f"foreach alias '{alias}' for node '{owner}' collides with reserved "
+                        "context keys",
+                    )
+                continue
+            outer = seen.get(alias)
+            if outer is None:
+                seen[alias] = owner
+                continue
+            if owner not in reported:
+                reported.add(owner)
+                report.add(
+                    Code.FOREACH_CONTEXT_ALIAS_CONFLICT,
+                    location(owner),
+                    f"foreach alias '{alias}' for node '{owner}' collides with active alias from "
+                    f"'{outer}'",
+                    related=(
+                        Related(
+                            location(outer), f"alias '{alias}' of the enclosing foreach '{outer}'"
+                        ),
+                    ),
+                    data={"alias": alias, "outer": outer, "taken": sorted(seen)},
+                )
+
+
+def _check_read(
+    read: PathRead, model: ContextModel, report: ValidationReport, extras: list[Issue]
+) -> None:
+    path = read.path
+    node_id = read.node_id or WORKFLOW_OUTPUT_ID
+    if read.node_id is None:
+        navigator = model.navigator_for_stack(None)
+        stack: tuple[str, ...] = ()
+    else:
+        navigator = model.navigator_for_node(read.node_id)
+        stack = model.stack_of(read.node_id) or ()
+    if navigator is None:
+        report.add(
+            Code.INVALID_CONTEXT_PATH,
+            read.location,
+            f"invalid context path '{path}' at '{node_id}': no context schema for this program "
+            "location",
+        )
+        return
+    unknown = navigator.first_unknown(path.parts)
+    if unknown is not None:
+        segment = path.parts[unknown.index]
+        available = f" (available: {','.join(unknown.available)})" if unknown.available else ""
+        suggestion = closest_name(segment, unknown.available)
+        report.add(
+            Code.INVALID_CONTEXT_PATH,
+            read.location,
+            f"invalid context path '{path}' at '{node_id}': unknown segment '{segment}'{available}",
+            segment=unknown.index + 1,
+            data={"suggestion": suggestion} if suggestion else {},
+        )
+        return
+    if read.kind == "over":
+        view = navigator.at_path(path.parts)
+        if view is not None and not view.declares_array():
+            report.add(
+                Code.INVALID_FOREACH_SOURCE,
+                read.location,
+                f"foreach source '{path}' must resolve to an array",
+            )
+    replacement = structured_replacement(path, stack, model)
+    if replacement is not None:
+        extras.append(
+            Issue(
+                code=ProjectCode.DEPRECATED_CONTEXT_KEY,
+                model_path=read.location,
+                message=f"'context.{path.parts[0]}' is a convenience key; read '{replacement}' "
+                "instead",
+                severity=Severity.HINT,
+                segment=1,
+                data={"replacement": str(replacement)},
+            )
+        )
+
+
+def structured_replacement(
+    path: GraphSourcePath, stack: tuple[str, ...], model: ContextModel
+) -> GraphSourcePath | None:
+    """The ``context.foreach.<owner>...`` path a convenience key stands for, if any."""
+    if path.root != "context" or not path.parts or not stack:
+        return None
+    head, rest = path.parts[0], path.parts[1:]
+    if head in (LOOP_ITEM_KEY, LOOP_INDEX_KEY):
+        field = "item" if head == LOOP_ITEM_KEY else "index"
+        return GraphSourcePath("context", (FOREACH_CONTEXT_KEY, stack[-1], field, *rest))
+    for owner in reversed(stack):
+        alias = model.alias_of(owner)
+        if alias == head and is_valid_alias(alias):
+            return GraphSourcePath("context", (FOREACH_CONTEXT_KEY, owner, "item", *rest))
+    return None

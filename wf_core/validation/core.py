@@ -1,0 +1,403 @@
+"""``validate_workflow``: lda-wf's checks in lda-wf's order, then this project's help.
+
+lda-wf-model §5.3 fixes the order; §5.4 the locations and messages. Every
+lda-wf code is an error. The additions of workflow-format.md ("Decisions")
+come after them: full-depth ``input.*``/``state.*`` walks, non-array ``over``
+for every root, resume targets, ``undeclared_property`` warnings and
+``deprecated_context_key`` hints.
+
+Locations use model indexes (``nodes[i]`` is ``workflow.nodes[i]``); the
+document layer maps them back to the text.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from wf_core.analysis.context_scopes import ContextModel
+from wf_core.analysis.control_regions import analyze_control_regions
+from wf_core.issues import Issue
+from wf_core.paths import has_overlapping_paths
+from wf_core.tokens import END
+from wf_core.validation.context_paths import validate_context_paths
+from wf_core.validation.issues import ValidationIssueCode as Code
+from wf_core.validation.issues import ValidationReport
+from wf_core.validation.reads import binding_reads, node_reads
+from wf_core.validation.source_paths import SourceChecker
+
+_SOURCE_MESSAGE = (
+    "source path must start with input., state., or context. and reference a declared root "
+    "field when applicable"
+)
+_FOREACH_SOURCE_MESSAGE = (
+    "foreach source path must start with input., state., or context. and reference a declared "
+    "root field when applicable"
+)
+_INTERRUPT_SOURCE_MESSAGE = (
+    "interrupt request source must start with input., state., or context. and reference a "
+    "declared root field when applicable"
+)
+
+
+def validate_workflow(workflow: Any, *, context: ContextModel | None = None) -> ValidationReport:
+    report = ValidationReport()
+    regions = context.regions if context is not None else analyze_control_regions(workflow)
+    model = context or ContextModel(workflow, regions)
+    sources = SourceChecker(model)
+    extras: list[Issue] = []
+
+    node_defs = _collect_node_defs(workflow, report)
+    _validate_workflow_output(workflow, model, sources, report)
+    _validate_nodes(workflow, node_defs, model, sources, report, extras)
+    _validate_start(workflow, report)
+    _validate_edges(workflow, node_defs, report)
+    _validate_reachable_outcomes(workflow, node_defs, report)
+    for issue in regions.issues:
+        report.add(Code(issue.kind.value), issue.path, issue.message)
+    validate_context_paths(workflow, model, report, extras)
+    report.issues.extend(extras)
+    return report
+
+
+def declared_outcomes_of(node: Any, node_defs: Mapping[str, Any]) -> set[str]:
+    """The outcomes a node can emit (lda-wf-model §2, per type)."""
+    node_type = getattr(node, "type", None)
+    if node_type == "node":
+        definition = node_defs.get(node.node)
+        return set(definition.outcomes) if definition is not None else set()
+    if node_type in ("subgraph", "interrupt"):
+        return set(node.outcomes)
+    if node_type == "condition":
+        return {"true", "false"}
+    if node_type == "foreach":
+        outcomes = {"loop", "done"}
+        if node.item_error.action in ("skip", "collect"):
+            outcomes.add("completed_with_errors")
+        return outcomes
+    if node_type == "join":
+        return {"done"}
+    return set()
+
+
+def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any]:
+    node_defs: dict[str, Any] = {}
+    for i, definition in enumerate(workflow.node_defs):
+        if definition.name in node_defs:
+            report.add(
+                Code.DUPLICATE_NODE_DEF,
+                f"node_defs[{i}].name",
+                f"duplicate node def name '{definition.name}'",
+            )
+            continue
+        node_defs[definition.name] = definition
+    return node_defs
+
+
+def _root_properties(schema: Any) -> set[str]:
+    properties = getattr(schema, "properties", None)
+    if properties is None and isinstance(schema, Mapping):
+        properties = schema.get("properties")
+    return set(properties or ())
+
+
+def _target_declared(target: Any, declared: set[str]) -> bool:
+    return not target.parts or target.parts[0] in declared
+
+
+def _validate_workflow_output(
+    workflow: Any, model: ContextModel, sources: SourceChecker, report: ValidationReport
+) -> None:
+    declared = _root_properties(workflow.output_schema)
+    targets = []
+    for i, binding in enumerate(workflow.output):
+        if not hasattr(binding, "path") and not hasattr(binding, "value"):
+            report.add(
+                Code.INVALID_WORKFLOW_OUTPUT_FIELD,
+                f"output[{i}]",
+                "unsupported workflow output binding",
+            )
+            continue
+        targets.append(binding.target)
+        if not _target_declared(binding.target, declared):
+            report.add(
+                Code.INVALID_WORKFLOW_OUTPUT_FIELD,
+                f"output[{i}].target",
+                "destination field is not declared in workflow output schema",
+            )
+        path = getattr(binding, "path", None)
+        if path is not None:
+            sources.check(path, f"output[{i}].path", Code.INVALID_SOURCE_PATH, _SOURCE_MESSAGE)
+    if has_overlapping_paths(targets):
+        report.add(
+            Code.INVALID_WORKFLOW_OUTPUT_FIELD,
+            "output",
+            "workflow output has overlapping output payload paths",
+        )
+    report.issues.extend(sources.drain_errors())
+
+
+def _validate_nodes(
+    workflow: Any,
+    node_defs: Mapping[str, Any],
+    model: ContextModel,
+    sources: SourceChecker,
+    report: ValidationReport,
+    extras: list[Issue],
+) -> None:
+    seen_ids: set[str] = set()
+    for i, node in enumerate(workflow.nodes):
+        if node.id in seen_ids:
+            report.add(Code.DUPLICATE_NODE_ID, f"nodes[{i}].id", f"duplicate node id '{node.id}'")
+        seen_ids.add(node.id)
+    for i, node in enumerate(workflow.nodes):
+        base = f"nodes[{i}]"
+        node_type = node.type
+        if node_type == "node":
+            definition = node_defs.get(node.node)
+            if definition is None:
+                report.add(Code.UNKNOWN_NODE_DEF, f"{base}.node", f"unknown node def '{node.node}'")
+                continue
+            _validate_io(node, definition.input_schema, definition.output_schema, base, sources)
+        elif node_type == "subgraph":
+            _validate_io(node, node.input_schema, node.output_schema, base, sources)
+        elif node_type == "condition":
+            _validate_condition(node, i, sources, report)
+        elif node_type == "foreach":
+            _validate_foreach(node, i, model, sources)
+        elif node_type == "interrupt":
+            _validate_interrupt(node, i, sources)
+        elif node_type == "end" and node.outcome not in workflow.outcomes:
+            report.add(
+                Code.UNDECLARED_WORKFLOW_OUTCOME,
+                f"{base}.outcome",
+                f"workflow outcome '{node.outcome}' is not declared",
+            )
+        report.issues.extend(sources.drain_errors())
+    extras.extend(sources.drain_extras())
+
+
+def _validate_io(
+    node: Any, input_schema: Any, output_schema: Any, base: str, sources: SourceChecker
+) -> None:
+    inputs = _root_properties(input_schema)
+    for j, binding in enumerate(node.input):
+        if not _target_declared(binding.target, inputs):
+            sources.error(
+                Code.INVALID_NODE_INPUT_FIELD,
+                f"{base}.input[{j}].target",
+                f"destination field '{binding.target.parts[0]}' is not declared in node input "
+                "schema",
+            )
+    for path, loc in binding_reads(node.input, f"{base}.input"):
+        sources.check(path, loc, Code.INVALID_SOURCE_PATH, _SOURCE_MESSAGE)
+    if has_overlapping_paths(b.target for b in node.input):
+        sources.error(
+            Code.INVALID_NODE_INPUT_FIELD,
+            f"{base}.input",
+            "input has overlapping node-local input paths",
+        )
+    outputs = _root_properties(output_schema)
+    for j, binding in enumerate(node.output):
+        if not _target_declared(binding.source, outputs):
+            sources.error(
+                Code.INVALID_NODE_OUTPUT_FIELD,
+                f"{base}.output[{j}].source",
+                f"source field '{binding.source.parts[0]}' is not declared in node output schema",
+            )
+        sources.check_destination(binding.target, f"{base}.output[{j}].target")
+    if _state_targets_overlap(b.target for b in node.output):
+        sources.error(
+            Code.INVALID_DESTINATION_PATH,
+            f"{base}.output",
+            "output has overlapping state destination paths",
+        )
+
+
+def _state_targets_overlap(targets: Iterable[Any]) -> bool:
+    return has_overlapping_paths(tuple(t.parts) for t in targets)
+
+
+def _validate_condition(node: Any, index: int, sources: SourceChecker, report: ValidationReport):
+    check = node.check
+    _empty_args(check, f"nodes[{index}].check", sources)
+    for read in node_reads(node, index):
+        template = (
+            "invalid condition path {!r}"
+            if read.kind == "condition"
+            else ("invalid operand path {!r}")
+        )
+        sources.check(
+            read.path,
+            read.coarse_location,
+            Code.INVALID_CONDITION_PATH,
+            template.format(str(read.path)),
+            extra_location=read.location,
+        )
+
+
+def _empty_args(condition: Any, location: str, sources: SourceChecker) -> None:
+    stack = [(condition, location)]
+    while stack:
+        cond, loc = stack.pop()
+        if cond.op == "not":
+            stack.append((cond.arg, f"{loc}.arg"))
+        elif cond.op in ("and", "or"):
+            if not cond.args:
+                sources.error(
+                    Code.EMPTY_CONDITION_ARGS, f"{loc}.args", "condition args must not be empty"
+                )
+            stack.extend((arg, f"{loc}.args[{k}]") for k, arg in enumerate(cond.args))
+
+
+def _validate_foreach(node: Any, index: int, model: ContextModel, sources: SourceChecker) -> None:
+    base = f"nodes[{index}]"
+    over = node.over
+    ok = sources.check(over, f"{base}.over", Code.INVALID_FOREACH_SOURCE, _FOREACH_SOURCE_MESSAGE)
+    if ok and over.root in ("input", "state"):
+        view = model.source_navigator(over.root).at_path(over.parts)
+        if view is not None and not view.is_open() and not view.declares_array():
+            sources.error(
+                Code.INVALID_FOREACH_SOURCE,
+                f"{base}.over",
+                f"foreach source '{over}' must resolve to an array",
+            )
+    policy = node.item_error
+    location = f"{base}.item_error.collect_to"
+    if policy.action == "collect":
+        target = policy.collect_to
+        if target is None:
+            sources.error(
+                Code.INVALID_FOREACH_COLLECT_DESTINATION,
+                location,
+                "collect_to is required when item_error.action is 'collect'",
+            )
+        else:
+            properties = getattr(model.workflow.state_schema, "properties", {}) or {}
+            field = properties.get(target.parts[0])
+            if field is None:
+                sources.error(
+                    Code.INVALID_FOREACH_COLLECT_DESTINATION,
+                    location,
+                    "collect_to must start with state. and reference a declared state field",
+                    segment=1,
+                )
+            else:
+                declared = model.source_navigator("state").at_path(target.parts)
+                types = declared.first("type") if declared is not None else None
+                if types != "array":
+                    sources.error(
+                        Code.INVALID_FOREACH_COLLECT_DESTINATION,
+                        location,
+                        "collect_to must reference a declared array state field",
+                    )
+
+
+def _validate_interrupt(node: Any, index: int, sources: SourceChecker) -> None:
+    base = f"nodes[{index}]"
+    for j, binding in enumerate(node.request):
+        if binding.target is None:
+            sources.error(
+                Code.INVALID_INTERRUPT_SOURCE,
+                f"{base}.request[{j}]",
+                "interrupt request payload field must not be empty",
+            )
+    for path, loc in binding_reads(node.request, f"{base}.request"):
+        sources.check(path, loc, Code.INVALID_INTERRUPT_SOURCE, _INTERRUPT_SOURCE_MESSAGE)
+    for j, binding in enumerate(node.resume):
+        target = binding.target
+        if target is None or not target.parts:
+            sources.error(
+                Code.INVALID_INTERRUPT_DESTINATION,
+                f"{base}.resume[{j}]",
+                "interrupt resume field must not be empty",
+            )
+            continue
+        sources.check_resume_destination(target, f"{base}.resume[{j}].target")
+
+
+def _validate_start(workflow: Any, report: ValidationReport) -> None:
+    if workflow.start not in {node.id for node in workflow.nodes}:
+        report.add(Code.UNKNOWN_START, "start", f"unknown start node '{workflow.start}'")
+
+
+def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport):
+    nodes_by_id = {node.id: node for node in workflow.nodes}
+    seen: set[tuple[str, str]] = set()
+    for i, edge in enumerate(workflow.edges):
+        key = (edge.from_, edge.outcome)
+        if key in seen:
+            report.add(
+                Code.DUPLICATE_EDGE,
+                f"edges[{i}]",
+                f"duplicate edge for source '{edge.from_}' and outcome '{edge.outcome}'",
+            )
+        seen.add(key)
+        source = nodes_by_id.get(edge.from_)
+        if source is None:
+            report.add(
+                Code.UNKNOWN_EDGE_SOURCE, f"edges[{i}].from", f"unknown source node '{edge.from_}'"
+            )
+        elif edge.outcome not in declared_outcomes_of(source, node_defs):
+            report.add(
+                Code.UNDECLARED_EDGE_OUTCOME,
+                f"edges[{i}].outcome",
+                f"outcome '{edge.outcome}' is not declared by node '{edge.from_}'",
+            )
+        if edge.to == END:
+            if "ok" not in workflow.outcomes:
+                report.add(
+                    Code.UNDECLARED_WORKFLOW_OUTCOME,
+                    f"edges[{i}].to",
+                    "legacy __end__ requires workflow outcome 'ok' to be declared",
+                )
+        elif edge.to not in nodes_by_id:
+            report.add(
+                Code.UNKNOWN_EDGE_DESTINATION,
+                f"edges[{i}].to",
+                f"unknown destination node '{edge.to}'",
+            )
+
+
+def reachable_nodes(workflow: Any) -> list[str]:
+    """Plain forward reachability from ``start`` (edges to END ignored), in BFS order."""
+    node_ids = {node.id for node in workflow.nodes}
+    if workflow.start not in node_ids:
+        return []
+    successors: dict[str, list[str]] = {}
+    for edge in workflow.edges:
+        if edge.to != END and edge.to in node_ids:
+            successors.setdefault(edge.from_, []).append(edge.to)
+    order = [workflow.start]
+    seen = {workflow.start}
+    queue = deque(order)
+    while queue:
+        for target in successors.get(queue.popleft(), ()):
+            if target not in seen:
+                seen.add(target)
+                order.append(target)
+                queue.append(target)
+    return order
+
+
+def _validate_reachable_outcomes(
+    workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport
+) -> None:
+    reachable = set(reachable_nodes(workflow))
+    wired: dict[str, set[str]] = {}
+    for edge in workflow.edges:
+        wired.setdefault(edge.from_, set()).add(edge.outcome)
+    reported: set[str] = set()
+    for node in workflow.nodes:
+        if node.id not in reachable or node.id in reported:
+            continue
+        missing = declared_outcomes_of(node, node_defs) - wired.get(node.id, set())
+        if missing:
+            reported.add(node.id)
+            report.add(
+                Code.MISSING_OUTCOME_EDGE,
+                f"nodes[{node.id}]",
+                f"reachable node is missing edges for outcomes {sorted(missing)!r}",
+                data={"missing": sorted(missing)},
+            )

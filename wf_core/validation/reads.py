@@ -1,0 +1,97 @@
+"""Every place a workflow reads a graph path, with its model locations.
+
+One walker serves the coarse source checks, the context-path pass, completion
+and the inventory, so they can never disagree about which strings are paths.
+lda-wf names the same read two ways: the coarse condition check reports at the
+condition (``nodes[0].check.arg``), the context pass at its ``path`` key
+(``nodes[0].check.arg.path``). Both are recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any, Literal
+
+ReadKind = Literal["input", "request", "condition", "operand", "over", "output"]
+
+
+@dataclass(frozen=True, slots=True)
+class PathRead:
+    kind: ReadKind
+    path: Any  # GraphSourcePath
+    location: str  # the location of the path value itself
+    coarse_location: str  # where lda-wf's coarse check reports
+    node_id: str | None  # None for the workflow output
+
+
+def expression_reads(expression: Any, location: str) -> Iterator[tuple[Any, str]]:
+    """Path leaves of an input expression, depth first, with ``...expression...path`` locations."""
+    stack: list[tuple[Any, str]] = [(expression, location)]
+    while stack:
+        expr, loc = stack.pop()
+        kind = getattr(expr, "kind", None)
+        if kind == "path":
+            yield expr.path, f"{loc}.path"
+        elif kind == "array":
+            items = list(enumerate(expr.items))
+            stack.extend((item, f"{loc}.items[{k}]") for k, item in reversed(items))
+        elif kind == "object":
+            fields = list(expr.fields.items())
+            stack.extend((item, f"{loc}.fields.{name}") for name, item in reversed(fields))
+
+
+def binding_reads(bindings: Any, base: str) -> Iterator[tuple[Any, str]]:
+    for j, binding in enumerate(bindings or ()):
+        path = getattr(binding, "path", None)
+        if path is not None:
+            yield path, f"{base}[{j}].path"
+            continue
+        expression = getattr(binding, "expression", None)
+        if expression is not None:
+            yield from expression_reads(expression, f"{base}[{j}].expression")
+
+
+def condition_reads(condition: Any, location: str) -> Iterator[tuple[ReadKind, Any, str, str]]:
+    """``(kind, path, location of the path, coarse location)`` for a condition tree."""
+    stack: list[tuple[Any, str]] = [(condition, location)]
+    while stack:
+        cond, loc = stack.pop()
+        op = getattr(cond, "op", None)
+        if op == "exists":
+            yield "condition", cond.path, f"{loc}.path", loc
+        elif op == "not":
+            stack.append((cond.arg, f"{loc}.arg"))
+        elif op in ("and", "or"):
+            args = list(enumerate(cond.args))
+            stack.extend((arg, f"{loc}.args[{k}]") for k, arg in reversed(args))
+        else:
+            for side in ("left", "right"):
+                operand = getattr(cond, side, None)
+                path = getattr(operand, "path", None)
+                if path is not None:
+                    yield "operand", path, f"{loc}.{side}.path", f"{loc}.{side}"
+
+
+def node_reads(node: Any, index: int) -> Iterator[PathRead]:
+    base = f"nodes[{index}]"
+    node_type = getattr(node, "type", None)
+    if node_type in ("node", "subgraph"):
+        for path, loc in binding_reads(node.input, f"{base}.input"):
+            yield PathRead("input", path, loc, loc, node.id)
+    elif node_type == "interrupt":
+        for path, loc in binding_reads(node.request, f"{base}.request"):
+            yield PathRead("request", path, loc, loc, node.id)
+    elif node_type == "condition":
+        for kind, path, loc, coarse in condition_reads(node.check, f"{base}.check"):
+            yield PathRead(kind, path, loc, coarse, node.id)
+    elif node_type == "foreach":
+        yield PathRead("over", node.over, f"{base}.over", f"{base}.over", node.id)
+
+
+def workflow_reads(workflow: Any) -> Iterator[PathRead]:
+    """Every read, nodes in list order, then the workflow output."""
+    for index, node in enumerate(workflow.nodes):
+        yield from node_reads(node, index)
+    for path, loc in binding_reads(workflow.output, "output"):
+        yield PathRead("output", path, loc, loc, None)

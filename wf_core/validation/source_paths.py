@@ -1,0 +1,127 @@
+"""Checks of ``input.*``/``state.*`` reads and ``state.*`` writes.
+
+lda-wf's coarse rule looks at the first segment only; this project then walks
+the rest with the same navigator as context paths (workflow-format.md,
+decision 3). A segment a closed schema rejects is an error under the read's
+own lda-wf code; one an open-ended object merely does not declare is an
+``undeclared_property`` warning with the closest declared name.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from wf_core.analysis.context_scopes import ContextModel
+from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.paths import format_segments
+from wf_core.validation.issues import ValidationIssueCode as Code
+from wf_core.validation.suggest import closest_name
+
+
+class SourceChecker:
+    """Collects errors (drained into the report in lda-wf order) and extras (appended last)."""
+
+    def __init__(self, model: ContextModel) -> None:
+        self.model = model
+        self._errors: list[Issue] = []
+        self._extras: list[Issue] = []
+        self._roots: dict[str, set[str]] = {}
+
+    def root_fields(self, root: str) -> set[str]:
+        fields = self._roots.get(root)
+        if fields is None:
+            schema = (
+                self.model.workflow.input_schema
+                if root == "input"
+                else (self.model.workflow.state_schema)
+            )
+            fields = set(getattr(schema, "properties", None) or ())
+            self._roots[root] = fields
+        return fields
+
+    def error(self, code: str, location: str, message: str, **extra: Any) -> None:
+        self._errors.append(Issue(code=str(code), model_path=location, message=message, **extra))
+
+    def drain_errors(self) -> list[Issue]:
+        out, self._errors = self._errors, []
+        return out
+
+    def drain_extras(self) -> list[Issue]:
+        out, self._extras = self._extras, []
+        return out
+
+    def check(
+        self,
+        path: Any,
+        location: str,
+        code: str,
+        message: str,
+        *,
+        extra_location: str | None = None,
+    ) -> bool:
+        """lda-wf's coarse check, then the full-depth walk; True when the coarse check passed."""
+        root, parts = path.root, path.parts
+        if root == "context" or not parts:
+            return True
+        if parts[0] not in self.root_fields(root):
+            suggestion = closest_name(parts[0], self.root_fields(root))
+            self.error(
+                code,
+                location,
+                message,
+                segment=1,
+                data={"suggestion": suggestion} if suggestion else {},
+            )
+            return False
+        self._walk(path, extra_location or location, code)
+        return True
+
+    def _walk(self, path: Any, location: str, code: str) -> None:
+        unknown = self.model.source_navigator(path.root).first_unknown(path.parts)
+        if unknown is None or unknown.index == 0:
+            return
+        segment = path.parts[unknown.index]
+        prefix = format_segments((path.root, *path.parts[: unknown.index]))
+        suggestion = closest_name(segment, unknown.available)
+        data = {"suggestion": suggestion} if suggestion else {}
+        if unknown.allows_undeclared:
+            hint = f"; did you mean '{suggestion}'?" if suggestion else ""
+            self._extras.append(
+                Issue(
+                    code=ProjectCode.UNDECLARED_PROPERTY,
+                    model_path=location,
+                    message=f"'{segment}' is not declared in the schema of '{prefix}'{hint}",
+                    severity=Severity.WARNING,
+                    segment=unknown.index + 1,
+                    data=data,
+                )
+            )
+            return
+        available = f" (available: {','.join(unknown.available)})" if unknown.available else ""
+        self.error(
+            code,
+            location,
+            f"source path '{path}' has unknown segment '{segment}'{available}",
+            segment=unknown.index + 1,
+            data=data,
+        )
+
+    def check_destination(self, target: Any, location: str) -> None:
+        if target.parts[0] not in self.root_fields("state"):
+            self.error(
+                Code.INVALID_DESTINATION_PATH,
+                location,
+                "destination path must start with state. and reference a declared root field",
+                segment=1,
+            )
+
+    def check_resume_destination(self, target: Any, location: str) -> None:
+        """Resume targets are checked like output bindings (workflow-format.md, decision 5)."""
+        if target.parts[0] not in self.root_fields("state"):
+            self.error(
+                Code.INVALID_INTERRUPT_DESTINATION,
+                location,
+                "interrupt resume destination must start with state. and reference a declared "
+                "state field",
+                segment=1,
+            )
