@@ -1,0 +1,539 @@
+"""Context schemas and context-path validation (lda-wf-model §7), scenario by scenario."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from builders import build, foreach, task
+
+from wf_core.analysis.context_scopes import (
+    ContextModel,
+    context_analysis_warnings,
+    context_fields_by_node,
+    context_schema_for_node,
+    context_schemas_by_node,
+)
+from wf_core.context_contracts import root_context_schema
+from wf_core.validation.core import validate_workflow
+
+CUSTOMERS_INPUT = {
+    "type": "object",
+    "properties": {
+        "customers": {"type": "array", "items": {"$ref": "#/$defs/customer"}},
+        "limit": {"type": "number"},
+    },
+    "$defs": {
+        "customer": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "orders": {"type": "array", "items": {"$ref": "#/$defs/order"}},
+            },
+        },
+        "order": {
+            "type": "object",
+            "additionalProperties": False,
+            "properties": {"sku": {"type": "string"}, "qty": {"type": "integer"}},
+        },
+    },
+}
+
+
+def nested(*paths: str, output: list[dict[str, Any]] | None = None, **kwargs: Any):
+    """customers > orders.v2 > charge(paths...), then after(paths...)."""
+    return build(
+        [
+            foreach("customers", "input.customers", "customer"),
+            foreach("orders.v2", "context.foreach.customers.item.orders", "order"),
+            task("charge", *paths),
+            task("after", *paths),
+        ],
+        [
+            "customers:loop->orders.v2",
+            "orders.v2:loop->charge",
+            "charge:ok->orders.v2",
+            "orders.v2:done->customers",
+            "customers:done->after",
+            "after:ok->__end__",
+        ],
+        input_schema=CUSTOMERS_INPUT,
+        output=output,
+        **kwargs,
+    )
+
+
+def errors(workflow: Any, code: str | None = None) -> list[tuple[str, str, str]]:
+    report = validate_workflow(workflow)
+    return [
+        (i.code, i.model_path, i.message)
+        for i in report.issues
+        if (code is None or i.code == code) and i.severity == "error"
+    ]
+
+
+def test_nested_bodies_read_outer_and_inner_entries() -> None:
+    workflow = nested(
+        'context.foreach."orders.v2".item.sku',
+        "context.foreach.customers.item.name",
+        "context.order.qty",
+    )
+    found = errors(workflow, "invalid_context_path")
+    # `after` is outside both loops: each of its three reads fails at `foreach`'s child.
+    assert found == [
+        (
+            "invalid_context_path",
+            "nodes[3].input[0].path",
+            "invalid context path 'context.foreach.\"orders.v2\".item.sku' at 'after': unknown "
+            "segment 'orders.v2'",
+        ),
+        (
+            "invalid_context_path",
+            "nodes[3].input[1].path",
+            "invalid context path 'context.foreach.customers.item.name' at 'after': unknown "
+            "segment 'customers'",
+        ),
+        (
+            "invalid_context_path",
+            "nodes[3].input[2].path",
+            "invalid context path 'context.order.qty' at 'after': unknown segment 'order' "
+            "(available: activated_incoming_edge,foreach,lineage_id,parent_lineage_id,"
+            "prior_outcome,scope_id)",
+        ),
+    ]
+
+
+def test_item_schema_is_inferred_through_refs_and_outer_items() -> None:
+    model = ContextModel(nested())
+    schema = model.schema_for_node("charge")
+    entries = schema["properties"]["foreach"]["properties"]
+    assert list(entries) == ["customers", "orders.v2"]
+    assert schema["properties"]["foreach"]["required"] == ["customers", "orders.v2"]
+    order = entries["orders.v2"]["properties"]["item"]
+    assert order["properties"] == {"sku": {"type": "string"}, "qty": {"type": "integer"}}
+    customer = entries["customers"]["properties"]["item"]
+    assert customer["$id"].startswith("urn:wf:schema:")
+    assert "$defs" in customer  # the nested `orders` items still reference #/$defs/order
+    assert schema["properties"]["loop_item"] == order
+    assert schema["properties"]["order"] == order
+    assert schema["properties"]["customer"] == customer
+    assert schema["required"] == sorted(
+        [
+            "activated_incoming_edge",
+            "customer",
+            "foreach",
+            "lineage_id",
+            "loop_index",
+            "loop_item",
+            "order",
+            "parent_lineage_id",
+            "prior_outcome",
+            "scope_id",
+        ]
+    )
+    assert schema["additionalProperties"] is False
+    assert model.schema_for_node("after") == root_context_schema()
+
+
+def test_schema_api_and_field_order() -> None:
+    workflow = nested()
+    assert set(context_schemas_by_node(workflow)) == {"customers", "orders.v2", "charge", "after"}
+    with pytest.raises(KeyError, match="no context schema for node 'nope'"):
+        context_schema_for_node(workflow, "nope")
+    names = [f.name for f in context_fields_by_node(workflow)["charge"]]
+    assert names == [
+        "prior_outcome",
+        "activated_incoming_edge",
+        "scope_id",
+        "lineage_id",
+        "parent_lineage_id",
+        "foreach",
+        "customer",
+        "loop_item",
+        "loop_index",
+        "order",
+    ]
+    assert [f.name for f in context_fields_by_node(workflow)["after"]][-1] == "foreach"
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        (
+            "context.foreach.ghost.item",
+            "unknown segment 'ghost' (available: customers,orders.v2)",
+        ),
+        (
+            'context.foreach."orders.v2".item.price',
+            "unknown segment 'price' (available: qty,sku)",
+        ),
+        (
+            "context.foreach.customers.frame",
+            "unknown segment 'frame' (available: activation_id,frame_id,index,item,lineage_id,"
+            "node_id,scope_id)",
+        ),
+        ("context.order.sku.deeper", "unknown segment 'deeper'"),
+    ],
+)
+def test_missing_and_unknown_entries(path: str, message: str) -> None:
+    found = errors(nested(path), "invalid_context_path")
+    assert found[0] == (
+        "invalid_context_path",
+        "nodes[2].input[0].path",
+        f"invalid context path '{path}' at 'charge': {message}",
+    )
+
+
+def test_valid_reads_in_the_body() -> None:
+    workflow = nested(
+        "context.foreach.customers.index",
+        "context.loop_index",
+        "context.foreach",
+    )
+    assert [e for e in errors(workflow) if "'charge'" in e[2]] == []
+
+
+def test_unreachable_node_gets_no_root_fallback() -> None:
+    workflow = build(
+        [task("a"), task("lost", "context.scope_id")],
+        ["a:ok->__end__", "lost:ok->__end__"],
+    )
+    assert errors(workflow, "invalid_context_path") == [
+        (
+            "invalid_context_path",
+            "nodes[1].input[0].path",
+            "invalid context path 'context.scope_id' at 'lost': no context schema for this "
+            "program location",
+        )
+    ]
+
+
+def test_workflow_output_cannot_read_a_completed_entry() -> None:
+    workflow = nested(
+        output=[
+            {"target": "result", "path": "context.foreach.customers.item"},
+            {"target": "result", "path": "context.scope_id"},
+        ]
+    )
+    found = errors(workflow)
+    assert (
+        "invalid_context_path",
+        "output[0].path",
+        "invalid context path 'context.foreach.customers.item' at 'workflow_output': unknown "
+        "segment 'customers'",
+    ) in found
+    assert not [e for e in found if e[1] == "output[1].path"]
+    assert (
+        "invalid_workflow_output_field",
+        "output",
+        "workflow output has overlapping output payload paths",
+    ) in found
+
+
+def test_exact_locations_through_expressions_conditions_over_and_requests() -> None:
+    bad = "context.foreach.nope"
+    workflow = build(
+        [
+            foreach("loop", "input.items"),
+            {
+                "id": "use",
+                "type": "node",
+                "node": "task",
+                "input": [
+                    {
+                        "target": "x",
+                        "expression": {
+                            "kind": "array",
+                            "items": [
+                                {"kind": "literal", "value": 1},
+                                {
+                                    "kind": "object",
+                                    "fields": {"deep": {"kind": "path", "path": bad}},
+                                },
+                            ],
+                        },
+                    }
+                ],
+            },
+            {
+                "id": "check",
+                "type": "condition",
+                "check": {
+                    "op": "not",
+                    "arg": {
+                        "op": "and",
+                        "args": [
+                            {"op": "exists", "path": bad},
+                            {"op": "eq", "left": {"path": bad}, "right": {"value": 1}},
+                        ],
+                    },
+                },
+            },
+            {
+                "id": "ask",
+                "type": "interrupt",
+                "kind": "k",
+                "request": [{"target": "q", "path": bad}],
+            },
+            foreach("inner", bad),
+        ],
+        [
+            "loop:loop->use",
+            "use:ok->check",
+            "check:true->ask",
+            "check:false->inner",
+            "ask:submitted->loop",
+            "inner:loop->loop",
+            "inner:done->loop",
+            "loop:done->__end__",
+        ],
+    )
+    locations = [e[1] for e in errors(workflow, "invalid_context_path")]
+    assert locations == [
+        "nodes[1].input[0].expression.items[1].fields.deep.path",
+        "nodes[2].check.arg.args[0].path",
+        "nodes[2].check.arg.args[1].left.path",
+        "nodes[3].request[0].path",
+        "nodes[4].over",
+    ]
+
+
+def test_over_must_resolve_to_an_array() -> None:
+    workflow = build(
+        [foreach("outer", "input.items"), foreach("inner", "context.loop_index"), task("t")],
+        [
+            "outer:loop->inner",
+            "inner:loop->t",
+            "t:ok->inner",
+            "inner:done->outer",
+            "outer:done->__end__",
+        ],
+    )
+    assert errors(workflow, "invalid_foreach_source") == [
+        (
+            "invalid_foreach_source",
+            "nodes[1].over",
+            "foreach source 'context.loop_index' must resolve to an array",
+        )
+    ]
+
+
+def test_over_of_every_root_must_be_an_array() -> None:
+    workflow = build(
+        [foreach("loop", "input.limit"), task("t")],
+        ["loop:loop->t", "t:ok->loop", "loop:done->__end__"],
+        input_schema={"type": "object", "properties": {"limit": {"type": "number"}}},
+    )
+    assert errors(workflow, "invalid_foreach_source") == [
+        (
+            "invalid_foreach_source",
+            "nodes[0].over",
+            "foreach source 'input.limit' must resolve to an array",
+        )
+    ]
+
+
+def _two_loops(inner_alias: str, outer_alias: str = "item_a") -> Any:
+    return build(
+        [
+            foreach("a", "input.items", outer_alias),
+            foreach("b", "input.items", inner_alias),
+            task("t"),
+        ],
+        ["a:loop->b", "b:loop->t", "t:ok->b", "b:done->a", "a:done->__end__"],
+    )
+
+
+def test_duplicate_active_alias() -> None:
+    report = validate_workflow(_two_loops("item_a"))
+    conflicts = [i for i in report.issues if i.code == "foreach_context_alias_conflict"]
+    assert [(i.model_path, i.message) for i in conflicts] == [
+        ("nodes[1].as", "foreach alias 'item_a' for node 'b' collides with active alias from 'a'")
+    ]
+    assert conflicts[0].related[0].model_path == "nodes[0].as"
+
+
+@pytest.mark.parametrize("alias", ["loop_item", "foreach", "scope_id", ""])
+def test_reserved_alias(alias: str) -> None:
+    assert errors(_two_loops(alias), "foreach_context_alias_conflict") == [
+        (
+            "foreach_context_alias_conflict",
+            "nodes[1].as",
+            f"foreach alias '{alias}' for node 'b' collides with reserved context keys",
+        )
+    ]
+
+
+def test_siblings_may_share_an_alias() -> None:
+    workflow = build(
+        [
+            foreach("a", "input.items", "row"),
+            task("t1"),
+            foreach("b", "input.items", "row"),
+            task("t2"),
+        ],
+        ["a:loop->t1", "t1:ok->a", "a:done->b", "b:loop->t2", "t2:ok->b", "b:done->__end__"],
+    )
+    assert errors(workflow) == []
+
+
+REF_INPUT = {
+    "type": "object",
+    "properties": {
+        "plain": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+        "tight": {"type": "array", "items": {"$ref": "#/$defs/node", "required": ["name"]}},
+        "untyped": {"type": "array"},
+        "mixed": {
+            "type": "array",
+            "items": {"anyOf": [{"$ref": "#/$defs/node"}, {"properties": {"extra": {}}}]},
+        },
+    },
+    "$defs": {
+        "node": {
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "children": {"type": "array", "items": {"$ref": "#/$defs/node"}},
+            },
+        }
+    },
+}
+
+
+def _loop_over(source: str, *paths: str) -> Any:
+    return build(
+        [foreach("loop", source, "row"), task("t", *paths)],
+        ["loop:loop->t", "t:ok->loop", "loop:done->__end__"],
+        input_schema=REF_INPUT,
+    )
+
+
+def test_recursive_ref_item() -> None:
+    workflow = _loop_over(
+        "input.plain", "context.row.children", "context.foreach.loop.item.name", "context.row.kids"
+    )
+    assert [e[2].partition("': ")[2] for e in errors(workflow, "invalid_context_path")] == [
+        "unknown segment 'kids' (available: children,name)"
+    ]
+
+
+def test_nested_loop_over_recursive_children() -> None:
+    workflow = build(
+        [
+            foreach("outer", "input.plain", "parent"),
+            foreach("inner", "context.foreach.outer.item.children", "child"),
+            task("t", "context.child.children", "context.foreach.inner.item.name"),
+        ],
+        [
+            "outer:loop->inner",
+            "inner:loop->t",
+            "t:ok->inner",
+            "inner:done->outer",
+            "outer:done->__end__",
+        ],
+        input_schema=REF_INPUT,
+    )
+    assert errors(workflow) == []
+
+
+def test_ref_with_sibling_constraints_tightens() -> None:
+    item = ContextModel(_loop_over("input.tight")).item_schema("loop")
+    assert item["allOf"][1] == {"required": ["name"]}
+    assert item["allOf"][0]["properties"]["name"] == {"type": "string"}
+
+
+def test_array_without_items_is_unconstrained() -> None:
+    workflow = _loop_over("input.untyped", "context.row.anything.at.all")
+    assert ContextModel(workflow).item_schema("loop") == {}
+    assert errors(workflow) == []
+
+
+def test_any_of_members_contribute_properties() -> None:
+    workflow = _loop_over("input.mixed", "context.row.extra", "context.row.name", "context.row.x")
+    found = errors(workflow, "invalid_context_path")
+    assert [e[2].partition("': ")[2] for e in found] == [
+        "unknown segment 'x' (available: children,extra,name)"
+    ]
+
+
+def test_cyclic_refs_terminate() -> None:
+    workflow = build(
+        [foreach("loop", "input.loop_items", "row"), task("t", "context.row.a")],
+        ["loop:loop->t", "t:ok->loop", "loop:done->__end__"],
+        input_schema={
+            "type": "object",
+            "properties": {"loop_items": {"type": "array", "items": {"$ref": "#/$defs/a"}}},
+            "$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+        },
+    )
+    found = errors(workflow, "invalid_context_path")
+    assert [e[2].partition("': ")[2] for e in found] == ["unknown segment 'a'"]
+
+
+def test_deprecated_convenience_keys_get_hints() -> None:
+    report = validate_workflow(nested("context.loop_item.sku", "context.customer.name"))
+    hints = [
+        (i.model_path, i.data["replacement"])
+        for i in report.issues
+        if i.code == "deprecated_context_key"
+    ]
+    assert hints == [
+        ("nodes[2].input[0].path", 'context.foreach."orders.v2".item.sku'),
+        ("nodes[2].input[1].path", "context.foreach.customers.item.name"),
+    ]
+    assert all(i.severity == "hint" for i in report.issues if i.code == "deprecated_context_key")
+
+
+def test_input_paths_are_walked_to_full_depth() -> None:
+    workflow = build(
+        [task("t", "input.customers", "input.limit.digits", "input.nope")],
+        ["t:ok->__end__"],
+        input_schema={
+            "type": "object",
+            "properties": {
+                "customers": {"type": "object", "properties": {"name": {}}},
+                "limit": {"type": "number"},
+            },
+        },
+    )
+    workflow2 = build(
+        [task("t", "input.customers.nmae")],
+        ["t:ok->__end__"],
+        input_schema={
+            "type": "object",
+            "properties": {"customers": {"type": "object", "properties": {"name": {}}}},
+        },
+    )
+    assert errors(workflow) == [
+        (
+            "invalid_source_path",
+            "nodes[0].input[1].path",
+            "source path 'input.limit.digits' has unknown segment 'digits'",
+        ),
+        (
+            "invalid_source_path",
+            "nodes[0].input[2].path",
+            "source path must start with input., state., or context. and reference a declared "
+            "root field when applicable",
+        ),
+    ]
+    warnings = [i for i in validate_workflow(workflow2).issues if i.severity == "warning"]
+    assert [(i.code, i.segment, i.message) for i in warnings] == [
+        (
+            "undeclared_property",
+            2,
+            "'nmae' is not declared in the schema of 'input.customers'; did you mean 'name'?",
+        )
+    ]
+
+
+def test_warnings() -> None:
+    workflow = build(
+        [foreach("loop", "input.items"), task("t")],
+        ["loop:done->t", "t:ok->gone", "ghost:ok->t"],
+    )
+    assert context_analysis_warnings(workflow) == [
+        "edge from 't' targets missing node 'gone'",
+        "edge source 'ghost' is not a workflow node",
+        "foreach node 'loop' has no loop route; no scoped alias is guaranteed",
+    ]
