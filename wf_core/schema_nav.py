@@ -29,7 +29,7 @@ from typing import Any
 
 from referencing import Registry
 from referencing._core import Resolver
-from referencing.exceptions import Unresolvable
+from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
 SCHEMA_URN_PREFIX = "urn:wf:schema:"
@@ -257,13 +257,27 @@ class SchemaNavigator:
 
     __slots__ = ("document", "root", "uri")
 
-    def __init__(self, document: Any, *, uri: str | None = None) -> None:
+    def __init__(
+        self,
+        document: Any,
+        *,
+        uri: str | None = None,
+        known: Mapping[str, Any] | None = None,
+    ) -> None:
+        """``known`` maps ``$id``s of detached schemas embedded in ``document`` (context
+        item schemas) to their contents: they resolve from it instead of crawling the
+        document, which keeps a navigator per owner stack cheap."""
         self.document = document
         self.uri = uri or schema_urn(document)
         contents = document if isinstance(document, Mapping | bool) else {}
         try:
             resource = DRAFT202012.create_resource(contents)
-            registry: Registry = Registry().with_resource(self.uri, resource).crawl()
+            if known is None:
+                registry: Registry = Registry().with_resource(self.uri, resource).crawl()
+            else:
+                registry = Registry(retrieve=_retrieve_from(known)).with_resource(
+                    self.uri, resource
+                )
             resolver = registry.resolver(base_uri=self.uri)
             if isinstance(contents, Mapping) and isinstance(contents.get("$id"), str):
                 resolver = resolver.in_subresource(resource)
@@ -311,6 +325,15 @@ class SchemaNavigator:
     def standalone(self, branch: Branch) -> dict[str, Any]:
         """A detached, valid Draft 2020-12 copy of ``branch`` (lda-wf-model §7.5 step 5)."""
         return standalone_schema(branch, self.document)
+
+
+def _retrieve_from(known: Mapping[str, Any]):
+    def retrieve(uri: str):
+        if uri not in known:
+            raise NoSuchResource(ref=uri)
+        return DRAFT202012.create_resource(known[uri])
+
+    return retrieve
 
 
 def _has_ref(value: Any) -> bool:

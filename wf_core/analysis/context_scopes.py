@@ -78,6 +78,8 @@ class ContextModel:
         self._schemas: dict[ForeachOwnerStack, dict[str, Any]] = {}
         self._navigators: dict[ForeachOwnerStack | None, SchemaNavigator] = {}
         self._source_navigators: dict[str, SchemaNavigator] = {}
+        self._entries: dict[str, dict[str, Any]] = {}
+        self._detached: dict[str, Any] = {}
 
     # -- stacks -------------------------------------------------------------
 
@@ -125,7 +127,20 @@ class ContextModel:
         finally:
             self._in_progress.discard(foreach_id)
         self._item_schemas[foreach_id] = schema
+        if isinstance(schema.get("$id"), str):
+            self._detached[schema["$id"]] = schema
         return schema
+
+    def entry_schema(self, owner: str) -> dict[str, Any]:
+        """``context.foreach.<owner>``'s schema, shared by every stack holding ``owner``.
+
+        Invariant: schemas handed out by this model are shared, never mutated.
+        """
+        entry = self._entries.get(owner)
+        if entry is None:
+            entry = foreach_entry_schema(owner, self.item_schema(owner))
+            self._entries[owner] = entry
+        return entry
 
     def _infer_item_schema(self, foreach_id: str) -> dict[str, Any]:
         node = self.nodes_by_id.get(foreach_id)
@@ -134,7 +149,7 @@ class ContextModel:
         if over is None or stack is None:
             return {}
         if over.root == "context":
-            navigator = SchemaNavigator(self._context_source_document(stack))
+            navigator = SchemaNavigator(self._context_source_document(stack), known=self._detached)
         else:
             navigator = self.source_navigator(over.root)
         view = navigator.at_path(over.parts)
@@ -148,7 +163,7 @@ class ContextModel:
     def _context_source_document(self, stack: ForeachOwnerStack) -> dict[str, Any]:
         """The context a controller reads ``over`` from (lda-wf-model §7.5 step 2)."""
         properties: dict[str, Any] = {f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS}
-        entries = {owner: foreach_entry_schema(owner, self.item_schema(owner)) for owner in stack}
+        entries = {owner: self.entry_schema(owner) for owner in stack}
         properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract(entries).schema
         for position, owner in enumerate(stack):
             innermost = position == len(stack) - 1
@@ -167,9 +182,7 @@ class ContextModel:
             schema = root_context_schema()
         else:
             properties: dict[str, Any] = {f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS}
-            entries = {
-                owner: foreach_entry_schema(owner, self.item_schema(owner)) for owner in stack
-            }
+            entries = {owner: self.entry_schema(owner) for owner in stack}
             properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract(entries).schema
             innermost = stack[-1]
             properties[LOOP_ITEM_KEY] = dict(self.item_schema(innermost))
@@ -196,7 +209,7 @@ class ContextModel:
         navigator = self._navigators.get(stack)
         if navigator is None:
             schema = self.schema_for_stack(stack or ())
-            navigator = SchemaNavigator(schema)
+            navigator = SchemaNavigator(schema, known=self._detached)
             self._navigators[stack] = navigator
         return navigator
 

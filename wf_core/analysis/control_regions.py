@@ -231,7 +231,9 @@ def _tops_without_return(
             frontier = deque(found)
             while frontier:
                 for source in reverse.get(frontier.popleft(), ()):
-                    if source not in found:
+                    # A body path that returns never leaves the owner's region, so
+                    # states outside it cannot matter (and are not walked).
+                    if source not in found and top in source[1]:
                         found.add(source)
                         frontier.append(source)
             can_return[top] = found
