@@ -19,6 +19,7 @@ from typing import Any
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import analyze_control_regions
 from wf_core.issues import Issue
+from wf_core.models.steps import declared_outcomes
 from wf_core.paths import has_overlapping_paths
 from wf_core.tokens import END
 from wf_core.validation.context_paths import validate_context_paths
@@ -59,26 +60,6 @@ def validate_workflow(workflow: Any, *, context: ContextModel | None = None) -> 
     validate_context_paths(workflow, model, report, extras)
     report.issues.extend(extras)
     return report
-
-
-def declared_outcomes_of(node: Any, node_defs: Mapping[str, Any]) -> set[str]:
-    """The outcomes a node can emit (lda-wf-model §2, per type)."""
-    node_type = getattr(node, "type", None)
-    if node_type == "node":
-        definition = node_defs.get(node.node)
-        return set(definition.outcomes) if definition is not None else set()
-    if node_type in ("subgraph", "interrupt"):
-        return set(node.outcomes)
-    if node_type == "condition":
-        return {"true", "false"}
-    if node_type == "foreach":
-        outcomes = {"loop", "done"}
-        if node.item_error.action in ("skip", "collect"):
-            outcomes.add("completed_with_errors")
-        return outcomes
-    if node_type == "join":
-        return {"done"}
-    return set()
 
 
 def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any]:
@@ -339,7 +320,7 @@ def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: Validat
             report.add(
                 Code.UNKNOWN_EDGE_SOURCE, f"edges[{i}].from", f"unknown source node '{edge.from_}'"
             )
-        elif edge.outcome not in declared_outcomes_of(source, node_defs):
+        elif edge.outcome not in declared_outcomes(source, node_defs):
             report.add(
                 Code.UNDECLARED_EDGE_OUTCOME,
                 f"edges[{i}].outcome",
@@ -392,7 +373,7 @@ def _validate_reachable_outcomes(
     for node in workflow.nodes:
         if node.id not in reachable or node.id in reported:
             continue
-        missing = declared_outcomes_of(node, node_defs) - wired.get(node.id, set())
+        missing = declared_outcomes(node, node_defs) - wired.get(node.id, set())
         if missing:
             reported.add(node.id)
             report.add(

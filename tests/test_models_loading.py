@@ -1,0 +1,298 @@
+"""Piecewise loading of document values for editors (wf_core.models.loading)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from test_models_workflow import billing_document
+
+from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.models import ForeachNode, NodeUse, Workflow
+from wf_core.models.loading import load_workflow
+from wf_core.paths import GraphSourcePath
+
+NODE_TYPES = "node, subgraph, condition, foreach, join, end, interrupt"
+
+
+def _pairs(issues: tuple[Issue, ...]) -> list[tuple[str | None, str]]:
+    return [(issue.model_path, issue.message) for issue in issues]
+
+
+def test_billing_document_loads_cleanly() -> None:
+    result = load_workflow(billing_document())
+    assert result.issues == ()
+    assert result.workflow == Workflow.model_validate(billing_document())
+    assert result.node_positions == (0, 1, 2)
+    assert result.edge_positions == (0, 1, 2, 3, 4)
+    assert result.output_positions == (0,)
+    assert result.node_def_positions == (0,)
+    charge = result.workflow.nodes[2]
+    assert isinstance(charge, NodeUse)
+    assert charge.input[0].path == GraphSourcePath("context", ("foreach", "orders.v2", "item"))
+    assert str(charge.input[0].path) == 'context.foreach."orders.v2".item'
+
+
+def test_one_bad_node_keeps_the_others() -> None:
+    document = billing_document()
+    document["nodes"].insert(1, {"id": "broken", "type": "foreach", "as": "x", "over": "input.a b"})
+    result = load_workflow(document)
+    assert result.workflow is not None
+    assert [node.id for node in result.workflow.nodes] == ["customers", "orders.v2", "charge"]
+    assert result.node_positions == (0, 2, 3)
+    assert _pairs(result.issues) == [
+        (
+            "nodes[1].over",
+            "invalid TOML path 'input.a b'; quote path segments containing dots or spaces",
+        )
+    ]
+    (issue,) = result.issues
+    assert issue.code == ProjectCode.INVALID_MODEL
+    assert issue.severity == Severity.ERROR
+    assert result.invalid_node_ids == {"broken"}
+    assert result.document_path("nodes[2].input[0].path") == "nodes[3].input[0].path"
+
+
+def test_unknown_and_missing_node_type() -> None:
+    document = billing_document()
+    document["nodes"] += [{"id": "l", "type": "loop"}, {"id": "m"}, "join"]
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        ("nodes[3].type", f"unknown node type 'loop'; expected one of {NODE_TYPES}"),
+        ("nodes[4]", f"missing required key 'type'; expected one of {NODE_TYPES}"),
+        ("nodes[5]", "expected an object, got string"),
+    ]
+    assert len(result.workflow.nodes) == 3
+
+
+def test_wrong_value_types_and_missing_keys() -> None:
+    document = billing_document()
+    document["nodes"][0]["id"] = 7
+    del document["nodes"][1]["over"]
+    document["nodes"][2]["retry"] = "soon"
+    document["edges"][0]["to"] = ["x"]
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        ("nodes[0].id", "expected a string, got integer"),
+        ("nodes[1]", "missing required key 'over'"),
+        ("nodes[2].retry", "expected an integer, got string"),
+        ("edges[0].to", "expected a string, got array"),
+    ]
+    assert result.workflow.nodes == []
+    assert result.edge_positions == (1, 2, 3, 4)
+
+
+def test_bad_binding_drops_only_the_binding() -> None:
+    document = billing_document()
+    charge = document["nodes"][2]
+    charge["input"].insert(0, {"target": "x", "path": "input.a b"})
+    charge["input"].append({"target": "y"})
+    charge["output"].insert(0, {"source": "a", "target": "input.total"})
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        (
+            "nodes[2].input[0].path",
+            "invalid TOML path 'input.a b'; quote path segments containing dots or spaces",
+        ),
+        ("nodes[2].input[3]", "binding needs one of path, value or expression"),
+        ("nodes[2].output[0].target", "expected state path such as state.foo"),
+    ]
+    node = result.workflow.nodes[2]
+    assert isinstance(node, NodeUse)
+    assert [str(binding.target) for binding in node.input] == ["order", "customer"]
+    assert result.binding_positions == {(2, "input"): (1, 2), (2, "output"): (1,)}
+    assert result.document_location(("nodes", 2, "input", 1, "path")) == (
+        "nodes",
+        2,
+        "input",
+        2,
+        "path",
+    )
+    assert result.document_path("nodes[2].output[0].source") == "nodes[2].output[1].source"
+    assert result.invalid_node_ids == frozenset()
+
+
+def test_nested_union_errors_name_document_keys() -> None:
+    document = billing_document()
+    document["nodes"] += [
+        {
+            "id": "c",
+            "type": "condition",
+            "check": {
+                "op": "and",
+                "args": [
+                    {"op": "exists"},
+                    {"op": "between"},
+                    {"op": "eq", "left": {"pathh": "x"}, "right": {"value": 1}},
+                ],
+            },
+        },
+        {
+            "id": "n",
+            "type": "node",
+            "node": "charge_order",
+            "retry": 1,
+            "timeout_seconds": 0,
+            "input": [
+                {
+                    "target": "t",
+                    "expression": {
+                        "kind": "object",
+                        "fields": {"a": {"kind": "array", "items": [{"kind": "literal"}]}},
+                    },
+                }
+            ],
+        },
+    ]
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        ("nodes[3].check.args[0]", "missing required key 'path'"),
+        (
+            "nodes[3].check.args[1].op",
+            "unknown condition op 'between'; expected one of exists, not, and, or, eq, ne, gt, "
+            "ge, lt, le",
+        ),
+        ("nodes[3].check.args[2].left", "operand needs one of path or value"),
+        ("nodes[4].input[0].expression.fields.a.items[0]", "missing required key 'value'"),
+        ("nodes[4].timeout_seconds", "must be greater than 0, got 0"),
+    ]
+
+
+def test_model_level_errors_use_spec_texts() -> None:
+    document = billing_document()
+    document["nodes"][0]["mode"] = "concurrent"
+    document["nodes"][1]["item_error"] = {"action": "collect"}
+    document["nodes"].append({"id": "s", "type": "subgraph", "workflow": {"name": ""}})
+    document["nodes"].append(
+        {"id": "i", "type": "interrupt", "kind": "k", "resume_schema": {"type": "string"}}
+    )
+    document["nodes"].append(
+        {"id": "f", "type": "foreach", "over": "input.x", "as": "x", "mode": 1}
+    )
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        ("nodes[0]", "concurrent foreach requires concurrent policy"),
+        ("nodes[1].item_error", "collect item error policy requires collect_to"),
+        ("nodes[3].workflow", "workflow ref name must not be empty"),
+        ("nodes[4].resume_schema", "resume_schema must describe a JSON object"),
+        ("nodes[5].mode", "expected 'serial' or 'concurrent', got 1"),
+    ]
+
+
+def test_expression_limit_location_is_inside_the_binding() -> None:
+    expression: dict[str, Any] = {"kind": "literal", "value": 1}
+    for _ in range(64):
+        expression = {"kind": "array", "items": [expression]}
+    document = billing_document()
+    document["nodes"][2]["input"][0] = {"target": "order", "expression": expression}
+    result = load_workflow(document)
+    ((path, message),) = _pairs(result.issues)
+    assert path == "nodes[2].input[0].expression"
+    assert message == "input expression depth limit exceeded at expression" + ".items[0]" * 64
+
+
+def test_missing_top_level_pieces_get_substitutes() -> None:
+    result = load_workflow({"nodes": [{"id": "j", "type": "join"}]})
+    assert _pairs(result.issues) == [
+        ("", "missing required key 'name'"),
+        ("", "missing required key 'start'"),
+        ("", "missing required key 'edges'"),
+    ]
+    workflow = result.workflow
+    assert workflow is not None
+    assert (workflow.name, workflow.start, workflow.edges, workflow.outcomes) == (
+        "",
+        "",
+        [],
+        ["ok"],
+    )
+    for schema in (workflow.input_schema, workflow.state_schema, workflow.output_schema):
+        assert schema.model_dump(mode="json") == {
+            "type": "object",
+            "properties": {},
+            "required": [],
+        }
+
+
+def test_broken_schemas_and_scalars_are_reported_and_substituted() -> None:
+    document = billing_document()
+    document["input_schema"] = {"type": "objekt"}
+    document["state_schema"] = {"properties": {"total": {"trace": "no"}}}
+    document["outcomes"] = ["ok", 3]
+    document["name"] = None
+    document["edges"] = {"from": "a"}
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        ("name", "expected a string, got null"),
+        ("outcomes[1]", "expected a string, got integer"),
+        (
+            "input_schema",
+            "invalid JSON Schema: 'objekt' is not valid under any of the given schemas",
+        ),
+        ("state_schema", "invalid trace for state field 'total': expected bool"),
+        ("edges", "expected an array, got object"),
+    ]
+    workflow = result.workflow
+    assert workflow is not None
+    assert workflow.outcomes == ["ok"]
+    assert workflow.name == ""
+    assert workflow.input_schema.type == "object"
+    assert workflow.edges == []
+    assert isinstance(workflow.nodes[0], ForeachNode)
+
+
+def test_bad_node_def_and_output_binding() -> None:
+    document = billing_document()
+    document["node_defs"].insert(0, {"name": "bad", "outcomes": []})
+    document["output"].insert(0, {"target": "t", "expression": {"kind": "literal", "value": 1}})
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        ("output[0]", "binding needs one of path or value"),
+        ("node_defs[0]", "missing required key 'input_schema'"),
+        ("node_defs[0]", "missing required key 'output_schema'"),
+        ("node_defs[0].outcomes", "must not be empty"),
+    ]
+    assert result.node_def_positions == (1,)
+    assert result.output_positions == (1,)
+    assert result.invalid_node_def_names == {"bad"}
+    assert result.document_path("node_defs[0].name") == "node_defs[1].name"
+
+
+def test_graph_level_locations_pass_through() -> None:
+    document = copy.deepcopy(billing_document())
+    document["nodes"].insert(0, {"id": "x", "type": "nope"})
+    result = load_workflow(document)
+    assert result.document_path("nodes[charge]") == "nodes[charge]"
+    assert result.document_path("edges[2].to") == "edges[2].to"
+    assert result.document_path("nodes[0].over") == "nodes[1].over"
+
+
+def test_legacy_forms_load_without_errors() -> None:
+    document = billing_document()
+    charge = document["nodes"][2]
+    charge["in_map"] = {'context.foreach."orders.v2".item': "order"}
+    charge["out_map"] = {"amount": "state.total"}
+    del charge["input"], charge["output"]
+    document["nodes"][0]["on_item_error"] = "skip"
+    result = load_workflow(document)
+    assert result.issues == ()
+    node = result.workflow.nodes[2]
+    assert isinstance(node, NodeUse)
+    assert str(node.input[0].path) == 'context.foreach."orders.v2".item'
+
+
+def test_not_an_object() -> None:
+    result = load_workflow([1, 2])  # type: ignore[arg-type]
+    assert result.workflow is None
+    assert _pairs(result.issues) == [("", "expected an object, got array")]
+
+
+def test_deep_condition_nesting_is_an_issue_not_a_crash() -> None:
+    check: dict[str, Any] = {"op": "exists", "path": "input"}
+    for _ in range(3000):
+        check = {"op": "not", "arg": check}
+    document = billing_document()
+    document["nodes"].append({"id": "deep", "type": "condition", "check": check})
+    result = load_workflow(document)
+    assert len(result.workflow.nodes) == 3
+    assert [issue.message for issue in result.issues] == ["nesting is too deep"]

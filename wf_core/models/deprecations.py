@@ -1,0 +1,151 @@
+"""Warnings, with quick-fix replacements, for the deprecated input forms.
+
+The model folds these forms into canonical fields while parsing; this module
+finds them in the plain document values, where their keys still exist, and
+computes each replacement with the same folding functions the model uses, so
+applying a quick fix cannot change what the document means.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
+
+from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.locations import Location, format_location
+from wf_core.models.input_bindings import StepInputBinding
+from wf_core.models.schemas import StateSchema
+from wf_core.models.steps import OutputBinding, legacy_binding_lists
+
+_STEP_INPUTS = TypeAdapter(list[StepInputBinding])
+_OUTPUTS = TypeAdapter(list[OutputBinding])
+
+# deprecated key -> (canonical key, binding shape), per node kind
+_NODE_BINDING_KEYS: dict[str, tuple[str, str]] = {
+    "input_values": ("input", "{ target, value }"),
+    "in_map": ("input", "{ target, path }"),
+    "out_map": ("output", "{ source, target }"),
+}
+_INTERRUPT_BINDING_KEYS: dict[str, tuple[str, str]] = {
+    "request_map": ("request", "{ target, path }"),
+    "out_map": ("resume", "{ source, target }"),
+}
+
+
+def _warning(location: Location, message: str, replacement: Any, **data: Any) -> Issue:
+    return Issue(
+        code=ProjectCode.DEPRECATED_INPUT_FORM,
+        model_path=format_location(location),
+        message=message,
+        severity=Severity.WARNING,
+        data={"replacement": replacement, **data},
+    )
+
+
+def _canonical_bindings(bindings: list[dict[str, Any]], canonical_key: str) -> list[Any]:
+    """Bindings in canonical JSON (paths re-formatted); as written when they do not validate."""
+    adapter = _OUTPUTS if canonical_key in ("output", "resume") else _STEP_INPUTS
+    try:
+        return adapter.dump_python(adapter.validate_python(bindings), mode="json")
+    except ValidationError:
+        return bindings
+
+
+def _binding_forms(node: Mapping[str, Any], location: Location, issues: list[Issue]) -> None:
+    interrupt = node.get("type") == "interrupt"
+    keys = _INTERRUPT_BINDING_KEYS if interrupt else _NODE_BINDING_KEYS
+    for key, (canonical_key, shape) in keys.items():
+        value = node.get(key)
+        if value is None:
+            continue
+        replacement: list[Any] | None = None
+        if isinstance(value, Mapping):
+            lists = legacy_binding_lists({key: value}, interrupt=interrupt)
+            replacement = _canonical_bindings(lists[canonical_key], canonical_key)
+        issues.append(
+            _warning(
+                (*location, key),
+                f"'{key}' is deprecated; use '{canonical_key}' bindings ({shape})",
+                replacement,
+                canonical_key=canonical_key,
+            )
+        )
+
+
+def _foreach_forms(node: Mapping[str, Any], location: Location, issues: list[Issue]) -> None:
+    if node.get("mode") == "parallel":
+        issues.append(
+            _warning(
+                (*location, "mode"),
+                "mode 'parallel' is deprecated; use 'concurrent'",
+                "concurrent",
+                canonical_key="mode",
+            )
+        )
+    if "parallel" in node:
+        issues.append(
+            _warning(
+                (*location, "parallel"),
+                "'parallel' is deprecated; use 'concurrent'",
+                node["parallel"],
+                canonical_key="concurrent",
+            )
+        )
+    if node.get("on_item_error") is not None:
+        issues.append(
+            _warning(
+                (*location, "on_item_error"),
+                "'on_item_error' is deprecated; use 'item_error' ({ action })",
+                {"action": node["on_item_error"]},
+                canonical_key="item_error",
+            )
+        )
+
+
+def _state_fields_form(state_schema: Mapping[str, Any], issues: list[Issue]) -> None:
+    if "fields" not in state_schema:
+        return
+    try:
+        properties: Any = StateSchema.model_validate(state_schema).model_dump(mode="json")[
+            "properties"
+        ]
+    except ValidationError:
+        properties = None
+    issues.append(
+        _warning(
+            ("state_schema", "fields"),
+            "'fields' is deprecated; declare state fields as nested 'properties'",
+            properties,
+            canonical_key="properties",
+        )
+    )
+
+
+def find_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
+    """One warning per deprecated key, at that key, in document order.
+
+    ``data["replacement"]`` is the canonical JSON for the quick fix, and
+    ``data["canonical_key"]`` the key it belongs under (beside the deprecated
+    key's parent). The replacement is None when the deprecated value is itself
+    malformed; the model reports that as an error.
+    """
+    issues: list[Issue] = []
+    if not isinstance(values, Mapping):
+        return issues
+    state_schema = values.get("state_schema")
+    if isinstance(state_schema, Mapping):
+        _state_fields_form(state_schema, issues)
+    nodes = values.get("nodes")
+    if isinstance(nodes, list):
+        for index, node in enumerate(nodes):
+            if not isinstance(node, Mapping):
+                continue
+            location: Location = ("nodes", index)
+            kind = node.get("type")
+            if kind in ("node", "interrupt"):
+                _binding_forms(node, location, issues)
+            elif kind == "foreach":
+                _foreach_forms(node, location, issues)
+    return issues

@@ -1,0 +1,380 @@
+"""Piecewise validation of a document's plain values into a ``Workflow``.
+
+An editor shows a document that is wrong in places most of the time. Validating
+it as one pydantic model would turn one bad node into "no workflow", so each
+top-level piece is validated on its own: every element of ``nodes``,
+``edges``, ``node_defs`` and ``output``, each schema and each scalar. A piece
+that fails is reported and left out (a bad binding inside a node drops only
+that binding); the workflow is built from the rest, with substitutes for
+missing or broken required pieces, so analysis can still run.
+
+Issues name *document* locations (the keys and list indexes as written), and
+``LoadResult`` maps the model's list indexes back to the document's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Annotated, Any
+
+from pydantic import Field, TypeAdapter, ValidationError
+from pydantic_core import ErrorDetails
+
+from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.locations import Location, format_location, parse_location
+from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
+from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema, validator_message
+from wf_core.models.steps import Step
+from wf_core.models.workflow import Edge, Workflow
+
+_STR = TypeAdapter(str)
+_OUTCOMES = TypeAdapter(Annotated[list[str], Field(min_length=1)])
+_STEP = TypeAdapter(Step)
+_OUTPUT_BINDING = TypeAdapter(InputBinding)
+
+_LIST_PIECES: tuple[tuple[str, TypeAdapter[Any], bool], ...] = (
+    # key, element validator, required
+    ("output", _OUTPUT_BINDING, False),
+    ("node_defs", TypeAdapter(NodeDef), False),
+    ("nodes", _STEP, True),
+    ("edges", TypeAdapter(Edge), True),
+)
+
+# Binding lists that can lose a bad element without losing their node.
+_BINDING_LISTS: dict[str, tuple[str, ...]] = {
+    "node": ("input", "output"),
+    "subgraph": ("input", "output"),
+    "interrupt": ("request", "resume"),
+}
+
+_EXPECTED_TYPE = {
+    "string_type": "a string",
+    "int_type": "an integer",
+    "int_parsing": "an integer",
+    "int_from_float": "an integer",
+    "bool_type": "a boolean",
+    "bool_parsing": "a boolean",
+    "float_type": "a number",
+    "float_parsing": "a number",
+    "list_type": "an array",
+    "dict_type": "an object",
+    "model_type": "an object",
+    "model_attributes_type": "an object",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LoadResult:
+    """The workflow built from what validated, the issues of what did not, and the
+    index maps between the two.
+
+    Invariant: ``workflow.nodes[k]`` is the document's ``nodes[node_positions[k]]``
+    (likewise ``edges``/``edge_positions``, ``output``/``output_positions`` and
+    ``node_defs``/``node_def_positions``), and for every ``(k, key)`` in
+    ``binding_positions``, ``workflow.nodes[k].<key>[m]`` is the document's
+    ``nodes[node_positions[k]].<key>[binding_positions[(k, key)][m]]``; binding
+    lists not in that map are complete. ``document_location`` applies these maps.
+
+    ``workflow`` is None only when the document is not an object at all.
+    ``invalid_node_ids`` and ``invalid_node_def_names`` hold the ids/names of
+    pieces that were left out, so analysis can avoid reporting references to
+    them as unknown on top of the pieces' own issues.
+    """
+
+    workflow: Workflow | None
+    issues: tuple[Issue, ...]
+    node_positions: tuple[int, ...] = ()
+    edge_positions: tuple[int, ...] = ()
+    output_positions: tuple[int, ...] = ()
+    node_def_positions: tuple[int, ...] = ()
+    binding_positions: Mapping[tuple[int, str], tuple[int, ...]] = field(default_factory=dict)
+    invalid_node_ids: frozenset[str] = frozenset()
+    invalid_node_def_names: frozenset[str] = frozenset()
+
+    def document_location(self, location: Location) -> Location:
+        """A model location (``("nodes", 2, "input", 0, "path")``) in document indexes.
+
+        Graph-level locations that name a node by id (``("nodes", "[charge]")``)
+        and indexes outside the maps are returned unchanged.
+        """
+        if len(location) < 2 or not isinstance(location[1], int):
+            return location
+        head, index = location[0], location[1]
+        positions = {
+            "nodes": self.node_positions,
+            "edges": self.edge_positions,
+            "output": self.output_positions,
+            "node_defs": self.node_def_positions,
+        }.get(head)  # type: ignore[call-overload]
+        if positions is None or not 0 <= index < len(positions):
+            return location
+        mapped: list[str | int] = [head, positions[index], *location[2:]]
+        if head == "nodes" and len(location) >= 4 and isinstance(location[3], int):
+            key = location[2]
+            inner = self.binding_positions.get((index, key)) if isinstance(key, str) else None
+            if inner is not None and 0 <= location[3] < len(inner):
+                mapped[3] = inner[location[3]]
+        return tuple(mapped)
+
+    def document_path(self, model_path: str) -> str:
+        """``document_location`` on lda-wf location strings; unmapped strings come back as given
+        (``format_location`` does not re-spell graph-level ``nodes[<id>]`` parts)."""
+        location = parse_location(model_path)
+        mapped = self.document_location(location)
+        return model_path if mapped == location else format_location(mapped)
+
+
+# ---------------------------------------------------------------------------
+# Error translation
+
+
+def _message(error: ErrorDetails, key: str | int | None) -> str:
+    kind = error["type"]
+    ctx: dict[str, Any] = dict(error.get("ctx") or {})
+    value = error.get("input")
+    msg = str(error["msg"])
+    if kind == "missing":
+        return f"missing required key '{key}'"
+    if kind == "extra_forbidden":
+        return f"unknown key '{key}'"
+    if kind in ("value_error", "assertion_error"):
+        return validator_message(msg)
+    if kind in _EXPECTED_TYPE:
+        return f"expected {_EXPECTED_TYPE[kind]}, got {json_type_name(value)}"
+    if kind == "literal_error":
+        expected = ctx.get("expected", "one of the allowed values")
+        return f"expected {expected}, got {show_value(value)}"
+    if kind == "greater_than_equal":
+        return f"must be at least {ctx.get('ge')}, got {show_value(value)}"
+    if kind == "greater_than":
+        return f"must be greater than {ctx.get('gt')}, got {show_value(value)}"
+    if kind in ("too_short", "string_too_short"):
+        minimum = ctx.get("min_length", 1)
+        if minimum == 1:
+            return "must not be empty"
+        return f"must have at least {minimum} {'items' if kind == 'too_short' else 'characters'}"
+    if kind == "recursion_depth_exceeded":
+        return "nesting is too deep"
+    return msg
+
+
+def _document_error_location(
+    base: Location, value: Any, error: ErrorDetails
+) -> tuple[Location, str | int | None]:
+    """Follow the error's ``loc`` through the document value it came from.
+
+    Parts present in the document (keys, list indexes) are kept; the rest are
+    union tags, validator labels or keys that parsing introduced (legacy forms),
+    which name nothing the author wrote and are dropped. A missing key is
+    reported at its parent; an unknown tag at its key. Returns the location and
+    the key the error is about (for missing/unknown-key messages).
+    """
+    loc = error["loc"]
+    out: list[str | int] = list(base)
+    current = value
+    for part in loc:
+        in_mapping = isinstance(current, Mapping) and isinstance(part, str) and part in current
+        in_list = (
+            isinstance(current, list | tuple) and isinstance(part, int) and 0 <= part < len(current)
+        )
+        if in_mapping or in_list:
+            out.append(part)
+            current = current[part]
+    last = loc[-1] if loc else None
+    if error["type"] == "unknown_tag":
+        key = (error.get("ctx") or {}).get("key")
+        if isinstance(current, Mapping) and key in current:
+            out.append(key)
+        return tuple(out), key
+    return tuple(out), last
+
+
+def _issues(base: Location, value: Any, exc: ValidationError) -> list[Issue]:
+    issues = []
+    for error in exc.errors(include_url=False):
+        location, key = _document_error_location(base, value, error)
+        issues.append(
+            Issue(
+                code=ProjectCode.INVALID_MODEL,
+                model_path=format_location(location),
+                message=_message(error, key),
+                severity=Severity.ERROR,
+            )
+        )
+    return issues
+
+
+def _type_issue(location: Location, expected: str, value: Any) -> Issue:
+    return Issue(
+        code=ProjectCode.INVALID_MODEL,
+        model_path=format_location(location),
+        message=f"expected {expected}, got {json_type_name(value)}",
+    )
+
+
+def _missing_issue(key: str) -> Issue:
+    return Issue(
+        code=ProjectCode.INVALID_MODEL,
+        model_path=format_location(()),
+        message=f"missing required key '{key}'",
+    )
+
+
+# ---------------------------------------------------------------------------
+# Pieces
+
+
+def _salvage_node(
+    raw: Mapping[str, Any], location: Location, exc: ValidationError
+) -> tuple[Any, dict[str, tuple[int, ...]]] | None:
+    """Keep a node whose only faults are elements of its binding lists.
+
+    Returns the node validated without those elements and, per list, the
+    document indexes of the elements kept; None when any fault lies elsewhere.
+    """
+    lists = _BINDING_LISTS.get(raw.get("type")) if isinstance(raw.get("type"), str) else None
+    if not lists:
+        return None
+    bad: dict[str, set[int]] = {}
+    for error in exc.errors(include_url=False):
+        where, _ = _document_error_location(location, raw, error)
+        rel = where[len(location) :]
+        if len(rel) < 2 or rel[0] not in lists or not isinstance(rel[1], int):
+            return None
+        bad.setdefault(str(rel[0]), set()).add(rel[1])
+    data = dict(raw)
+    kept: dict[str, tuple[int, ...]] = {}
+    for key, indexes in bad.items():
+        elements = data[key]
+        kept[key] = tuple(i for i in range(len(elements)) if i not in indexes)
+        data[key] = [elements[i] for i in kept[key]]
+    try:
+        return _STEP.validate_python(data), kept
+    except ValidationError:
+        return None
+
+
+def _load_scalar(
+    values: Mapping[str, Any],
+    key: str,
+    adapter: TypeAdapter[Any],
+    substitute: Any,
+    issues: list[Issue],
+    *,
+    required: bool,
+) -> Any:
+    if key not in values:
+        if required:
+            issues.append(_missing_issue(key))
+        return substitute
+    try:
+        return adapter.validate_python(values[key])
+    except ValidationError as exc:
+        issues.extend(_issues((key,), values[key], exc))
+        return substitute
+
+
+def _string_members(value: Any) -> list[str]:
+    if isinstance(value, list):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
+def load_workflow(values: Mapping[str, Any]) -> LoadResult:
+    """Validate a document's plain values piece by piece (see the module docstring).
+
+    Substitutes: a missing or broken ``input_schema``, ``state_schema`` or
+    ``output_schema`` is ``{ type = "object" }`` ("nothing declared"); a missing
+    or broken ``name``/``start`` is ``""``; broken ``outcomes`` keep their string
+    members (``["ok"]`` when none); missing ``nodes``/``edges`` are empty. Only
+    missing ``name``, ``start``, ``nodes`` and ``edges`` are reported as missing;
+    the schemas may be absent from an authoring document.
+    """
+    if not isinstance(values, Mapping):
+        return LoadResult(
+            workflow=None,
+            issues=(_type_issue((), "an object", values),),
+        )
+    issues: list[Issue] = []
+    pieces: dict[str, Any] = {
+        "name": _load_scalar(values, "name", _STR, "", issues, required=True),
+        "start": _load_scalar(values, "start", _STR, "", issues, required=True),
+    }
+    outcomes_raw = values.get("outcomes")
+    outcomes = _load_scalar(values, "outcomes", _OUTCOMES, None, issues, required=False)
+    if outcomes is None:
+        outcomes = _string_members(outcomes_raw) or ["ok"]
+    pieces["outcomes"] = outcomes
+
+    for key, model in (
+        ("input_schema", SchemaRef),
+        ("state_schema", StateSchema),
+        ("output_schema", SchemaRef),
+    ):
+        if key in values:
+            try:
+                pieces[key] = model.model_validate(values[key])
+                continue
+            except ValidationError as exc:
+                issues.extend(_issues((key,), values[key], exc))
+        pieces[key] = model.model_validate({"type": "object"})
+
+    positions: dict[str, tuple[int, ...]] = {}
+    binding_positions: dict[tuple[int, str], tuple[int, ...]] = {}
+    invalid_ids: set[str] = set()
+    invalid_defs: set[str] = set()
+    for key, adapter, required in _LIST_PIECES:
+        kept_models: list[Any] = []
+        kept_positions: list[int] = []
+        raw_list = values.get(key)
+        if key not in values:
+            if required:
+                issues.append(_missing_issue(key))
+            raw_list = []
+        elif not isinstance(raw_list, list | tuple):
+            issues.append(_type_issue((key,), "an array", raw_list))
+            raw_list = []
+        for index, raw in enumerate(raw_list):
+            location: Location = (key, index)
+            try:
+                kept_models.append(adapter.validate_python(raw))
+                kept_positions.append(index)
+                continue
+            except ValidationError as exc:
+                issues.extend(_issues(location, raw, exc))
+                salvaged = (
+                    _salvage_node(raw, location, exc)
+                    if key == "nodes" and isinstance(raw, Mapping)
+                    else None
+                )
+            if salvaged is not None:
+                node, kept = salvaged
+                for list_key, list_positions in kept.items():
+                    binding_positions[(len(kept_models), list_key)] = list_positions
+                kept_models.append(node)
+                kept_positions.append(index)
+            elif isinstance(raw, Mapping):
+                if key == "nodes" and isinstance(raw.get("id"), str):
+                    invalid_ids.add(raw["id"])
+                if key == "node_defs" and isinstance(raw.get("name"), str):
+                    invalid_defs.add(raw["name"])
+        pieces[key] = kept_models
+        positions[key] = tuple(kept_positions)
+
+    try:
+        workflow: Workflow | None = Workflow.model_validate(pieces)
+    except ValidationError as exc:  # pieces are already valid; kept for safety
+        issues.extend(_issues((), values, exc))
+        workflow = None
+    return LoadResult(
+        workflow=workflow,
+        issues=tuple(issues),
+        node_positions=positions["nodes"],
+        edge_positions=positions["edges"],
+        output_positions=positions["output"],
+        node_def_positions=positions["node_defs"],
+        binding_positions=binding_positions,
+        invalid_node_ids=frozenset(invalid_ids),
+        invalid_node_def_names=frozenset(invalid_defs),
+    )

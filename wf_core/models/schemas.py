@@ -1,0 +1,453 @@
+"""Schemas in the model: JSON Schema contracts, the state schema and node defs.
+
+A schema is kept as the author's JSON Schema (every keyword allowed) and
+checked with ``jsonschema``'s meta-schema before the model is built, so a
+workflow never carries a schema that the runtime validators would refuse.
+The state schema adds two extension keywords per property (``reducer`` and
+``trace``); JSON Schema ignores them, so they are checked here by walking
+``properties``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import SchemaError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    ValidationError,
+    model_serializer,
+    model_validator,
+)
+
+from wf_core.models.reducers import ReducerRef, default_reducer
+from wf_core.paths import StatePath, format_segments
+
+# ---------------------------------------------------------------------------
+# JSON Schema checking
+
+_CHECK_CACHE: dict[str, str | None] = {}
+_CHECK_CACHE_LIMIT = 4096
+
+
+def _meta_check(schema: Mapping[str, Any]) -> str | None:
+    dialect = schema.get("$schema")
+    validator_cls = Draft202012Validator
+    if isinstance(dialect, str):
+        validator_cls = validators.validator_for(schema, default=Draft202012Validator)
+    try:
+        validator_cls.check_schema(schema)
+    except SchemaError as exc:
+        return exc.message
+    except RecursionError:
+        return "schema nesting is too deep"
+    return None
+
+
+def json_schema_error(schema: Mapping[str, Any]) -> str | None:
+    """The meta-schema violation in ``schema``, or None when it is a valid schema.
+
+    Checking costs about a millisecond, and editors re-validate the same node
+    defs on every keystroke, so results are memoised by canonical JSON text.
+    Values that are not JSON (only possible from code) skip the memo.
+    """
+    try:
+        key = json.dumps(schema, sort_keys=True, separators=(",", ":"), allow_nan=False)
+    except (TypeError, ValueError, RecursionError):
+        return _meta_check(schema)
+    try:
+        return _CHECK_CACHE[key]
+    except KeyError:
+        pass
+    result = _meta_check(schema)
+    if len(_CHECK_CACHE) >= _CHECK_CACHE_LIMIT:
+        _CHECK_CACHE.clear()
+    _CHECK_CACHE[key] = result
+    return result
+
+
+def check_json_schema(schema: Mapping[str, Any]) -> None:
+    error = json_schema_error(schema)
+    if error is not None:
+        raise ValueError(f"invalid JSON Schema: {error}")
+
+
+def check_object_schema(value: Any, field: str) -> dict[str, Any]:
+    """A payload contract (interrupt request/resume): a valid schema of a JSON object."""
+    if not isinstance(value, Mapping):
+        raise ValueError(f"{field} must be a JSON Schema object")
+    check_json_schema(value)
+    if value.get("type") != "object":
+        raise ValueError(f"{field} must describe a JSON object")
+    return dict(value)
+
+
+def _drop_none_fields(data: Any, names: tuple[str, ...]) -> Any:
+    """Leave out unset optional keywords; extra keywords keep a null value.
+
+    An extra keyword's null is meaningful JSON Schema (``"const": null``), so only
+    the model's own optional fields are dropped when None.
+    """
+    if isinstance(data, dict):
+        for name in names:
+            if name in data and data[name] is None:
+                del data[name]
+    return data
+
+
+# ---------------------------------------------------------------------------
+# SchemaRef
+
+
+class SchemaRef(BaseModel):
+    """A JSON Schema contract (workflow input/output, node def input/output)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    title: str | None = None
+    type: str | list[str] | None = None
+    properties: dict[str, Any] = Field(default_factory=dict)
+    required: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _check_schema(cls, value: Any) -> Any:
+        if isinstance(value, Mapping):
+            check_json_schema(value)
+        return value
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_none_fields(handler(self), ("title", "type"))
+
+
+# ---------------------------------------------------------------------------
+# State fields
+
+
+class StateField(BaseModel):
+    """Legacy per-field declaration (the deprecated ``state_schema.fields`` map)."""
+
+    type: str
+    reducer: ReducerRef = Field(default_factory=default_reducer)
+    trace: bool = True
+    default: Any = None
+
+
+class StateFieldDecl(BaseModel):
+    """One declared state property at any depth, with its extension keywords parsed.
+
+    ``validation_schema`` (JSON key ``schema``) is the property's JSON Schema
+    without ``reducer``/``trace``, detached from the state schema: the root
+    ``$defs`` and ``$schema`` are copied in so local references still resolve.
+    """
+
+    path: StatePath
+    validation_schema: dict[str, Any] = Field(default_factory=dict, alias="schema")
+    reducer: ReducerRef = Field(default_factory=default_reducer)
+    trace: bool = True
+    default: Any = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_type(cls, value: Any) -> Any:
+        if isinstance(value, Mapping) and "type" in value:
+            data = dict(value)
+            legacy_type = data.pop("type")
+            schema = data.get("schema")
+            schema = dict(schema) if isinstance(schema, Mapping) else {}
+            schema.setdefault("type", legacy_type)
+            data["schema"] = schema
+            return data
+        return value
+
+    @property
+    def type(self) -> str | None:
+        value = self.validation_schema.get("type")
+        return value if isinstance(value, str) else None
+
+
+_DEFS_REF_PREFIX = "#/$defs/"
+
+
+def _unescape_pointer(token: str) -> str:
+    return token.replace("~1", "/").replace("~0", "~")
+
+
+def _resolve_defs_ref(entry: Any, defs: Any) -> tuple[Any, str | None]:
+    """One hop through ``{"$ref": "#/$defs/X"}`` (nothing else beside ``$ref``).
+
+    Returns the target and the ``$defs`` name followed, or the entry itself and
+    None when it is not such a reference or the target does not exist.
+    """
+    if isinstance(entry, Mapping) and len(entry) == 1 and isinstance(defs, Mapping):
+        ref = entry.get("$ref")
+        if isinstance(ref, str) and ref.startswith(_DEFS_REF_PREFIX):
+            name = _unescape_pointer(ref[len(_DEFS_REF_PREFIX) :])
+            if "/" not in ref[len(_DEFS_REF_PREFIX) :] and name in defs:
+                return defs[name], name
+    return entry, None
+
+
+def iter_state_properties(
+    root: Mapping[str, Any],
+) -> Iterator[tuple[tuple[str, ...], Any]]:
+    """Every property under ``root["properties"]`` at any depth, parent before children.
+
+    Each entry comes after one-hop ``#/$defs/`` resolution. A ``$defs`` entry
+    already being expanded on the current branch is yielded but not descended
+    into again, so recursive definitions cannot loop. The walk is iterative:
+    documents may nest deeper than Python's recursion limit.
+    """
+    defs = root.get("$defs")
+    stack: list[tuple[tuple[str, ...], Any, frozenset[str]]] = []
+
+    def push_children(prefix: tuple[str, ...], schema: Any, active: frozenset[str]) -> None:
+        props = schema.get("properties") if isinstance(schema, Mapping) else None
+        if isinstance(props, Mapping):
+            for name in reversed(list(props)):
+                if isinstance(name, str):
+                    stack.append(((*prefix, name), props[name], active))
+
+    push_children((), root, frozenset())
+    while stack:
+        parts, entry, active = stack.pop()
+        target, ref_name = _resolve_defs_ref(entry, defs)
+        if ref_name is not None and ref_name in active:
+            yield parts, target
+            continue
+        yield parts, target
+        push_children(parts, target, active | {ref_name} if ref_name is not None else active)
+
+
+def _check_state_extensions(root: Mapping[str, Any]) -> None:
+    for parts, entry in iter_state_properties(root):
+        if not isinstance(entry, Mapping):
+            continue
+        where = format_segments(parts)
+        if "reducer" in entry:
+            _parse_reducer(entry["reducer"], where)
+        if "trace" in entry and not isinstance(entry["trace"], bool):
+            raise ValueError(f"invalid trace for state field '{where}': expected bool")
+
+
+_VALIDATOR_PREFIXES = ("Value error, ", "Assertion failed, ")
+
+
+def validator_message(msg: str) -> str:
+    """A validator's own text, without the prefix pydantic puts before it."""
+    for prefix in _VALIDATOR_PREFIXES:
+        if msg.startswith(prefix):
+            return msg[len(prefix) :]
+    return msg
+
+
+def _first_error_text(exc: ValidationError) -> str:
+    return validator_message(str(exc.errors()[0]["msg"]))
+
+
+def _parse_reducer(value: Any, where: str) -> ReducerRef:
+    if not isinstance(value, str | Mapping | ReducerRef):
+        raise ValueError(f"invalid reducer for state field '{where}': expected string or object")
+    try:
+        return ReducerRef.model_validate(value)
+    except ValidationError as exc:
+        raise ValueError(
+            f"invalid reducer for state field '{where}': {_first_error_text(exc)}"
+        ) from None
+
+
+def _leaf_from_state_field(field: StateField) -> dict[str, Any]:
+    leaf: dict[str, Any] = {
+        "type": field.type,
+        "properties": {},
+        "required": [],
+        "reducer": field.reducer.short_form(),
+        "trace": field.trace,
+    }
+    if field.default is not None:
+        leaf["default"] = field.default
+    return leaf
+
+
+def _leaf_from_decl(decl: StateFieldDecl) -> dict[str, Any]:
+    leaf = dict(decl.validation_schema)
+    leaf.setdefault("properties", {})
+    leaf.setdefault("required", [])
+    leaf["reducer"] = decl.reducer.short_form()
+    leaf["trace"] = decl.trace
+    if decl.default is not None:
+        leaf["default"] = decl.default
+    return leaf
+
+
+def _legacy_entries(fields: Any) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
+    entries: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+    if isinstance(fields, Mapping):
+        for name, spec in fields.items():
+            parts = tuple(str(name).split("."))
+            where = ".".join(parts)
+            if not all(part.strip() for part in parts):
+                raise ValueError(f"invalid state field path '{where}'")
+            try:
+                field = StateField.model_validate(spec)
+            except ValidationError as exc:
+                raise ValueError(
+                    f"invalid state field '{where}': {_first_error_text(exc)}"
+                ) from None
+            entries.append((parts, _leaf_from_state_field(field)))
+    elif isinstance(fields, list | tuple):
+        for index, spec in enumerate(fields):
+            try:
+                decl = StateFieldDecl.model_validate(spec)
+            except ValidationError as exc:
+                raise ValueError(
+                    f"invalid state field at index {index}: {_first_error_text(exc)}"
+                ) from None
+            entries.append((decl.path.parts, _leaf_from_decl(decl)))
+    else:
+        raise ValueError("state_schema.fields must be a mapping or list")
+    return entries
+
+
+def _normalise_legacy_fields(data: dict[str, Any]) -> None:
+    """Fold deprecated ``fields`` into nested ``properties`` (in place).
+
+    Intermediate levels become ``{"type": "object", "properties": {}}``. A path
+    written twice is a duplicate; a path inside or above another written one
+    overlaps, since one would replace the other's schema.
+    """
+    entries = _legacy_entries(data.pop("fields"))
+    existing = data.get("properties")
+    properties: dict[str, Any] = dict(existing) if isinstance(existing, Mapping) else {}
+    data["properties"] = properties
+    written: set[tuple[str, ...]] = set()
+    for parts, leaf in entries:
+        where = ".".join(parts)
+        if parts in written:
+            raise ValueError(f"duplicate state field path '{where}'")
+        if any(p[: len(parts)] == parts or parts[: len(p)] == p for p in written):
+            raise ValueError(f"state field path '{where}' overlaps")
+        level = properties
+        for part in parts[:-1]:
+            node = level.get(part)
+            if node is None:
+                node = {"type": "object", "properties": {}}
+            elif not isinstance(node, Mapping):
+                raise ValueError(f"state field path '{where}' overlaps")
+            else:
+                node = dict(node)
+                inner = node.get("properties")
+                node["properties"] = dict(inner) if isinstance(inner, Mapping) else {}
+            level[part] = node
+            level = node["properties"]
+        if parts[-1] in level:
+            raise ValueError(f"duplicate state field path '{where}'")
+        level[parts[-1]] = leaf
+        written.add(parts)
+
+
+class StateSchema(BaseModel):
+    """The workflow state contract: a JSON Schema whose properties may carry
+    ``reducer`` (default ``wf.std.replace``) and ``trace`` (default true)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    title: str | None = None
+    type: str | list[str] | None = "object"
+    properties: dict[str, Any] = Field(default_factory=dict)
+    required: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _normalise_and_check(cls, value: Any) -> Any:
+        if not isinstance(value, Mapping):
+            return value
+        data = dict(value)
+        if "fields" in data:
+            _normalise_legacy_fields(data)
+        check_json_schema(data)
+        _check_state_extensions(data)
+        return data
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+        return _drop_none_fields(handler(self), ("title", "type"))
+
+    def _root_document(self) -> dict[str, Any]:
+        extra = self.__pydantic_extra__ or {}
+        return {**extra, "properties": self.properties}
+
+    def field_index(self) -> dict[StatePath, StateFieldDecl]:
+        """One declaration per property at every depth, keyed by its state path."""
+        root = self._root_document()
+        attached = {key: root[key] for key in ("$defs", "$schema") if key in root}
+        index: dict[StatePath, StateFieldDecl] = {}
+        for parts, entry in iter_state_properties(root):
+            if isinstance(entry, Mapping):
+                schema = {k: v for k, v in entry.items() if k not in ("reducer", "trace")}
+                reducer = (
+                    _parse_reducer(entry["reducer"], format_segments(parts))
+                    if "reducer" in entry
+                    else default_reducer()
+                )
+                trace = entry.get("trace", True)
+                default = entry.get("default")
+            else:
+                # Boolean schemas: ``true`` accepts anything, ``false`` nothing.
+                schema = {} if entry is True else {"not": {}}
+                reducer, trace, default = default_reducer(), True, None
+            for key, value in attached.items():
+                schema.setdefault(key, value)
+            index[StatePath(parts)] = StateFieldDecl.model_validate(
+                {
+                    "path": StatePath(parts),
+                    "schema": schema,
+                    "reducer": reducer,
+                    "trace": trace,
+                    "default": default,
+                }
+            )
+        return index
+
+    @property
+    def fields(self) -> list[StateFieldDecl]:
+        return list(self.field_index().values())
+
+    def field_map(self) -> dict[str, StateFieldDecl]:
+        """The field index keyed by plain dotted path (``a.b``), as lda-wf's callers expect."""
+        return {".".join(path.parts): decl for path, decl in self.field_index().items()}
+
+    def root_fields(self) -> set[str]:
+        return set(self.properties)
+
+    @classmethod
+    def from_field_map(cls, field_map: Mapping[str, Any]) -> StateSchema:
+        """Build from a map of dotted path to ``StateField`` (or a dict like one)."""
+        fields = {
+            name: spec.model_dump() if isinstance(spec, StateField) else spec
+            for name, spec in field_map.items()
+        }
+        return cls.model_validate({"type": "object", "fields": fields})
+
+
+# ---------------------------------------------------------------------------
+# Node defs
+
+
+class NodeDef(BaseModel):
+    """A reusable node contract; ``NodeUse.node`` names it, the handler registry is keyed
+    by the same name (handlers are not part of the workflow document)."""
+
+    name: str
+    input_schema: SchemaRef
+    output_schema: SchemaRef
+    outcomes: list[str] = Field(min_length=1)
+    retry: int | None = Field(default=None, ge=0)
+    timeout_seconds: int | None = Field(default=None, gt=0)
