@@ -9,6 +9,7 @@ arrays of tables, bindings and edges as inline tables one per line.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -18,6 +19,9 @@ from tomlkit.items import Array, InlineTable, Table
 SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
 _DEFINITION_KEYS = ("$defs", "definitions")
 _TOP_ORDER = ("name", "start", "outcomes", "edges", "output")
+
+
+_LITERAL_SAFE = re.compile(r"[^'\x00-\x1f\x7f]*")
 
 
 class ExportError(ValueError):
@@ -37,7 +41,7 @@ def to_toml(workflow: Any) -> str:
 
 
 def dump_toml(data: Mapping[str, Any]) -> str:
-    _reject_nulls(data, "")
+    data = _without_nulls(data, "")
     doc = tomlkit.document()
     for key in _TOP_ORDER:
         if key in data:
@@ -64,15 +68,26 @@ def dump_toml(data: Mapping[str, Any]) -> str:
     return tomlkit.dumps(doc)
 
 
-def _reject_nulls(value: Any, where: str) -> None:
+# Keys whose values are JSON data rather than model fields: a null there means
+# something, and TOML cannot say it.
+_JSON_DATA_KEYS = frozenset(("value", "const", "default", "enum", "examples"))
+
+
+def _without_nulls(value: Any, where: str, *, data: bool = False) -> Any:
+    """Drop null model fields (they are defaults); refuse nulls inside JSON data."""
     if value is None:
         raise ExportError(f"TOML has no null: cannot write the null at {where or 'the top level'}")
     if isinstance(value, Mapping):
+        out = {}
         for key, item in value.items():
-            _reject_nulls(item, f"{where}.{key}" if where else str(key))
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            _reject_nulls(item, f"{where}[{index}]")
+            here = f"{where}.{key}" if where else str(key)
+            if item is None and not data:
+                continue
+            out[key] = _without_nulls(item, here, data=data or key in _JSON_DATA_KEYS)
+        return out
+    if isinstance(value, list):
+        return [_without_nulls(item, f"{where}[{i}]", data=data) for i, item in enumerate(value)]
+    return value
 
 
 def _inline(value: Any) -> Any:
@@ -89,6 +104,9 @@ def _inline(value: Any) -> Any:
         if any(isinstance(item, Mapping) for item in value):
             array.multiline(True)
         return array
+    if isinstance(value, str) and '"' in value and _LITERAL_SAFE.fullmatch(value):
+        # Paths with quoted segments read best as literal strings: no escaping.
+        return tomlkit.string(value, literal=True)
     return value
 
 

@@ -1,0 +1,260 @@
+"""The command line, run as a user would: check, export, context, schema."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from wf_core.models import Workflow
+from wfls.cli import main
+
+ROOT = Path(__file__).parent.parent
+EXAMPLES = ROOT / "examples"
+BILLING = EXAMPLES / "billing.wf.toml"
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def check_json(capsys: pytest.CaptureFixture[str], path: Path) -> tuple[int, list[dict]]:
+    code, out, _ = run(capsys, "check", "--format", "json", str(path))
+    return code, json.loads(out)
+
+
+def covered(path: Path, finding: dict) -> str:
+    """The text a finding's range covers (1-based lines, code-point columns)."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    start, end = finding["start"], finding["end"]
+    assert start["line"] == end["line"], finding
+    return lines[start["line"] - 1][start["column"] - 1 : end["column"] - 1]
+
+
+def test_export_json_equals_hand_written_canonical_json(capsys) -> None:
+    code, out, _ = run(capsys, "export", str(BILLING), "--to", "json")
+    assert code == 0
+    expected = json.loads((ROOT / "tests/fixtures/billing.canonical.json").read_text())
+    assert json.loads(out) == expected
+
+
+def test_export_toml_of_json_parses_back_to_an_equal_model(capsys, tmp_path) -> None:
+    canonical = ROOT / "tests/fixtures/billing.canonical.json"
+    source = tmp_path / "billing.wf.json"
+    source.write_text(canonical.read_text())
+    code, toml_text, _ = run(capsys, "export", str(source), "--to", "toml")
+    assert code == 0
+    assert "path = 'context.foreach.\"orders.v2\".item'" in toml_text
+    target = tmp_path / "billing.wf.toml"
+    target.write_text(toml_text)
+    code, json_text, _ = run(capsys, "export", str(target), "--to", "json")
+    assert code == 0
+    original = Workflow.model_validate(json.loads(canonical.read_text()))
+    assert Workflow.model_validate(json.loads(json_text)) == original
+
+
+def test_examples_round_trip_through_both_syntaxes(capsys, tmp_path) -> None:
+    for example in sorted(EXAMPLES.glob("*.wf.*")):
+        code, json_text, _ = run(capsys, "export", str(example), "--to", "json")
+        assert code == 0, example
+        code, toml_text, _ = run(capsys, "export", str(example), "--to", "toml")
+        assert code == 0, example
+        again = tmp_path / f"{example.name}.again.wf.toml"
+        again.write_text(toml_text)
+        code, json_again, _ = run(capsys, "export", str(again), "--to", "json")
+        assert json.loads(json_again) == json.loads(json_text), example
+
+
+THREE_PROBLEMS = """\
+name = "broken"
+start = "a"
+
+[[nodes]]
+id = "a"
+type = "node"
+node = "task"
+input = [{ target = "x", path = "input.open }]
+
+[[nodes]]
+id = "b"
+type = "node"
+node = 42
+
+[[nodes]]
+id = "c"
+type = "join"
+id = "again"
+
+[[nodes]]
+id = "d"
+type = "join"
+"""
+
+
+def test_three_broken_nodes_are_all_reported_and_the_rest_survive(capsys, tmp_path) -> None:
+    path = tmp_path / "broken.wf.toml"
+    path.write_text(THREE_PROBLEMS)
+    code, findings = check_json(capsys, path)
+    assert code == 1
+    by_line = {(f["start"]["line"], f["code"]) for f in findings}
+    assert (8, "syntax_error") in by_line  # the unterminated string
+    wrong_type = [f for f in findings if f["model_path"] == "nodes[1].node"]
+    assert wrong_type and wrong_type[0]["code"] == "invalid_model"
+    assert covered(path, wrong_type[0]) == "42"
+    duplicate = [f for f in findings if f["message"] == "duplicate key 'id'"]
+    assert duplicate and duplicate[0]["start"]["line"] == 18
+    assert covered(path, duplicate[0]) == "id"
+    from wfls.cli import load_file
+
+    snapshot = load_file(path)
+    assert "d" in [node.id for node in snapshot.workflow.nodes]
+
+
+def test_alias_conflict_range_is_the_inner_as_value(capsys) -> None:
+    path = EXAMPLES / "store_audit.wf.toml"
+    code, findings = check_json(capsys, path)
+    assert code == 1
+    conflict = [f for f in findings if f["code"] == "foreach_context_alias_conflict"]
+    assert [f["model_path"] for f in conflict] == ["nodes[1].as"]
+    assert covered(path, conflict[0]) == '"region"'
+    assert conflict[0]["start"]["line"] == 46
+    typo = next(f for f in findings if "nmae" in f["message"])
+    assert covered(path, typo) == "nmae"
+    inactive = next(f for f in findings if f["model_path"] == "nodes[3].input[0].path")
+    assert covered(path, inactive) == "stores"
+    hint = next(f for f in findings if f["code"] == "deprecated_context_key")
+    assert hint["severity"] == "hint" and covered(path, hint) == "loop_item"
+
+
+def test_segment_ranges_through_escapes_and_non_ascii(capsys, tmp_path) -> None:
+    text = (
+        BILLING.read_text()
+        .replace(
+            "path = 'context.foreach.\"orders.v2\".item' },",
+            'path = "context.foreach.\\"orders.v2\\".itme" }, # é😀',
+        )
+        .replace('name = "billing"', 'name = "billing" # café 😀')
+    )
+    text = text.replace('{ target = "order",', """{ target = '"é😀"',""", 1)
+    path = tmp_path / "escaped.wf.toml"
+    path.write_text(text, encoding="utf-8")
+    _, findings = check_json(capsys, path)
+    bad = [f for f in findings if f["code"] == "invalid_context_path"]
+    assert bad and covered(path, bad[0]) == "itme"
+
+
+def test_text_format_shows_the_line_and_a_caret(capsys) -> None:
+    code, out, err = run(capsys, "check", str(EXAMPLES / "store_audit.wf.toml"))
+    assert code == 1
+    lines = out.splitlines()
+    index = next(i for i, line in enumerate(lines) if "[foreach_context_alias_conflict]" in line)
+    assert lines[index].startswith(f"{EXAMPLES / 'store_audit.wf.toml'}:46:6: error[")
+    assert lines[index + 1] == '  as = "region"'
+    assert lines[index + 2] == "       ^^^^^^^^"
+    assert "error(s)" in err
+
+
+def test_clean_examples_pass_and_exit_codes(capsys, tmp_path) -> None:
+    assert run(capsys, "check", str(BILLING), str(EXAMPLES / "approvals.wf.json"))[0] == 0
+    assert run(capsys, "check", str(tmp_path / "missing.wf.toml"))[0] == 2
+    warn = tmp_path / "warn.wf.toml"
+    warn.write_text(
+        BILLING.read_text()
+        .replace(
+            'path = "context.foreach.customers.item.name"',
+            'path = "context.foreach.customers.item.name"',
+        )
+        .replace(
+            'output = [{ target = "total", path = "state.total" }]',
+            'output = [{ target = "total", path = "state.total.cents" }]',
+        )
+        .replace(
+            'properties.total = { type = "number" }\n\n[output',
+            'properties.total = { type = "object", properties = {} }\n\n[output',
+        )
+    )
+    code, findings = check_json(capsys, warn)
+    assert [f["code"] for f in findings] == ["undeclared_property"]
+    assert code == 0
+    assert run(capsys, "check", "--strict", str(warn))[0] == 1
+
+
+def test_folder_check_and_machine_formats(capsys) -> None:
+    code, out, _ = run(capsys, "check", "--format", "sarif", str(EXAMPLES))
+    sarif = json.loads(out)
+    assert code == 1 and sarif["version"] == "2.1.0"
+    results = sarif["runs"][0]["results"]
+    assert {r["ruleId"] for r in results} >= {"invalid_context_path", "undeclared_edge_outcome"}
+    code, out, _ = run(capsys, "check", "--format", "github", str(EXAMPLES))
+    assert "::error file=" in out and "title=foreach_context_alias_conflict" in out
+
+
+def test_non_utf8_file_gets_a_diagnostic(capsys, tmp_path) -> None:
+    path = tmp_path / "bytes.wf.toml"
+    path.write_bytes(b'name = "caf\xe9"\nstart = "a"\n')
+    code, findings = check_json(capsys, path)
+    assert code == 1
+    assert any(f["code"] == "syntax_error" and "UTF-8" in f["message"] for f in findings)
+
+
+def test_context_json_lists_active_loops(capsys) -> None:
+    code, out, _ = run(capsys, "context", str(BILLING), "charge", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["owner_stack"] == ["customers", "orders.v2"]
+    paths = [option["path"] for option in result["paths"]]
+    assert "context.foreach.customers.item.name" in paths
+    assert 'context.foreach."orders.v2".item.sku' in paths
+    sku = next(o for o in result["paths"] if o["path"] == 'context.foreach."orders.v2".item.sku')
+    assert sku["schema"] == {"type": "string"} and sku["origin"] == "runtime_context"
+    item = next(o for o in result["paths"] if o["path"] == 'context.foreach."orders.v2".item')
+    assert item["schema"]["properties"]["qty"] == {"type": "integer"}
+    assert result["schema"]["properties"]["foreach"]["required"] == ["customers", "orders.v2"]
+
+
+def test_context_after_the_loops_lists_no_entries(capsys) -> None:
+    code, out, _ = run(capsys, "context", str(EXAMPLES / "store_audit.wf.toml"), "report", "--json")
+    assert code == 0
+    result = json.loads(out)
+    assert result["owner_stack"] == []
+    assert not [o for o in result["paths"] if o["path"].startswith("context.foreach.")]
+    code, text, _ = run(capsys, "context", str(BILLING), "charge")
+    assert "owner stack: customers > orders.v2" in text
+
+
+def test_context_for_unknown_and_unreachable_nodes(capsys, tmp_path) -> None:
+    assert run(capsys, "context", str(BILLING), "nope")[0] == 1
+    path = tmp_path / "lost.wf.toml"
+    path.write_text(BILLING.read_text() + '\n[[nodes]]\nid = "lost"\ntype = "join"\n')
+    code, out, _ = run(capsys, "context", str(path), "lost", "--json")
+    result = json.loads(out)
+    assert code == 0 and result["owner_stack"] is None and result["schema"] is None
+    assert "unreachable" in result["reason"]
+
+
+def test_schema_command_validates_the_examples(capsys) -> None:
+    code, out, _ = run(capsys, "schema")
+    assert code == 0
+    schema = json.loads(out)
+    document = json.loads((ROOT / "tests/fixtures/billing.canonical.json").read_text())
+    jsonschema.validate(document, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({"name": 1}, schema)
+
+
+def test_console_script_entry_point() -> None:
+    result = subprocess.run(
+        [sys.executable, "-m", "wfls", "check", str(BILLING)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "1 file(s) checked: 0 error(s)" in result.stderr
