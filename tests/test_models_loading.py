@@ -35,22 +35,32 @@ def test_billing_document_loads_cleanly() -> None:
 
 def test_one_bad_node_keeps_the_others() -> None:
     document = billing_document()
-    document["nodes"].insert(1, {"id": "broken", "type": "foreach", "as": "x", "over": "input.a b"})
+    document["nodes"].insert(1, {"id": "broken", "type": "end", "outcome": ""})
     result = load_workflow(document)
     assert result.workflow is not None
     assert [node.id for node in result.workflow.nodes] == ["customers", "orders.v2", "charge"]
     assert result.node_positions == (0, 2, 3)
-    assert _pairs(result.issues) == [
-        (
-            "nodes[1].over",
-            "invalid TOML path 'input.a b'; quote path segments containing dots or spaces",
-        )
-    ]
+    assert [location for location, _ in _pairs(result.issues)] == ["nodes[1].outcome"]
     (issue,) = result.issues
     assert issue.code == ProjectCode.INVALID_MODEL
     assert issue.severity == Severity.ERROR
     assert result.invalid_node_ids == {"broken"}
     assert result.document_path("nodes[2].input[0].path") == "nodes[3].input[0].path"
+
+
+def test_a_half_typed_over_keeps_its_node_in_the_graph_with_a_stand_in() -> None:
+    document = billing_document()
+    document["nodes"][1]["over"] = "context.foreach."
+    result = load_workflow(document)
+    assert [node.id for node in result.workflow.nodes] == ["customers", "orders.v2", "charge"]
+    assert str(result.workflow.nodes[1].over) == "context"
+    assert result.stand_ins == {("nodes", 1, "over")}
+    assert _pairs(result.issues) == [
+        (
+            "nodes[1].over",
+            "invalid TOML path 'context.foreach.'; quote path segments containing dots or spaces",
+        )
+    ]
 
 
 def test_unknown_and_missing_node_type() -> None:
@@ -294,5 +304,6 @@ def test_deep_condition_nesting_is_an_issue_not_a_crash() -> None:
     document = billing_document()
     document["nodes"].append({"id": "deep", "type": "condition", "check": check})
     result = load_workflow(document)
-    assert len(result.workflow.nodes) == 3
+    assert [node.id for node in result.workflow.nodes][-1] == "deep"
+    assert result.stand_ins == {("nodes", 3, "check")}
     assert [issue.message for issue in result.issues] == ["nesting is too deep"]

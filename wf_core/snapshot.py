@@ -115,20 +115,13 @@ class DocumentSnapshot:
             return location
         head, index = location[0], location[1]
         if isinstance(index, str) and index.startswith("[") and head == "nodes":
-            node_id = index[1:-1]
-            doc_index = self.node_document_index(node_id)
-            if doc_index is None:
-                return ("nodes",)
-            return ("nodes", doc_index, *location[2:])
-        positions = {
-            "nodes": self.load.node_positions,
-            "edges": self.load.edge_positions,
-            "output": self.load.output_positions,
-            "node_defs": self.load.node_def_positions,
-        }.get(str(head))
-        if positions is not None and isinstance(index, int) and 0 <= index < len(positions):
-            return (head, positions[index], *location[2:])
-        return location
+            doc_index = self.node_document_index(index[1:-1])
+            return ("nodes",) if doc_index is None else ("nodes", doc_index, *location[2:])
+        return self.load.document_location(location)
+
+    def about_stand_in(self, location: Location) -> bool:
+        """True for findings about a stand-in value the loader put in the author's place."""
+        return any(location[: len(s)] == s for s in self.load.stand_ins)
 
     def node_document_index(self, node_id: str) -> int | None:
         """Document index of the first node whose ``id`` is ``node_id``."""
@@ -205,7 +198,10 @@ class DocumentSnapshot:
             span = self.span_of(location, segment=issue.segment) if location else Span(0, 0)
             placed.append(PlacedIssue(issue, issue.model_path, issue.span or span))
         for issue in self.report.issues:
-            placed.append(self.place(issue, issue.model_path))
+            item = self.place(issue, issue.model_path)
+            if item.model_path and self.about_stand_in(parse_location(item.model_path)):
+                continue
+            placed.append(item)
         placed.sort(key=lambda p: (p.span.start, p.span.end, _SEVERITY_ORDER[p.severity]))
         return tuple(placed)
 

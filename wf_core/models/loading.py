@@ -79,7 +79,10 @@ class LoadResult:
     ``workflow`` is None only when the document is not an object at all.
     ``invalid_node_ids`` and ``invalid_node_def_names`` hold the ids/names of
     pieces that were left out, so analysis can avoid reporting references to
-    them as unknown on top of the pieces' own issues.
+    them as unknown on top of the pieces' own issues. ``stand_ins`` are the
+    document locations of fields replaced by neutral values (a foreach ``over``,
+    a condition ``check``) so their node keeps its place in the graph; findings
+    about a stand-in are not the author's and must be dropped.
     """
 
     workflow: Workflow | None
@@ -91,6 +94,7 @@ class LoadResult:
     binding_positions: Mapping[tuple[int, str], tuple[int, ...]] = field(default_factory=dict)
     invalid_node_ids: frozenset[str] = frozenset()
     invalid_node_def_names: frozenset[str] = frozenset()
+    stand_ins: frozenset[Location] = frozenset()
 
     def document_location(self, location: Location) -> Location:
         """A model location (``("nodes", 2, "input", 0, "path")``) in document indexes.
@@ -225,32 +229,50 @@ def _missing_issue(key: str) -> Issue:
 # Pieces
 
 
+# Fields that may be replaced by a neutral stand-in so a node being edited keeps
+# its place in the graph: a half-typed ``over`` or condition path must not make
+# the node (and everything after it) vanish from the analysis.
+_STAND_INS: dict[str, dict[str, Any]] = {
+    "foreach": {"over": "context"},
+    "condition": {"check": {"op": "exists", "path": "context"}},
+}
+
+
 def _salvage_node(
     raw: Mapping[str, Any], location: Location, exc: ValidationError
-) -> tuple[Any, dict[str, tuple[int, ...]]] | None:
-    """Keep a node whose only faults are elements of its binding lists.
+) -> tuple[Any, dict[str, tuple[int, ...]], tuple[str, ...]] | None:
+    """Keep a node whose only faults are binding-list elements or stand-in fields.
 
-    Returns the node validated without those elements and, per list, the
-    document indexes of the elements kept; None when any fault lies elsewhere.
+    Returns the node validated without those elements (and with stand-ins for
+    those fields), per list the document indexes of the elements kept, and the
+    fields replaced; None when any fault lies elsewhere.
     """
-    lists = _BINDING_LISTS.get(raw.get("type")) if isinstance(raw.get("type"), str) else None
-    if not lists:
+    node_type = raw.get("type") if isinstance(raw.get("type"), str) else None
+    lists = _BINDING_LISTS.get(node_type, ()) if node_type else ()
+    stand_ins = _STAND_INS.get(node_type, {}) if node_type else {}
+    if not lists and not stand_ins:
         return None
     bad: dict[str, set[int]] = {}
+    replaced: set[str] = set()
     for error in exc.errors(include_url=False):
         where, _ = _document_error_location(location, raw, error)
         rel = where[len(location) :]
+        if rel and rel[0] in stand_ins:
+            replaced.add(str(rel[0]))
+            continue
         if len(rel) < 2 or rel[0] not in lists or not isinstance(rel[1], int):
             return None
         bad.setdefault(str(rel[0]), set()).add(rel[1])
     data = dict(raw)
+    for key in replaced:
+        data[key] = stand_ins[key]
     kept: dict[str, tuple[int, ...]] = {}
     for key, indexes in bad.items():
         elements = data[key]
         kept[key] = tuple(i for i in range(len(elements)) if i not in indexes)
         data[key] = [elements[i] for i in kept[key]]
     try:
-        return _STEP.validate_python(data), kept
+        return _STEP.validate_python(data), kept, tuple(sorted(replaced))
     except ValidationError:
         return None
 
@@ -324,6 +346,7 @@ def load_workflow(values: Mapping[str, Any]) -> LoadResult:
     binding_positions: dict[tuple[int, str], tuple[int, ...]] = {}
     invalid_ids: set[str] = set()
     invalid_defs: set[str] = set()
+    stand_ins: set[Location] = set()
     for key, adapter, required in _LIST_PIECES:
         kept_models: list[Any] = []
         kept_positions: list[int] = []
@@ -349,7 +372,8 @@ def load_workflow(values: Mapping[str, Any]) -> LoadResult:
                     else None
                 )
             if salvaged is not None:
-                node, kept = salvaged
+                node, kept, replaced = salvaged
+                stand_ins.update((key, index, field) for field in replaced)
                 for list_key, list_positions in kept.items():
                     binding_positions[(len(kept_models), list_key)] = list_positions
                 kept_models.append(node)
@@ -377,4 +401,5 @@ def load_workflow(values: Mapping[str, Any]) -> LoadResult:
         binding_positions=binding_positions,
         invalid_node_ids=frozenset(invalid_ids),
         invalid_node_def_names=frozenset(invalid_defs),
+        stand_ins=frozenset(stand_ins),
     )
