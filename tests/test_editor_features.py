@@ -218,3 +218,10 @@ def test_nested_schema_definition_follows_refs() -> None:
     assert definition(snapshot, offset)
     assert complete(snapshot, len(text) + 10) == []
     assert hover(snapshot, len(text) + 10) is None
+
+
+def test_a_node_that_failed_to_load_does_not_cascade_into_edge_errors() -> None:
+    text = BILLING.replace('node = "charge_order"', "node = 42")
+    codes = [issue.code for issue in analyze_text(text, "toml").issues]
+    assert "invalid_model" in codes
+    assert "unknown_edge_source" not in codes and "unknown_edge_destination" not in codes

@@ -119,6 +119,26 @@ class DocumentSnapshot:
             return ("nodes",) if doc_index is None else ("nodes", doc_index, *location[2:])
         return self.load.document_location(location)
 
+    def _about_left_out_node(self, issue: Issue) -> bool:
+        """An edge or ``start`` naming a node that failed to load is not a second mistake."""
+        left_out = self.load.invalid_node_ids
+        workflow = self.workflow
+        if not left_out or workflow is None or issue.model_path is None:
+            return False
+        if issue.code == "unknown_start":
+            return workflow.start in left_out
+        if issue.code not in ("unknown_edge_source", "unknown_edge_destination"):
+            return False
+        location = parse_location(issue.model_path)
+        if (
+            len(location) == 3
+            and isinstance(location[1], int)
+            and location[1] < len(workflow.edges)
+        ):
+            edge = workflow.edges[location[1]]
+            return (edge.from_ if location[2] == "from" else edge.to) in left_out
+        return False
+
     def about_stand_in(self, location: Location) -> bool:
         """True for findings about a stand-in value the loader put in the author's place."""
         return any(location[: len(s)] == s for s in self.load.stand_ins)
@@ -198,6 +218,8 @@ class DocumentSnapshot:
             span = self.span_of(location, segment=issue.segment) if location else Span(0, 0)
             placed.append(PlacedIssue(issue, issue.model_path, issue.span or span))
         for issue in self.report.issues:
+            if self._about_left_out_node(issue):
+                continue
             item = self.place(issue, issue.model_path)
             if item.model_path and self.about_stand_in(parse_location(item.model_path)):
                 continue
