@@ -537,3 +537,17 @@ def test_warnings() -> None:
         "edge source 'ghost' is not a workflow node",
         "foreach node 'loop' has no loop route; no scoped alias is guaranteed",
     ]
+
+
+def test_region_conflict_names_both_ways_in() -> None:
+    workflow = build(
+        [foreach("loop", "input.items"), task("body"), task("after")],
+        ["loop:loop->body", "body:ok->loop", "loop:done->after", "after:ok->body"],
+    )
+    (conflict,) = [
+        i for i in validate_workflow(workflow).issues if i.code == "foreach_region_conflict"
+    ]
+    assert [(r.model_path, r.message) for r in conflict.related] == [
+        ("edges[0]", "'body' is reached here with owner stack: loop"),
+        ("edges[3]", "'body' is reached here with owner stack: no active loop"),
+    ]

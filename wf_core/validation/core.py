@@ -18,7 +18,7 @@ from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import analyze_control_regions
-from wf_core.issues import Issue
+from wf_core.issues import Issue, Related
 from wf_core.models.steps import declared_outcomes
 from wf_core.paths import has_overlapping_paths
 from wf_core.tokens import END
@@ -56,10 +56,25 @@ def validate_workflow(workflow: Any, *, context: ContextModel | None = None) -> 
     _validate_edges(workflow, node_defs, report)
     _validate_reachable_outcomes(workflow, node_defs, report)
     for issue in regions.issues:
-        report.add(Code(issue.kind.value), issue.path, issue.message)
+        report.add(
+            Code(issue.kind.value), issue.path, issue.message, related=_ways_in(issue, regions)
+        )
     validate_context_paths(workflow, model, report, extras)
     report.issues.extend(extras)
     return report
+
+
+def _ways_in(issue: Any, regions: Any) -> tuple[Related, ...]:
+    """For a region conflict: the first two ways in, each with the stack it brings."""
+    if issue.kind.value != Code.FOREACH_REGION_CONFLICT:
+        return ()
+    node_id = issue.path[len("nodes[") : -1]
+    related = []
+    for stack, edge_index in list(regions.entry_edges.get(node_id, {}).items())[:2]:
+        where = "start" if edge_index is None else f"edges[{edge_index}]"
+        loops = " > ".join(stack) if stack else "no active loop"
+        related.append(Related(where, f"'{node_id}' is reached here with owner stack: {loops}"))
+    return tuple(related)
 
 
 def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any]:
