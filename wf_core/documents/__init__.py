@@ -1,0 +1,23 @@
+"""Document front-ends: TOML and JSON text → plain values, source map, syntax issues."""
+
+from wf_core.documents.parser import (
+    DocumentParser,
+    ParsedDocument,
+    Syntax,
+    parse_document,
+    syntax_for_path,
+)
+from wf_core.documents.source_map import Entry, Kind, Located, SourceMap, StringLiteral
+
+__all__ = [
+    "DocumentParser",
+    "Entry",
+    "Kind",
+    "Located",
+    "ParsedDocument",
+    "SourceMap",
+    "StringLiteral",
+    "Syntax",
+    "parse_document",
+    "syntax_for_path",
+]

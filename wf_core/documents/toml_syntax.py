@@ -1,0 +1,667 @@
+"""TOML front-end: tree-sitter tree (or recovery) → statements → values.
+
+tree-sitter gives the structure of everything it parsed cleanly. Where its tree
+has errors, its recovery is often poor for TOML (an open string can swallow the
+next ``[[nodes]]`` header), so each run of broken top-level statements is read
+again from the text by a tolerant line-oriented reader that knows TOML: an open
+string ends at its line, an open inline table at its line, an open array at the
+next line that looks like ``key =`` or a header. Both readers emit the same
+statements, so the same table rules apply to both.
+
+Invariants:
+
+- A recovery region starts at a line start and ends at a line end, and every
+  statement tree-sitter parsed cleanly on those lines is inside it: the reader
+  always starts in statement position.
+- The recovery reader always advances: every loop iteration consumes at least
+  one character or leaves the loop.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from tree_sitter import Node, Tree
+
+from wf_core.documents._offsets import ByteOffsets
+from wf_core.documents.source_map import Kind, SourceMap
+from wf_core.documents.strings import Problem, scan_toml_string
+from wf_core.documents.toml_tables import TomlBuilder
+from wf_core.documents.toml_values import (
+    MAX_DEPTH,
+    ArrayNode,
+    Header,
+    InlineTable,
+    KeyPart,
+    Pair,
+    Scalar,
+    Statement,
+    Value,
+    classify,
+    format_key,
+)
+from wf_core.spans import Span
+
+_SCALAR_TYPES = frozenset(
+    {
+        "integer",
+        "float",
+        "boolean",
+        "offset_date_time",
+        "local_date_time",
+        "local_date",
+        "local_time",
+    }
+)
+
+
+def parse_toml(
+    text: str, tree: Tree
+) -> tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]]]:
+    problems: list[Problem] = []
+    offsets = ByteOffsets(text)
+    reader = _TreeReader(text, offsets, problems)
+    builder = TomlBuilder()
+    for statement in _statements(text, tree, reader, problems):
+        builder.add(statement)
+    values, source_map = builder.finish(len(text))
+    _stray_controls(text, problems)
+    found = [(span, message, None) for span, message in problems]
+    found.extend(builder.problems)
+    return values, source_map, found
+
+
+_MAX_CONTROL_REPORTS = 100
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
+
+
+def _stray_controls(text: str, problems: list[Problem]) -> None:
+    """Report control characters (and a CR without LF) that no reader reported.
+
+    TOML allows them nowhere outside strings, and tree-sitter skips some of
+    them as whitespace; string scanning already reports those inside strings.
+    At most ``_MAX_CONTROL_REPORTS`` are reported, so binary junk stays cheap.
+    """
+    covered = sorted((span.start, span.end) for span, _message in problems)
+    starts = [start for start, _end in covered]
+    reach: list[int] = []  # furthest end among spans starting at or before each index
+    furthest = -1
+    for _start, end in covered:
+        furthest = max(furthest, end)
+        reach.append(furthest)
+    reported = 0
+    for match in _CONTROL.finditer(text):
+        at = match.start()
+        i = bisect.bisect_right(starts, at) - 1
+        if i >= 0 and reach[i] > at:
+            continue
+        char = match.group()
+        if char == "\r":
+            name = "a carriage return without a line feed"
+        else:
+            name = f"control character U+{ord(char):04X}"
+        problems.append((Span(at, at + 1), f"{name} is not allowed here"))
+        reported += 1
+        if reported >= _MAX_CONTROL_REPORTS:
+            return
+
+
+# -- planning: which parts come from the tree, which are read again ------------
+
+
+def _items(
+    root: Node, offsets: ByteOffsets
+) -> list[tuple[int, int, Node | None, bool, Node | None]]:
+    """Top-level statements as (start, end, node, broken, table) in code points.
+
+    A table node is split into its header and its children, so one broken
+    pair does not send a whole large table to the recovery reader.
+    ``table`` is the table node for a header item.
+    """
+    char = offsets.char
+    items: list[tuple[int, int, Node | None, bool, Node | None]] = []
+    for child in root.children:
+        kind = child.type
+        if kind == "comment":
+            continue
+        if kind in ("table", "table_array_element") and not child.is_missing:
+            kids = child.children
+            close = "]]" if kind == "table_array_element" else "]"
+            header_end = None
+            broken = False
+            for i, kid in enumerate(kids):
+                if kid.has_error or kid.is_missing:
+                    broken = True
+                if kid.type == close:
+                    header_end = i
+                    break
+            if header_end is None or header_end != 2:
+                broken = True
+            if header_end is None:
+                items.append((char(child.start_byte), char(child.end_byte), child, True, None))
+                continue
+            items.append(
+                (char(child.start_byte), char(kids[header_end].end_byte), child, broken, child)
+            )
+            for kid in kids[header_end + 1 :]:
+                if kid.type == "comment":
+                    continue
+                bad = kid.type != "pair" or kid.has_error or kid.is_missing
+                items.append((char(kid.start_byte), char(kid.end_byte), kid, bad, None))
+            continue
+        bad = kind != "pair" or child.has_error or child.is_missing
+        items.append((char(child.start_byte), char(child.end_byte), child, bad, None))
+    return items
+
+
+def _line_start(text: str, pos: int) -> int:
+    return text.rfind("\n", 0, pos) + 1
+
+
+def _line_end(text: str, pos: int) -> int:
+    end = text.find("\n", pos)
+    return len(text) if end < 0 else end
+
+
+def _statements(
+    text: str, tree: Tree, reader: _TreeReader, problems: list[Problem]
+) -> Iterator[Statement]:
+    root = tree.root_node
+    items = _items(root, reader.offsets)
+    # plan: ("tree", item) or ("text", start, end)
+    plan: list[tuple[Any, ...]] = []
+    i = 0
+    count = len(items)
+    while i < count:
+        start, end, _node, broken, _table = items[i]
+        if not broken:
+            plan.append(("tree", items[i]))
+            i += 1
+            continue
+        region_start = _line_start(text, start)
+        region_end = _line_end(text, max(start, end - 1))
+        while plan:
+            last = plan[-1]
+            last_end = last[1][1] if last[0] == "tree" else last[2]
+            if last_end <= region_start:
+                break
+            plan.pop()
+            last_start = last[1][0] if last[0] == "tree" else last[1]
+            region_start = min(region_start, _line_start(text, last_start))
+        j = i + 1
+        while j < count and (items[j][3] or items[j][0] < region_end):
+            region_end = max(region_end, _line_end(text, max(items[j][0], items[j][1] - 1)))
+            j += 1
+        plan.append(("text", region_start, region_end))
+        i = j
+    if not items and root.has_error:
+        plan.append(("text", 0, len(text)))
+    for step in plan:
+        if step[0] == "tree":
+            start, end, node, _broken, table = step[1]
+            if table is not None:
+                yield reader.header(table, start, end)
+            else:
+                pair = reader.pair(node, 0)
+                if pair is not None:
+                    yield pair
+        else:
+            yield from _Recovery(text, step[1], step[2], problems).statements()
+
+
+# -- the clean part: from tree-sitter nodes ----------------------------------
+
+
+class _TreeReader:
+    __slots__ = ("offsets", "problems", "text")
+
+    def __init__(self, text: str, offsets: ByteOffsets, problems: list[Problem]) -> None:
+        self.text = text
+        self.offsets = offsets
+        self.problems = problems
+
+    def span(self, node: Node) -> Span:
+        if self.offsets.ascii:
+            return Span(node.start_byte, node.end_byte)
+        char = self.offsets.char
+        return Span(char(node.start_byte), char(node.end_byte))
+
+    def header(self, table: Node, start: int, end: int) -> Header:
+        key_node = table.children[1]
+        return Header(self.keys(key_node), table.type == "table_array_element", Span(start, end))
+
+    def keys(self, node: Node) -> list[KeyPart]:
+        parts: list[KeyPart] = []
+        # dotted_key nests to the left: ((a . b) . c); walk down its left spine.
+        while node.type == "dotted_key":
+            kids = node.children
+            parts.append(self.key_part(kids[-1]))
+            node = kids[0]
+        parts.append(self.key_part(node))
+        parts.reverse()
+        return parts
+
+    def key_part(self, node: Node) -> KeyPart:
+        span = self.span(node)
+        if node.type == "bare_key":
+            return KeyPart(self.text[span.start : span.end], span)
+        literal, found = scan_toml_string(self.text, span.start, span.end)
+        self.problems.extend(found)
+        return KeyPart(literal.value, span)
+
+    def pair(self, node: Node, depth: int) -> Pair | None:
+        kids = node.children
+        if len(kids) < 3:
+            return None
+        value = self.value(kids[2], depth)
+        keys = self.keys(kids[0])
+        span = Span(self.offsets.char(node.start_byte), self.offsets.char(kids[2].end_byte))
+        return Pair(keys, value, span)
+
+    def value(self, node: Node, depth: int) -> Value | None:
+        kind = node.type
+        span = self.span(node)
+        if kind == "string":
+            literal, found = scan_toml_string(self.text, span.start, span.end)
+            self.problems.extend(found)
+            return Scalar(Kind.STRING, literal.value, literal.span, literal)
+        if kind in _SCALAR_TYPES:
+            result = classify(self.text[span.start : span.end])
+            if isinstance(result, str):
+                self.problems.append((span, result))
+                return None
+            return Scalar(result[0], result[1], span)
+        if depth >= MAX_DEPTH:
+            self.problems.append((Span(span.start, span.start + 1), "nesting is too deep"))
+            return None
+        if kind == "array":
+            items = []
+            for kid in node.children:
+                if kid.is_named and kid.type != "comment":
+                    item = self.value(kid, depth + 1)
+                    if item is not None:
+                        items.append(item)
+            return ArrayNode(span, items)
+        if kind == "inline_table":
+            pairs = []
+            previous = ""
+            for kid in node.children:
+                kid_type = kid.type
+                if kid_type == "pair":
+                    pair = self.pair(kid, depth + 1)
+                    if pair is not None:
+                        pairs.append(pair)
+                elif kid_type == "}" and previous == ",":
+                    self.problems.append(
+                        (self.span(kid), "a trailing comma is not allowed in an inline table")
+                    )
+                previous = kid_type
+            return InlineTable(span, pairs)
+        self.problems.append((span, "expected a value"))
+        return None
+
+
+# -- the broken part: read again from the text --------------------------------
+
+_WS = re.compile(r"[ \t]*")
+_BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+_WORD = re.compile(r"[A-Za-z0-9_+\-.:]+")
+_DATETIME_WORD = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?"
+    r"(?![A-Za-z0-9_+\-.:])"
+)
+_COMMENT_BAD = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_KEY_ATOM = r"(?:[A-Za-z0-9_-]+|\"[^\"\n]*\"|'[^'\n]*')"
+# Inside an open array, a line that can only be a statement ends the array.
+_PAIR_LINE = re.compile(rf"[ \t]*{_KEY_ATOM}(?:[ \t]*\.[ \t]*{_KEY_ATOM})*[ \t]*=")
+_HEADER_LINE = re.compile(
+    r"[ \t]*\[\[?[ \t]*(?!(?:true|false|inf|nan)[ \t]*\])[A-Za-z_][A-Za-z0-9_-]*"
+    r"(?:[ \t]*\.[ \t]*[A-Za-z0-9_-]+)*[ \t]*\]\]?[ \t]*(?:#[^\n]*)?(?:\r?\n|$)"
+)
+
+
+class _Recovery:
+    """A tolerant reader for one region of TOML text."""
+
+    def __init__(self, text: str, start: int, end: int, problems: list[Problem]) -> None:
+        self.text = text
+        self.pos = start
+        self.end = end
+        self.problems = problems
+        self.abort = False
+        self.open_string = False  # the last value read was an unterminated string
+
+    def problem(self, start: int, end: int, message: str) -> None:
+        self.problems.append((Span(start, max(start, end)), message))
+
+    def statements(self) -> Iterator[Statement]:
+        text = self.text
+        while not self.abort:
+            self.skip_blank()
+            if self.pos >= self.end:
+                return
+            ch = text[self.pos]
+            if ch == "[":
+                header = self.header()
+                if header is not None:
+                    yield header
+            elif ch in "\"'" or _BARE.match(ch):
+                pair = self.pair()
+                if pair is not None:
+                    yield pair
+            else:
+                eol = self.eol(self.pos)
+                self.problem(self.pos, eol, "expected a key or a [table] header")
+                self.pos = eol
+
+    # -- positions --
+
+    def eol(self, pos: int) -> int:
+        """End of the line at ``pos``, before ``\\n`` or ``\\r\\n``."""
+        end = self.text.find("\n", pos, self.end)
+        if end < 0:
+            return self.end
+        if end > pos and self.text[end - 1] == "\r":
+            return end - 1
+        return end
+
+    def skip_ws(self) -> None:
+        self.pos = _WS.match(self.text, self.pos, self.end).end()  # type: ignore[union-attr]
+
+    def skip_blank(self) -> None:
+        text = self.text
+        pos = self.pos
+        while True:
+            match = _BLANK.match(text, pos, self.end)
+            assert match is not None
+            chunk_end = match.end()
+            comment = text.find("#", pos, chunk_end)
+            while comment >= 0:
+                line_end = self.eol(comment)
+                bad = _COMMENT_BAD.search(text, comment, line_end)
+                if bad is not None:
+                    self.problem(bad.start(), bad.start() + 1, "control character in a comment")
+                comment = text.find("#", line_end, chunk_end)
+            if chunk_end == pos:
+                break
+            pos = chunk_end
+        self.pos = pos
+
+    def at_line_end(self) -> bool:
+        pos = self.pos
+        if pos >= self.end:
+            return True
+        ch = self.text[pos]
+        return ch in "\n#" or (ch == "\r" and self.text.startswith("\r\n", pos))
+
+    def finish_line(self, what: str) -> None:
+        self.skip_ws()
+        if self.pos < self.end and self.text[self.pos] == "#":
+            self.skip_blank()
+            return
+        if self.at_line_end() or self.first_on_line():
+            # (a value that ended a line early, like an unclosed array, leaves
+            # the reader at the start of the next statement)
+            return
+        eol = self.eol(self.pos)
+        self.problem(self.pos, eol, f"unexpected text after {what}")
+        self.pos = eol
+
+    def first_on_line(self) -> bool:
+        start = self.text.rfind("\n", 0, self.pos) + 1
+        return not self.text[start : self.pos].strip(" \t")
+
+    # -- statements --
+
+    def header(self) -> Header | None:
+        text = self.text
+        start = self.pos
+        array = text.startswith("[[", start, self.end)
+        self.pos += 2 if array else 1
+        keys = self.key()
+        self.skip_ws()
+        close = "]]" if array else "]"
+        if text.startswith(close, self.pos, self.end):
+            self.pos += len(close)
+        else:
+            self.problem(start, self.pos, f"table header is missing its closing '{close}'")
+        span = Span(start, self.pos)
+        self.finish_line("the table header")
+        return Header(keys or [], array, span)
+
+    def key(self) -> list[KeyPart] | None:
+        parts: list[KeyPart] = []
+        while True:
+            self.skip_ws()
+            part = self.key_part()
+            if part is None:
+                if parts:
+                    self.problem(self.pos, self.pos + 1, "expected a key after '.'")
+                else:
+                    self.problem(self.pos, self.pos + 1, "expected a key")
+                return parts or None
+            parts.append(part)
+            save = self.pos
+            self.skip_ws()
+            if self.pos < self.end and self.text[self.pos] == ".":
+                self.pos += 1
+                continue
+            self.pos = save
+            return parts
+
+    def key_part(self) -> KeyPart | None:
+        text = self.text
+        pos = self.pos
+        if pos >= self.end:
+            return None
+        match = _BARE.match(text, pos, self.end)
+        if match is not None:
+            self.pos = match.end()
+            return KeyPart(match.group(), Span(pos, match.end()))
+        if text[pos] in "\"'":
+            if text.startswith('"""', pos, self.end) or text.startswith("'''", pos, self.end):
+                self.problem(pos, pos + 3, "a key cannot be a multi-line string")
+            literal, found = scan_toml_string(text, pos, self.end)
+            self.problems.extend(found)
+            self.pos = literal.span.end
+            return KeyPart(literal.value, literal.span)
+        return None
+
+    def pair(self) -> Pair | None:
+        start = self.pos
+        keys = self.key()
+        if not keys:
+            self.pos = max(self.pos + 1, self.eol(self.pos))
+            return None
+        self.skip_ws()
+        if self.pos >= self.end or self.text[self.pos] != "=":
+            last = keys[-1].span
+            self.problem(
+                last.start,
+                last.end,
+                f"expected '=' after key '{format_key([k.name for k in keys])}'",
+            )
+            self.pos = self.eol(self.pos)
+            return Pair(keys, None, Span(start, last.end))
+        equals = self.pos
+        self.pos += 1
+        self.skip_ws()
+        value = self.value(0)
+        if value is None:
+            if self.pos == equals + 1 or self.at_line_end():
+                self.problem(
+                    equals,
+                    equals + 1,
+                    f"missing value for key '{format_key([k.name for k in keys])}'",
+                )
+            self.finish_line("the value")
+            return Pair(keys, None, Span(start, equals + 1))
+        span = Span(start, value.span.end)
+        self.finish_line("the value")
+        return Pair(keys, value, span)
+
+    # -- values --
+
+    def value(self, depth: int) -> Value | None:
+        text = self.text
+        pos = self.pos
+        self.open_string = False
+        if pos >= self.end:
+            return None
+        ch = text[pos]
+        if ch in "\"'":
+            literal, found = scan_toml_string(text, pos, self.end)
+            self.problems.extend(found)
+            self.pos = literal.span.end
+            self.open_string = not literal.closed
+            return Scalar(Kind.STRING, literal.value, literal.span, literal)
+        if ch in "[{":
+            if depth >= MAX_DEPTH:
+                self.problem(pos, pos + 1, "nesting is too deep")
+                self.abort = True
+                self.pos = self.end
+                return None
+            return self.array(depth + 1) if ch == "[" else self.inline_table(depth + 1)
+        match = _DATETIME_WORD.match(text, pos, self.end) or _WORD.match(text, pos, self.end)
+        if match is None:
+            return None
+        word = match.group()
+        self.pos = match.end()
+        span = Span(pos, match.end())
+        result = classify(word)
+        if isinstance(result, str):
+            self.problem(span.start, span.end, result)
+            return None
+        return Scalar(result[0], result[1], span)
+
+    def array(self, depth: int) -> ArrayNode:
+        text = self.text
+        start = self.pos
+        self.pos += 1
+        items: list[Value] = []
+        while not self.abort:
+            self.skip_blank()
+            if self.pos >= self.end:
+                if not self.open_string:
+                    self.problem(start, start + 1, "array is not closed")
+                break
+            ch = text[self.pos]
+            if ch == "]":
+                self.pos += 1
+                break
+            if self.first_on_line() and (
+                _PAIR_LINE.match(text, self.pos, self.end)
+                or _HEADER_LINE.match(text, self.pos, self.end)
+            ):
+                if not self.open_string:
+                    self.problem(start, start + 1, "array is not closed")
+                break
+            before = self.pos
+            item = self.value(depth)
+            if item is not None:
+                items.append(item)
+            elif self.pos == before:
+                self.skip_junk(",]\n", "expected a value in the array")
+                self.open_string = False
+            self.skip_blank()
+            if self.pos < self.end and text[self.pos] == ",":
+                self.pos += 1
+                self.open_string = False
+                continue
+            if self.pos >= self.end or text[self.pos] == "]":
+                continue
+            if self.first_on_line() and (
+                _PAIR_LINE.match(text, self.pos, self.end)
+                or _HEADER_LINE.match(text, self.pos, self.end)
+            ):
+                continue
+            if not self.open_string:
+                self.problem(self.pos, self.pos + 1, "expected ',' or ']' after an array element")
+            self.open_string = False
+        span = Span(start, max(start + 1, self.pos if self.pos <= self.end else self.end))
+        return ArrayNode(span, items)
+
+    def skip_junk(self, stops: str, message: str) -> None:
+        """Report and skip text up to a stop character (always at least one character)."""
+        text = self.text
+        pos = self.pos + 1
+        while pos < self.end and text[pos] not in stops:
+            pos += 1
+        self.problem(self.pos, pos, message)
+        self.pos = pos
+
+    def inline_table(self, depth: int) -> InlineTable:
+        text = self.text
+        start = self.pos
+        self.pos += 1
+        pairs: list[Pair] = []
+        previous = "{"
+        while not self.abort:
+            self.skip_ws()
+            if self.at_line_end():
+                if not self.open_string:
+                    self.problem(start, start + 1, "inline table is not closed")
+                break
+            self.open_string = False
+            ch = text[self.pos]
+            if ch == "}":
+                if previous == ",":
+                    self.problem(
+                        self.pos - 1, self.pos, "a trailing comma is not allowed in an inline table"
+                    )
+                self.pos += 1
+                break
+            if ch == ",":
+                self.problem(self.pos, self.pos + 1, "expected a key before ','")
+                self.pos += 1
+                previous = ","
+                continue
+            pair_start = self.pos
+            keys = self.key()
+            if not keys:
+                self.skip_junk(",}\n", "expected a key")
+                previous = ""
+                continue
+            self.skip_ws()
+            if self.pos >= self.end or text[self.pos] != "=":
+                last = keys[-1].span
+                self.problem(
+                    last.start,
+                    last.end,
+                    f"expected '=' after key '{format_key([k.name for k in keys])}'",
+                )
+                pairs.append(Pair(keys, None, Span(pair_start, last.end)))
+                if not self.at_line_end() and text[self.pos] not in ",}":
+                    self.skip_junk(",}\n", "unexpected text in the inline table")
+                previous = ""
+                continue
+            equals = self.pos
+            self.pos += 1
+            self.skip_ws()
+            before = self.pos
+            value = self.value(depth)
+            if value is None:
+                if self.pos == before:
+                    self.problem(
+                        equals,
+                        equals + 1,
+                        f"missing value for key '{format_key([k.name for k in keys])}'",
+                    )
+                pairs.append(Pair(keys, None, Span(pair_start, equals + 1)))
+            else:
+                pairs.append(Pair(keys, value, Span(pair_start, value.span.end)))
+            self.skip_ws()
+            if self.pos < self.end and text[self.pos] == ",":
+                self.pos += 1
+                previous = ","
+                continue
+            previous = ""
+            if self.at_line_end() or text[self.pos] == "}":
+                continue
+            if not self.open_string:
+                self.problem(self.pos, self.pos + 1, "expected ',' or '}' in the inline table")
+        return InlineTable(Span(start, max(start + 1, self.pos)), pairs)
