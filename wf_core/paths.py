@@ -157,11 +157,29 @@ def _is_key_shaped(text: str) -> bool:
 _PLAIN_DOTTED_RE = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
 
 
+# Parsed quoted paths by text: a workflow repeats the same few paths many times,
+# and each would otherwise cost a whole TOML document parse. Only successes are
+# kept (errors depend on ``kind``); the bound keeps a long editing session small.
+_PARSED: dict[str, tuple[str, ...]] = {}
+_PARSED_LIMIT = 4096
+
+
 def _parse_key(text: str, kind: str, error: type[PathResolutionError]) -> tuple[str, ...]:
     # Fast path: bare segments joined by single dots parse to exactly their split,
     # and they are what nearly every real path looks like.
     if isinstance(text, str) and _PLAIN_DOTTED_RE.fullmatch(text):
         return tuple(text.split("."))
+    known = _PARSED.get(text) if isinstance(text, str) else None
+    if known is not None:
+        return known
+    segments = _parse_key_uncached(text, kind, error)
+    if len(_PARSED) >= _PARSED_LIMIT:
+        _PARSED.clear()
+    _PARSED[text] = segments
+    return segments
+
+
+def _parse_key_uncached(text: str, kind: str, error: type[PathResolutionError]) -> tuple[str, ...]:
     if not isinstance(text, str) or not _is_key_shaped(text):
         raise error(_toml_path_error(text))
     try:

@@ -255,7 +255,7 @@ class UnknownSegment:
 class SchemaNavigator:
     """Navigation over one JSON Schema document (the root of ``$ref`` resolution)."""
 
-    __slots__ = ("document", "root", "uri")
+    __slots__ = ("_at_path", "_unknown", "document", "root", "uri")
 
     def __init__(
         self,
@@ -275,8 +275,11 @@ class SchemaNavigator:
             if known is None:
                 registry: Registry = Registry().with_resource(self.uri, resource).crawl()
             else:
-                registry = Registry(retrieve=_retrieve_from(known)).with_resource(
-                    self.uri, resource
+                registry = Registry(retrieve=_retrieve_from(known)).with_resources(
+                    [
+                        (self.uri, resource),
+                        *((uri, DRAFT202012.create_resource(c)) for uri, c in known.items()),
+                    ]
                 )
             resolver = registry.resolver(base_uri=self.uri)
             if isinstance(contents, Mapping) and isinstance(contents.get("$id"), str):
@@ -285,9 +288,18 @@ class SchemaNavigator:
             registry = Registry()
             resolver = registry.resolver(base_uri=self.uri)
         self.root = SchemaView((Branch(contents, resolver),))
+        # Walks are pure functions of the parts; workflows repeat the same paths a lot.
+        self._at_path: dict[tuple[str, ...], SchemaView | None] = {}
+        self._unknown: dict[tuple[str, ...], UnknownSegment | None] = {}
 
     def at_path(self, parts: Sequence[str]) -> SchemaView | None:
         """The view at ``parts`` following declared properties only (None when undeclared)."""
+        key = tuple(parts)
+        if key not in self._at_path:
+            self._at_path[key] = self._at_path_uncached(key)
+        return self._at_path[key]
+
+    def _at_path_uncached(self, parts: tuple[str, ...]) -> SchemaView | None:
         view: SchemaView | None = self.root
         for part in parts:
             view = view.child(part)
@@ -310,6 +322,12 @@ class SchemaNavigator:
         A segment with no declared child is accepted (and ends the walk) when
         some branch at that point is open; otherwise the walk fails there.
         """
+        key = tuple(parts)
+        if key not in self._unknown:
+            self._unknown[key] = self._first_unknown_uncached(key)
+        return self._unknown[key]
+
+    def _first_unknown_uncached(self, parts: tuple[str, ...]) -> UnknownSegment | None:
         view = self.root
         for index, part in enumerate(parts):
             child = view.child(part)

@@ -35,7 +35,7 @@ from wf_core.context_contracts import (
     root_context_schema,
     structured_foreach_contract,
 )
-from wf_core.schema_nav import SchemaNavigator
+from wf_core.schema_nav import SchemaNavigator, schema_urn
 from wf_core.tokens import END
 
 
@@ -167,9 +167,14 @@ class ContextModel:
         properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract(entries).schema
         for position, owner in enumerate(stack):
             innermost = position == len(stack) - 1
-            for field in foreach_context_fields(self.alias_of(owner), self.item_schema(owner)):
-                if field.name not in properties or innermost:
-                    properties[field.name] = field.schema
+            item = self.item_schema(owner)
+            alias = self.alias_of(owner)
+            published = {LOOP_ITEM_KEY: item, LOOP_INDEX_KEY: {"type": "integer"}}
+            if alias is not None and is_valid_alias(alias):
+                published[alias] = item
+            for name, schema in published.items():
+                if name not in properties or innermost:
+                    properties[name] = schema
         return {"type": "object", "properties": properties}
 
     # -- per-node context schemas ---------------------------------------------
@@ -209,7 +214,9 @@ class ContextModel:
         navigator = self._navigators.get(stack)
         if navigator is None:
             schema = self.schema_for_stack(stack or ())
-            navigator = SchemaNavigator(schema, known=self._detached)
+            navigator = SchemaNavigator(
+                schema, known=self._detached, uri=schema_urn(("context", stack))
+            )
             self._navigators[stack] = navigator
         return navigator
 
