@@ -40,7 +40,8 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 bench: $(STAMP)
-	$(BIN)/python bench/run.py
+	$(BIN)/python bench/analysis.py
+	$(BIN)/python bench/lsp.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -1,0 +1,78 @@
+"""What the client can do, resolved once at ``initialize`` into plain flags.
+
+Handlers and converters read these flags instead of walking the optional
+``ClientCapabilities`` tree each time, so a missing branch of the tree is
+interpreted in exactly one place and consistently (absent means unsupported).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lsprotocol import types
+from pygls.capabilities import ServerCapabilitiesBuilder
+
+
+@dataclass(frozen=True)
+class ClientFlags:
+    """Client support relevant to wfls. The defaults describe a minimal client."""
+
+    position_encoding: str = types.PositionEncodingKind.Utf16.value
+    pull_diagnostics: bool = False
+    diagnostic_refresh: bool = False
+    related_information: bool = False
+    deprecated_tag: bool = False
+    completion_markdown: bool = False
+    completion_snippets: bool = False
+    completion_insert_replace: bool = False
+    completion_deprecated_tag: bool = False
+    completion_deprecated_property: bool = False
+    hover_markdown: bool = False
+    configuration: bool = False
+
+
+def _markup(formats: object) -> bool:
+    return bool(formats) and types.MarkupKind.Markdown in formats  # type: ignore[operator]
+
+
+def resolve(caps: types.ClientCapabilities) -> ClientFlags:
+    """Resolve ``caps`` into flags.
+
+    The position encoding is chosen by the same function pygls uses for its own
+    text synchronisation, so edits and answers never disagree on columns.
+    """
+    document = caps.text_document
+    workspace = caps.workspace
+    pull = document.diagnostic if document else None
+    push = document.publish_diagnostics if document else None
+    completion_item = (
+        document.completion.completion_item if document and document.completion else None
+    )
+    # LSP 3.17 clients (Neovim 0.11 among them) announce pull support but declare
+    # relatedInformation and tags only under publishDiagnostics; the 3.18 fields under
+    # textDocument.diagnostic take precedence when present.
+    related = (pull.related_information if pull else None) or (
+        push.related_information if push else None
+    )
+    tag_support = (pull.tag_support if pull else None) or (push.tag_support if push else None)
+    item_tags = completion_item.tag_support if completion_item else None
+    return ClientFlags(
+        position_encoding=str(ServerCapabilitiesBuilder.choose_position_encoding(caps)),
+        pull_diagnostics=pull is not None,
+        diagnostic_refresh=bool(
+            workspace and workspace.diagnostics and workspace.diagnostics.refresh_support
+        ),
+        related_information=bool(related),
+        deprecated_tag=bool(
+            tag_support and types.DiagnosticTag.Deprecated in (tag_support.value_set or ())
+        ),
+        completion_markdown=bool(completion_item and _markup(completion_item.documentation_format)),
+        completion_snippets=bool(completion_item and completion_item.snippet_support),
+        completion_insert_replace=bool(completion_item and completion_item.insert_replace_support),
+        completion_deprecated_tag=bool(
+            item_tags and types.CompletionItemTag.Deprecated in (item_tags.value_set or ())
+        ),
+        completion_deprecated_property=bool(completion_item and completion_item.deprecated_support),
+        hover_markdown=bool(document and document.hover and _markup(document.hover.content_format)),
+        configuration=bool(workspace and workspace.configuration),
+    )

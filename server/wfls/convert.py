@@ -1,0 +1,235 @@
+"""Every conversion between wf_core data and lsprotocol types.
+
+wf_core speaks code-point offsets (``Span``); the client speaks lines and
+columns in the negotiated position encoding. This module is the only place
+that crosses that boundary, so an encoding bug has one place to live.
+
+Invariant: columns are converted from the text of the line they are on; a
+column past the end of a line is clamped to the line end, a line past the end
+of the document to the document end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from wf_core.issues import ProjectCode, Severity
+from wf_core.spans import LineIndex, Span
+from wfls.capabilities import ClientFlags
+from wfls.settings import Settings
+
+if TYPE_CHECKING:
+    from wf_core.snapshot import PlacedIssue
+    from wfls.features.types import CompletionCandidate, HoverResult
+
+SOURCE = "wfls"
+
+_UTF8 = types.PositionEncodingKind.Utf8.value
+_UTF32 = types.PositionEncodingKind.Utf32.value
+
+_SEVERITY = {
+    Severity.ERROR: types.DiagnosticSeverity.Error,
+    Severity.WARNING: types.DiagnosticSeverity.Warning,
+    Severity.INFORMATION: types.DiagnosticSeverity.Information,
+    Severity.HINT: types.DiagnosticSeverity.Hint,
+}
+
+_COMPLETION_KIND = {
+    "field": types.CompletionItemKind.Field,
+    "property": types.CompletionItemKind.Property,
+    "module": types.CompletionItemKind.Module,
+    "keyword": types.CompletionItemKind.Keyword,
+    "value": types.CompletionItemKind.Value,
+    "enum": types.CompletionItemKind.EnumMember,
+    "reference": types.CompletionItemKind.Reference,
+    "variable": types.CompletionItemKind.Variable,
+}
+
+
+def _units(text: str, encoding: str) -> int:
+    """Length of ``text`` in code units of ``encoding``."""
+    if encoding == _UTF32 or text.isascii():
+        return len(text)
+    if encoding == _UTF8:
+        return len(text.encode("utf-8", errors="surrogatepass"))
+    return len(text) + sum(1 for char in text if ord(char) > 0xFFFF)
+
+
+def _char_units(char: str, encoding: str) -> int:
+    if encoding == _UTF32:
+        return 1
+    if encoding == _UTF8:
+        return len(char.encode("utf-8", errors="surrogatepass"))
+    return 2 if ord(char) > 0xFFFF else 1
+
+
+class PositionCodec:
+    """Offsets of one text ↔ LSP positions in one encoding."""
+
+    __slots__ = ("encoding", "lines")
+
+    def __init__(self, lines: LineIndex, encoding: str) -> None:
+        self.lines = lines
+        self.encoding = encoding
+
+    def position(self, offset: int) -> types.Position:
+        line, column = self.lines.position(offset)
+        if column:
+            prefix = self.lines.line_text(line)[:column]
+            column = _units(prefix, self.encoding)
+        return types.Position(line=line, character=column)
+
+    def range(self, span: Span) -> types.Range:
+        return types.Range(start=self.position(span.start), end=self.position(span.end))
+
+    def offset(self, position: types.Position) -> int:
+        """The code-point offset of ``position``; a unit inside a character rounds down."""
+        line = position.line
+        if line >= self.lines.line_count:
+            return self.lines.offset(line, 0)
+        text = self.lines.line_text(line)
+        target = position.character
+        if self.encoding == _UTF32 or text.isascii():
+            column = min(target, len(text))
+        else:
+            column, used = 0, 0
+            for char in text:
+                used += _char_units(char, self.encoding)
+                if used > target:
+                    break
+                column += 1
+        return self.lines.line_start(line) + column
+
+
+# -- diagnostics -----------------------------------------------------------------------
+
+
+def diagnostic(
+    issue: PlacedIssue,
+    codec: PositionCodec,
+    uri: str,
+    flags: ClientFlags,
+    settings: Settings,
+) -> types.Diagnostic | None:
+    """The diagnostic for one issue, or None when the settings hide it."""
+    severity = settings.severity_of(issue.code, issue.severity)
+    if severity is None:
+        return None
+    related = None
+    if flags.related_information:
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=types.Location(uri=uri, range=codec.range(r.span)),
+                message=r.message,
+            )
+            for r in issue.related
+            if r.span is not None
+        ] or None
+    tags = None
+    if flags.deprecated_tag and issue.code == ProjectCode.DEPRECATED_CONTEXT_KEY:
+        tags = [types.DiagnosticTag.Deprecated]
+    return types.Diagnostic(
+        range=codec.range(issue.span),
+        message=issue.message,
+        severity=_SEVERITY[severity],
+        code=str(issue.code),
+        source=SOURCE,
+        related_information=related,
+        tags=tags,
+    )
+
+
+def diagnostics(
+    issues: Iterable[PlacedIssue],
+    codec: PositionCodec,
+    uri: str,
+    flags: ClientFlags,
+    settings: Settings,
+) -> list[types.Diagnostic]:
+    result = []
+    for issue in issues:
+        converted = diagnostic(issue, codec, uri, flags, settings)
+        if converted is not None:
+            result.append(converted)
+    return result
+
+
+# -- feature results -------------------------------------------------------------------
+
+
+def _markup(markdown: str, use_markdown: bool) -> types.MarkupContent:
+    kind = types.MarkupKind.Markdown if use_markdown else types.MarkupKind.PlainText
+    return types.MarkupContent(kind=kind, value=markdown)
+
+
+def completion_item(
+    candidate: CompletionCandidate,
+    codec: PositionCodec,
+    cursor: int,
+    flags: ClientFlags,
+) -> types.CompletionItem:
+    """One completion item whose edit replaces ``candidate.replace``.
+
+    With insert/replace support the insert range ends at the cursor, so that
+    accepting in "insert" mode keeps the text after the cursor; the spec
+    requires the insert range to be a prefix of the replace range, hence the
+    clamping.
+    """
+    replace = candidate.replace
+    edit: types.TextEdit | types.InsertReplaceEdit
+    if flags.completion_insert_replace and replace.start <= cursor < replace.end:
+        edit = types.InsertReplaceEdit(
+            new_text=candidate.insert_text,
+            insert=codec.range(Span(replace.start, cursor)),
+            replace=codec.range(replace),
+        )
+    else:
+        edit = types.TextEdit(range=codec.range(replace), new_text=candidate.insert_text)
+    tags = None
+    deprecated = None
+    if candidate.deprecated:
+        if flags.completion_deprecated_tag:
+            tags = [types.CompletionItemTag.Deprecated]
+        elif flags.completion_deprecated_property:
+            deprecated = True
+    documentation = None
+    if candidate.documentation:
+        documentation = _markup(candidate.documentation, flags.completion_markdown)
+    return types.CompletionItem(
+        label=candidate.label,
+        kind=_COMPLETION_KIND.get(candidate.kind, types.CompletionItemKind.Text),
+        detail=candidate.detail,
+        documentation=documentation,
+        sort_text=candidate.sort_text,
+        filter_text=candidate.filter_text,
+        text_edit=edit,
+        insert_text_format=types.InsertTextFormat.PlainText,
+        tags=tags,
+        deprecated=deprecated,
+    )
+
+
+def completion_list(
+    candidates: Iterable[CompletionCandidate],
+    codec: PositionCodec,
+    cursor: int,
+    flags: ClientFlags,
+) -> types.CompletionList:
+    return types.CompletionList(
+        is_incomplete=False,
+        items=[completion_item(c, codec, cursor, flags) for c in candidates],
+    )
+
+
+def hover(result: HoverResult, codec: PositionCodec, flags: ClientFlags) -> types.Hover:
+    return types.Hover(
+        contents=_markup(result.markdown, flags.hover_markdown),
+        range=codec.range(result.span),
+    )
+
+
+def location(uri: str, span: Span, codec: PositionCodec) -> types.Location:
+    return types.Location(uri=uri, range=codec.range(span))

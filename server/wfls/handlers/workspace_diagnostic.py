@@ -1,0 +1,52 @@
+"""``workspace/diagnostic`` (pull): the diagnostics of every open workflow document.
+
+Documents whose previous result id still matches are reported "unchanged".
+One failing document does not hide the others.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import TYPE_CHECKING
+
+from lsprotocol import types
+
+from wfls.handlers import guarded
+
+if TYPE_CHECKING:
+    from wfls.server import WflsServer
+
+logger = logging.getLogger("wfls")
+
+
+def _empty() -> types.WorkspaceDiagnosticReport:
+    return types.WorkspaceDiagnosticReport(items=[])
+
+
+@guarded(_empty)
+def handle(
+    ls: WflsServer, params: types.WorkspaceDiagnosticParams
+) -> types.WorkspaceDiagnosticReport:
+    previous = {p.uri: p.value for p in params.previous_result_ids or ()}
+    items: list[types.WorkspaceDocumentDiagnosticReport] = []
+    for uri in ls.store.uris():
+        try:
+            result = ls.diagnostics_for(uri)
+        except Exception:
+            logger.exception("analysis of %s failed", uri)
+            continue
+        if result is None:
+            continue
+        if previous.get(uri) == result.result_id:
+            items.append(
+                types.WorkspaceUnchangedDocumentDiagnosticReport(
+                    uri=uri, version=result.version, result_id=result.result_id
+                )
+            )
+        else:
+            items.append(
+                types.WorkspaceFullDocumentDiagnosticReport(
+                    uri=uri, version=result.version, items=result.items, result_id=result.result_id
+                )
+            )
+    return types.WorkspaceDiagnosticReport(items=items)

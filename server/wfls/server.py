@@ -1,0 +1,294 @@
+"""The wfls language server: state, the one feature registration point, ``serve``.
+
+Lifecycle: ``create_server`` registers only ``initialize``. The initialize
+handler resolves the client's capabilities into ``ClientFlags`` and calls
+``register_features``, which registers every other method, choosing pull or
+push diagnostics for this client. pygls computes the server capabilities
+after the initialize handler, so they advertise exactly what was registered.
+
+Invariants:
+
+- A client that supports pull diagnostics is never pushed any; a client that
+  does not is never offered pull (no ``diagnosticProvider``).
+- Pushed diagnostics always carry the version they were computed for, and
+  only the latest version of a document is ever published.
+- Everything runs on the event loop thread (see ``store``); handlers are
+  synchronous unless they wait for the client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+from wf_core.snapshot import DocumentSnapshot
+from wfls import __version__, convert
+from wfls.capabilities import ClientFlags
+from wfls.settings import Settings, parse_settings
+from wfls.store import DocumentStore
+
+logger = logging.getLogger("wfls")
+
+PUSH_DELAY = 0.075
+"""Seconds of quiet after the last change before pushing diagnostics."""
+
+
+class WflsProtocol(LanguageServerProtocol):
+    """pygls' protocol, pruning the futures it leaves behind for notifications.
+
+    pygls 2.1.1 stores a future per notification handled through a built-in
+    handler (didOpen/didChange/didClose...) and never removes it, so a long
+    editing session would grow without bound. A finished future is of no use to
+    anyone: responses and cancellations look futures up by id and tolerate a
+    missing one.
+    """
+
+    def _handle_notification(self, method_name: str, params: Any) -> None:
+        super()._handle_notification(method_name, params)
+        futures = self._request_futures
+        if futures:
+            for key in [k for k, f in futures.items() if f.done()]:
+                del futures[key]
+
+
+@dataclass(frozen=True)
+class DiagnosticsResult:
+    """Converted diagnostics of one snapshot under one settings generation."""
+
+    uri: str
+    version: int | None
+    result_id: str
+    items: list[types.Diagnostic]
+
+
+class WflsServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__(
+            "wfls",
+            __version__,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+            protocol_cls=WflsProtocol,
+        )
+        self.store = DocumentStore()
+        self.flags = ClientFlags()
+        self.settings = Settings()
+        self._settings_generation = 0
+        self._diagnostics: dict[str, DiagnosticsResult] = {}
+        self._pending_push: dict[str, asyncio.TimerHandle] = {}
+
+    # -- positions ---------------------------------------------------------------------
+
+    def codec(self, snapshot: DocumentSnapshot) -> convert.PositionCodec:
+        return convert.PositionCodec(snapshot.lines, self.flags.position_encoding)
+
+    def codec_for(self, uri: str) -> convert.PositionCodec | None:
+        lines = self.store.lines(uri)
+        return convert.PositionCodec(lines, self.flags.position_encoding) if lines else None
+
+    # -- settings ----------------------------------------------------------------------
+
+    def apply_settings(self, raw: Any, origin: str) -> None:
+        """Adopt settings from ``origin``; bad entries fall back and are reported once."""
+        settings, problems = parse_settings(raw)
+        if problems:
+            self.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message=f"wfls: invalid settings in {origin} ({'; '.join(problems)}); "
+                    "using the defaults for them",
+                )
+            )
+        if settings != self.settings:
+            self.settings = settings
+            self._settings_generation += 1
+            self._diagnostics.clear()
+            self.diagnostics_changed()
+
+    async def fetch_configuration(self) -> None:
+        """Read section ``wfls`` through ``workspace/configuration`` when the client has it."""
+        if not self.flags.configuration:
+            return
+        try:
+            result = await self.workspace_configuration_async(
+                types.ConfigurationParams(items=[types.ConfigurationItem(section="wfls")])
+            )
+        except Exception:
+            logger.exception("workspace/configuration failed; keeping the current settings")
+            return
+        raw = result[0] if result else None
+        if raw is not None:
+            self.apply_settings(raw, "the workspace configuration")
+
+    # -- diagnostics -------------------------------------------------------------------
+
+    def diagnostics_for(self, uri: str) -> DiagnosticsResult | None:
+        """The diagnostics of the latest version of ``uri`` (None when not open).
+
+        Cached per snapshot and settings generation, so a pull that finds the
+        document unchanged costs nothing and can be answered "unchanged".
+        """
+        snapshot = self.store.snapshot(uri)
+        if snapshot is None:
+            return None
+        result_id = f"{snapshot.version}.{self._settings_generation}"
+        cached = self._diagnostics.get(uri)
+        if cached is not None and cached.result_id == result_id:
+            return cached
+        items = convert.diagnostics(
+            snapshot.issues, self.codec(snapshot), uri, self.flags, self.settings
+        )
+        result = DiagnosticsResult(uri, snapshot.version, result_id, items)
+        self._diagnostics[uri] = result
+        return result
+
+    def document_changed(self, uri: str) -> None:
+        """A document was opened or edited: schedule its diagnostics."""
+        if not self.flags.pull_diagnostics:
+            self.schedule_push(uri)
+
+    def diagnostics_changed(self) -> None:
+        """Settings changed every document's diagnostics: push again, or ask to pull again."""
+        if self.flags.pull_diagnostics:
+            if self.flags.diagnostic_refresh:
+                self.workspace_diagnostic_refresh(None)
+            return
+        for uri in self.store.uris():
+            self.schedule_push(uri)
+
+    def schedule_push(self, uri: str) -> None:
+        pending = self._pending_push.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        loop = asyncio.get_running_loop()
+        self._pending_push[uri] = loop.call_later(PUSH_DELAY, self._push, uri)
+
+    def _push(self, uri: str) -> None:
+        self._pending_push.pop(uri, None)
+        try:
+            result = self.diagnostics_for(uri)
+        except Exception:
+            logger.exception("analysis of %s failed", uri)
+            return
+        if result is None or result.version != self.store.version(uri):
+            return
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(
+                uri=uri, version=result.version, diagnostics=result.items
+            )
+        )
+
+    def document_closed(self, uri: str) -> None:
+        pending = self._pending_push.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self._diagnostics.pop(uri, None)
+        if not self.flags.pull_diagnostics:
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
+            )
+
+    def cancel_pending(self) -> None:
+        for handle in self._pending_push.values():
+            handle.cancel()
+        self._pending_push.clear()
+
+
+# -- registration ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Feature:
+    method: str
+    handler: Callable[..., Any]
+    options: Any = None
+    when: Callable[[ClientFlags], bool] = lambda flags: True
+
+
+def features() -> list[Feature]:
+    """Every LSP method wfls handles, with its options and the clients it is for."""
+    from wfls.handlers import (
+        completion,
+        definition,
+        diagnostic,
+        did_change,
+        did_change_configuration,
+        did_close,
+        did_open,
+        hover,
+        initialized,
+        shutdown,
+        workspace_diagnostic,
+    )
+
+    def pulls(flags: ClientFlags) -> bool:
+        return flags.pull_diagnostics
+
+    diagnostic_options = types.DiagnosticOptions(
+        identifier="wfls", inter_file_dependencies=False, workspace_diagnostics=True
+    )
+    return [
+        Feature(types.INITIALIZED, initialized.handle),
+        Feature(types.SHUTDOWN, shutdown.handle),
+        Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration.handle),
+        Feature(types.TEXT_DOCUMENT_DID_OPEN, did_open.handle),
+        Feature(types.TEXT_DOCUMENT_DID_CHANGE, did_change.handle),
+        Feature(types.TEXT_DOCUMENT_DID_CLOSE, did_close.handle),
+        Feature(types.TEXT_DOCUMENT_DIAGNOSTIC, diagnostic.handle, diagnostic_options, pulls),
+        Feature(types.WORKSPACE_DIAGNOSTIC, workspace_diagnostic.handle, None, pulls),
+        Feature(
+            types.TEXT_DOCUMENT_COMPLETION,
+            completion.handle,
+            types.CompletionOptions(trigger_characters=[".", '"', "'"]),
+        ),
+        Feature(types.TEXT_DOCUMENT_HOVER, hover.handle),
+        Feature(types.TEXT_DOCUMENT_DEFINITION, definition.handle),
+    ]
+
+
+def register_features(server: WflsServer) -> None:
+    """The one place where wfls registers LSP methods (called from ``initialize``)."""
+    for feature in features():
+        if feature.when(server.flags):
+            if feature.options is None:
+                server.feature(feature.method)(feature.handler)
+            else:
+                server.feature(feature.method, feature.options)(feature.handler)
+
+
+def create_server() -> WflsServer:
+    from wfls.handlers import initialize
+
+    server = WflsServer()
+    server.feature(types.INITIALIZE)(initialize.handle)
+    return server
+
+
+def serve(tcp: str | None = None) -> int:
+    """Run the server on stdio (or a TCP socket) until the client exits.
+
+    Returns 0 after an orderly shutdown, 1 when the client went away without
+    one (the LSP exit-code convention), 2 for a bad ``--tcp`` argument.
+    Logs go to stderr: stdout carries the protocol.
+    """
+    logging.basicConfig(
+        stream=sys.stderr, level=logging.WARNING, format="wfls %(levelname)s %(name)s: %(message)s"
+    )
+    logger.setLevel(logging.INFO)
+    server = create_server()
+    if tcp is not None:
+        host, _, port = tcp.rpartition(":")
+        if not host or not port.isdigit():
+            print(f"wfls: --tcp expects HOST:PORT, not {tcp!r}", file=sys.stderr)
+            return 2
+        server.start_tcp(host, int(port))
+    else:
+        server.start_io()
+    return 0 if server.protocol._shutdown else 1

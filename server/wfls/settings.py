@@ -1,0 +1,73 @@
+"""User settings (section ``wfls``) and how they shape the diagnostics.
+
+Settings arrive as ``initializationOptions`` and later from
+``workspace/configuration``. They change only the presentation of issues,
+never the analysis, so a snapshot stays valid when settings change; the
+diagnostics derived from it are recomputed instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from wf_core.issues import ProjectCode, Severity
+
+SECTION = "wfls"
+_SEVERITIES = {
+    "error": Severity.ERROR,
+    "warning": Severity.WARNING,
+    "information": Severity.INFORMATION,
+    "hint": Severity.HINT,
+    "off": None,
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Resolved settings. ``undeclared_property_severity`` None means "off"."""
+
+    undeclared_property_severity: Severity | None = Severity.WARNING
+    hint_deprecated_keys: bool = True
+
+    def severity_of(self, code: str, severity: Severity) -> Severity | None:
+        """The severity to show for an issue, or None to hide it."""
+        if code == ProjectCode.UNDECLARED_PROPERTY:
+            return self.undeclared_property_severity
+        if code == ProjectCode.DEPRECATED_CONTEXT_KEY and not self.hint_deprecated_keys:
+            return None
+        return severity
+
+
+def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
+    """Settings from a client value, plus a description of each bad entry.
+
+    Unknown keys are ignored (other parts of the server or newer clients may
+    add them); a bad value falls back to its default and is reported.
+    ``raw`` may be the section itself or an object holding a ``wfls`` section.
+    """
+    if raw is None:
+        return Settings(), []
+    if not isinstance(raw, dict):
+        return Settings(), [f"settings must be an object, not {type(raw).__name__}"]
+    if isinstance(raw.get(SECTION), dict):
+        raw = raw[SECTION]
+    problems: list[str] = []
+    defaults = Settings()
+    severity = defaults.undeclared_property_severity
+    if "undeclaredPropertySeverity" in raw:
+        value = raw["undeclaredPropertySeverity"]
+        if isinstance(value, str) and value.lower() in _SEVERITIES:
+            severity = _SEVERITIES[value.lower()]
+        else:
+            problems.append(
+                f"undeclaredPropertySeverity must be one of {', '.join(_SEVERITIES)}, not {value!r}"
+            )
+    hint = defaults.hint_deprecated_keys
+    if "hintDeprecatedKeys" in raw:
+        value = raw["hintDeprecatedKeys"]
+        if isinstance(value, bool):
+            hint = value
+        else:
+            problems.append(f"hintDeprecatedKeys must be true or false, not {value!r}")
+    return Settings(severity, hint), problems

@@ -1,0 +1,270 @@
+"""End-to-end fixtures: ``wfls serve`` driven over stdio by pytest-lsp's client.
+
+Every test using ``session`` runs four times: as VS Code and as Neovim (their
+bundled capability presets), each forced to UTF-16 and to UTF-8 positions.
+``Session`` keeps the client's copy of each document text and computes the
+expected positions itself, independently of the server's conversion code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+DATA = Path(__file__).parent / "data"
+EXAMPLES = Path(__file__).parents[2] / "examples"
+SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wfls", "serve"])
+PRESETS = ("visual-studio-code", "neovim")
+ENCODINGS = ("utf-16", "utf-8")
+WAIT = 30.0
+"""Upper bound on any wait for the server, so that a broken server fails instead of hanging."""
+
+SESSION = pytest.StashKey["Session"]()
+
+
+def units(text: str, encoding: str) -> int:
+    if encoding == "utf-8":
+        return len(text.encode("utf-8"))
+    if encoding == "utf-16":
+        return len(text.encode("utf-16-le")) // 2
+    return len(text)
+
+
+def position(text: str, offset: int, encoding: str) -> types.Position:
+    line = text.count("\n", 0, offset)
+    line_start = text.rfind("\n", 0, offset) + 1
+    return types.Position(line=line, character=units(text[line_start:offset], encoding))
+
+
+def capabilities(preset: str, encoding: str | None) -> types.ClientCapabilities:
+    caps = pytest_lsp.client_capabilities(preset)
+    if encoding is not None:
+        if caps.general is None:
+            caps.general = types.GeneralClientCapabilities()
+        caps.general.position_encodings = [encoding]
+    return caps
+
+
+@dataclass
+class Session:
+    """A connected client plus the documents it has open."""
+
+    client: LanguageClient
+    preset: str
+    encoding: str
+    root: Path
+    result: types.InitializeResult
+    texts: dict[str, str] = field(default_factory=dict)
+    versions: dict[str, int] = field(default_factory=dict)
+    pushes: list[types.PublishDiagnosticsParams] = field(default_factory=list)
+    _pushed: asyncio.Event = field(default_factory=asyncio.Event)
+
+    @property
+    def pulls(self) -> bool:
+        """Whether the server chose pull diagnostics for this client."""
+        return self.result.capabilities.diagnostic_provider is not None
+
+    def record(self, params: types.PublishDiagnosticsParams) -> None:
+        self.pushes.append(params)
+        self._pushed.set()
+
+    # -- documents ---------------------------------------------------------------------
+
+    def uri(self, name: str) -> str:
+        return (self.root / name).as_uri()
+
+    def open(self, name: str, text: str, language_id: str = "toml") -> str:
+        uri = self.uri(name)
+        self.texts[uri], self.versions[uri] = text, 1
+        self.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id=language_id, version=1, text=text
+                )
+            )
+        )
+        return uri
+
+    def edit(self, uri: str, start: int, end: int, new_text: str) -> None:
+        """Replace ``[start, end)`` (code-point offsets) as an incremental change."""
+        text = self.texts[uri]
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(
+                start=position(text, start, self.encoding), end=position(text, end, self.encoding)
+            ),
+            text=new_text,
+        )
+        self.texts[uri] = text[:start] + new_text + text[end:]
+        self.versions[uri] += 1
+        self.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=uri, version=self.versions[uri]
+                ),
+                content_changes=[change],
+            )
+        )
+
+    def replace(self, uri: str, old: str, new: str, occurrence: int = 0) -> None:
+        start = self.find(uri, old, occurrence)
+        self.edit(uri, start, start + len(old), new)
+
+    def close(self, uri: str) -> None:
+        self.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+
+    # -- positions ---------------------------------------------------------------------
+
+    def find(self, uri: str, needle: str, occurrence: int = 0, after: str | None = None) -> int:
+        text = self.texts[uri]
+        offset = text.index(after) + len(after) if after is not None else 0
+        offset = text.index(needle, offset)
+        for _ in range(occurrence):
+            offset = text.index(needle, offset + 1)
+        return offset
+
+    def position(self, uri: str, offset: int) -> types.Position:
+        return position(self.texts[uri], offset, self.encoding)
+
+    def range(self, uri: str, needle: str, occurrence: int = 0, after: str | None = None):
+        start = self.find(uri, needle, occurrence, after)
+        return types.Range(
+            start=self.position(uri, start), end=self.position(uri, start + len(needle))
+        )
+
+    # -- diagnostics -------------------------------------------------------------------
+
+    async def push_where(self, predicate) -> types.PublishDiagnosticsParams:
+        """The first push (recorded or still to come) satisfying ``predicate``."""
+        async with asyncio.timeout(WAIT):
+            while True:
+                for params in self.pushes:
+                    if predicate(params):
+                        return params
+                # No await between the scan and clear(): a push cannot slip in between.
+                self._pushed.clear()
+                await self._pushed.wait()
+
+    async def pushed(self, uri: str, version: int | None) -> types.PublishDiagnosticsParams:
+        """The first push for ``uri`` at ``version``."""
+        return await self.push_where(lambda p: p.uri == uri and p.version == version)
+
+    async def pull(self, uri: str) -> Any:
+        """A full pull report (the client may decode it as the "related" variant)."""
+        async with asyncio.timeout(WAIT):
+            report = await self.client.text_document_diagnostic_async(
+                types.DocumentDiagnosticParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri), identifier="wfls"
+                )
+            )
+        assert report.kind == "full"
+        return report
+
+    async def diagnostics(self, uri: str) -> list[types.Diagnostic]:
+        """The diagnostics of the current version of ``uri``, the way this client gets them."""
+        if self.pulls:
+            return list((await self.pull(uri)).items)
+        params = await self.pushed(uri, self.versions[uri])
+        return list(params.diagnostics)
+
+    # -- requests ----------------------------------------------------------------------
+
+    async def request(self, method: str, uri: str, offset: int) -> Any:
+        params: Any = {
+            types.TEXT_DOCUMENT_COMPLETION: types.CompletionParams,
+            types.TEXT_DOCUMENT_HOVER: types.HoverParams,
+            types.TEXT_DOCUMENT_DEFINITION: types.DefinitionParams,
+        }[method](
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=self.position(uri, offset),
+        )
+        async with asyncio.timeout(WAIT):
+            return await self.client.protocol.send_request_async(method, params)
+
+
+def _start_recording(client: LanguageClient, session: Session) -> None:
+    """Record every publishDiagnostics with its version (the client keeps only the list)."""
+    original = client.protocol._handle_notification
+
+    def handle(method_name: str, params: Any) -> None:
+        if method_name == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
+            session.record(params)
+        original(method_name, params)
+
+    client.protocol._handle_notification = handle  # type: ignore[method-assign]
+
+
+async def start_session(
+    client: LanguageClient,
+    request: pytest.FixtureRequest,
+    root: Path,
+    preset: str,
+    encoding: str,
+    initialization_options: Any = None,
+) -> Session:
+    result = await client.initialize_session(
+        types.InitializeParams(
+            capabilities=capabilities(preset, encoding),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options=initialization_options,
+        )
+    )
+    session = Session(client, preset, encoding, root, result)
+    _start_recording(client, session)
+    request.node.stash[SESSION] = session
+    return session
+
+
+def check_clean_end(session: Session) -> None:
+    """After a test: no error was shown, and a pulling client was never pushed to."""
+    errors = [m for m in session.client.messages if m.type == types.MessageType.Error]
+    assert errors == []
+    if session.pulls:
+        assert session.pushes == []
+
+
+@pytest_lsp.fixture(
+    config=SERVER,
+    params=[(p, e) for p in PRESETS for e in ENCODINGS],
+    ids=[f"{p}-{e}" for p in PRESETS for e in ENCODINGS],
+)
+async def client(lsp_client: LanguageClient, request, tmp_path):
+    preset, encoding = request.param
+    session = await start_session(lsp_client, request, tmp_path, preset, encoding)
+    yield
+    await lsp_client.shutdown_session()
+    check_clean_end(session)
+
+
+@pytest.fixture
+def session(client: LanguageClient, request) -> Session:
+    return request.node.stash[SESSION]
+
+
+@pytest.fixture
+def audit_text() -> str:
+    return (DATA / "audit.wf.toml").read_text(encoding="utf-8")
+
+
+@pytest.fixture
+def billing_text() -> str:
+    return (EXAMPLES / "billing.wf.toml").read_text(encoding="utf-8")
+
+
+@pytest_lsp.fixture(config=SERVER)
+async def bare_client(lsp_client: LanguageClient, request):
+    """A started server that the test initializes itself (settings, capabilities)."""
+    yield
+    await lsp_client.shutdown_session()
+    if SESSION in request.node.stash:
+        check_clean_end(request.node.stash[SESSION])
