@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
+from itertools import accumulate
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -41,13 +42,9 @@ class LineIndex:
 
     def __init__(self, text: str) -> None:
         self._text = text
-        starts = [0]
-        find = text.find
-        pos = find("\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find("\n", pos + 1)
-        self._starts = starts
+        # Line lengths come from C (split + len); only the running sum is Python.
+        self._starts = list(accumulate((len(line) + 1 for line in text.split("\n")), initial=0))
+        self._starts.pop()
 
     @property
     def line_count(self) -> int:

@@ -22,6 +22,7 @@ import asyncio
 import logging
 import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -83,6 +84,24 @@ class WflsServer(LanguageServer):
         self._settings_generation = 0
         self._diagnostics: dict[str, DiagnosticsResult] = {}
         self._pending_push: dict[str, asyncio.TimerHandle] = {}
+        self._push_tasks: set[asyncio.Future[None]] = set()
+        # One worker: analyses of a document are serialised by its lock anyway, and a
+        # second CPU-bound thread would only compete with the event loop for the GIL.
+        self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wfls-analysis")
+
+    async def in_worker(self, function: Callable[..., Any], *args: Any) -> Any:
+        """Run an analysis off the event loop, so requests keep being answered meanwhile."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._analysis, function, *args)
+
+    async def analysed(self, uri: str) -> DocumentSnapshot | None:
+        """The full analysis of the latest version of ``uri``."""
+        if self.store.is_current(uri):
+            return self.store.snapshot(uri)
+        return await self.in_worker(self.store.snapshot, uri)
+
+    async def diagnostics_async(self, uri: str) -> DiagnosticsResult | None:
+        return await self.in_worker(self.diagnostics_for, uri)
 
     # -- positions ---------------------------------------------------------------------
 
@@ -172,8 +191,13 @@ class WflsServer(LanguageServer):
 
     def _push(self, uri: str) -> None:
         self._pending_push.pop(uri, None)
+        task = asyncio.ensure_future(self._push_async(uri))
+        self._push_tasks.add(task)
+        task.add_done_callback(self._push_tasks.discard)
+
+    async def _push_async(self, uri: str) -> None:
         try:
-            result = self.diagnostics_for(uri)
+            result = await self.diagnostics_async(uri)
         except Exception:
             logger.exception("analysis of %s failed", uri)
             return
@@ -199,6 +223,7 @@ class WflsServer(LanguageServer):
         for handle in self._pending_push.values():
             handle.cancel()
         self._pending_push.clear()
+        self._analysis.shutdown(wait=False, cancel_futures=True)
 
 
 # -- registration ----------------------------------------------------------------------

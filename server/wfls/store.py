@@ -11,20 +11,28 @@ Invariants:
   a request holding one keeps a consistent view while newer versions arrive.
 - Building is lazy: an edit only records the text; the first request or the
   debounced diagnostics build the snapshot. A burst of edits costs one parse.
-- All store methods run on the server's event loop thread. The parser is
-  stateful and not thread-safe, so nothing here may move to a worker thread
-  without a lock.
+- Full analyses may run on a worker thread while the event loop keeps
+  answering: each document's parser is used only under its lock, and the
+  text and version are read and written together as one tuple, so a worker
+  never pairs one version's text with another's number.
+- While a full analysis is pending, completion and hover may answer from an
+  :class:`~wf_core.overlay.EditedSnapshot`: the last analysed version seen
+  through an edit confined to one string literal.
 """
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
+from typing import Any
 from urllib.parse import unquote, urlparse
 
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
 from wf_core.files import WORKFLOW_SUFFIXES
+from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
+from wfls.features.cursor import editable_without_reanalysis
 
 
 def workflow_syntax(uri: str) -> Syntax | None:
@@ -43,10 +51,18 @@ def workflow_syntax(uri: str) -> Syntax | None:
 class OpenDocument:
     uri: str
     syntax: Syntax
-    text: str
-    version: int
+    current: tuple[str, int]  # (text, version), replaced as one value
     parser: DocumentParser
     snapshot: DocumentSnapshot | None = field(default=None, repr=False)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    @property
+    def text(self) -> str:
+        return self.current[0]
+
+    @property
+    def version(self) -> int:
+        return self.current[1]
 
 
 class DocumentStore:
@@ -64,7 +80,7 @@ class DocumentStore:
         syntax = workflow_syntax(uri)
         if syntax is None:
             return False
-        self._documents[uri] = OpenDocument(uri, syntax, text, version, DocumentParser(syntax))
+        self._documents[uri] = OpenDocument(uri, syntax, (text, version), DocumentParser(syntax))
         return True
 
     def update(self, uri: str, text: str, version: int) -> bool:
@@ -72,7 +88,7 @@ class DocumentStore:
         document = self._documents.get(uri)
         if document is None:
             return self.open(uri, text, version)
-        document.text, document.version = text, version
+        document.current = (text, version)
         return True
 
     def close(self, uri: str) -> None:
@@ -82,24 +98,55 @@ class DocumentStore:
         document = self._documents.get(uri)
         return document.version if document is not None else None
 
+    def is_current(self, uri: str) -> bool:
+        """True when the latest version's full analysis exists already."""
+        document = self._documents.get(uri)
+        return (
+            document is not None
+            and document.snapshot is not None
+            and document.snapshot.version == document.version
+        )
+
     def snapshot(self, uri: str) -> DocumentSnapshot | None:
-        """The analysis of the latest version of ``uri``, built on first use."""
+        """The analysis of the latest version of ``uri``, built on first use (any thread)."""
         document = self._documents.get(uri)
         if document is None:
             return None
+        text, version = document.current
         cached = document.snapshot
-        if cached is not None and cached.version == document.version:
+        if cached is not None and cached.version == version:
             return cached
-        parsed = document.parser.parse(document.text)
-        snapshot = DocumentSnapshot(parsed, uri=uri, version=document.version)
-        document.snapshot = snapshot
+        with document.lock:
+            cached = document.snapshot
+            if cached is not None and cached.version == version:
+                return cached
+            parsed = document.parser.parse(text)
+            snapshot = DocumentSnapshot(parsed, uri=uri, version=version)
+            snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
+            if document.snapshot is None or (document.snapshot.version or 0) <= version:
+                document.snapshot = snapshot
         return snapshot
+
+    def editing_snapshot(self, uri: str) -> Any:
+        """The latest version's snapshot if analysed, else one derived from the last analysed
+        version through an edit inside one string literal; None when neither exists."""
+        document = self._documents.get(uri)
+        if document is None:
+            return None
+        text, version = document.current
+        base = document.snapshot
+        if base is None:
+            return None
+        if base.version == version:
+            return base
+        return derive_edited_snapshot(base, text, version, allowed=editable_without_reanalysis)
 
     def lines(self, uri: str) -> LineIndex | None:
         """Line index of an open document, without analysing it."""
         document = self._documents.get(uri)
         if document is None:
             return None
-        if document.snapshot is not None and document.snapshot.version == document.version:
-            return document.snapshot.lines
+        snapshot = document.snapshot
+        if snapshot is not None and snapshot.version == document.version:
+            return snapshot.lines
         return LineIndex(document.text)

@@ -89,6 +89,10 @@ async def test_analysis_failure_gives_an_empty_answer(monkeypatch):
         types.TEXT_DOCUMENT_DIAGNOSTIC,
         types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri)),
     )
+    for _ in range(500):  # the handler is async: let the event loop finish it
+        if sink.messages and sink.messages[-1].get("id") == 2:
+            break
+        await asyncio.sleep(0.01)
     response = sink.messages[-1]
     assert response["id"] == 2
     assert response["result"] == {"kind": "full", "items": []}

@@ -54,6 +54,24 @@ def path_role(location: Location) -> PathRole | None:
     return None
 
 
+_VALUE_KEYS_READ_AS_TEXT = frozenset(("start", "from", "to", "outcome", "node", "op", "type"))
+
+
+def editable_without_reanalysis(location: Location) -> bool:
+    """Strings whose edits leave the graph, the stacks and the schemas as they were.
+
+    Paths and references only read the model, so completion while they are being
+    typed may answer from the previous analysis (see ``wf_core.overlay``).
+    """
+    if path_role(location) is not None:
+        return True
+    return (
+        bool(location)
+        and location[-1] in _VALUE_KEYS_READ_AS_TEXT
+        and (location[0] in ("start", "edges") or (location[0] == "nodes" and len(location) >= 3))
+    )
+
+
 def decoded_offset(literal: StringLiteral, offset: int) -> int:
     """Inverse of ``StringLiteral.doc_offset``: the decoded index at a document offset."""
     if offset <= literal.content.start:

@@ -53,14 +53,18 @@ def guarded(empty: Callable[[], Any] = lambda: None) -> Callable[[F], F]:
     return decorate
 
 
-def snapshot_at(ls: Any, uri: str, position: Any) -> tuple[Any, Any, int] | None:
-    """The latest snapshot of ``uri``, its position codec and the cursor offset.
+async def snapshot_at(ls: Any, uri: str, position: Any) -> tuple[Any, Any, int] | None:
+    """A snapshot of the latest version of ``uri``, its position codec and the cursor offset.
 
-    None for documents that are not open workflow documents. The offset is
-    computed against the snapshot's own text, the version the client's
-    position refers to (requests follow the edits they were made after).
+    While the latest version's full analysis is pending, an edit confined to one
+    string literal is answered from the previous analysis seen through that edit
+    (``DocumentStore.editing_snapshot``); anything else waits for the analysis,
+    which runs off the event loop. None for documents that are not open workflow
+    documents. The offset is computed against the snapshot's own text.
     """
-    snapshot = ls.store.snapshot(uri)
+    snapshot = ls.store.editing_snapshot(uri)
+    if snapshot is None:
+        snapshot = await ls.analysed(uri)
     if snapshot is None:
         return None
     codec = ls.codec(snapshot)

@@ -18,8 +18,8 @@ def _empty() -> types.CompletionList:
 
 
 @guarded(_empty)
-def handle(ls: WflsServer, params: types.CompletionParams) -> types.CompletionList:
-    found = snapshot_at(ls, params.text_document.uri, params.position)
+async def handle(ls: WflsServer, params: types.CompletionParams) -> types.CompletionList:
+    found = await snapshot_at(ls, params.text_document.uri, params.position)
     if found is None:
         return _empty()
     snapshot, codec, offset = found

@@ -44,9 +44,9 @@ def _codec_for_other(ls: WflsServer, uri: str) -> convert.PositionCodec | None:
 
 
 @guarded(_empty)
-def handle(ls: WflsServer, params: types.DefinitionParams) -> list[types.Location]:
+async def handle(ls: WflsServer, params: types.DefinitionParams) -> list[types.Location]:
     uri = params.text_document.uri
-    found = snapshot_at(ls, uri, params.position)
+    found = await snapshot_at(ls, uri, params.position)
     if found is None:
         return []
     snapshot, codec, offset = found

@@ -21,10 +21,10 @@ def _empty() -> types.FullDocumentDiagnosticReport:
 
 
 @guarded(_empty)
-def handle(
+async def handle(
     ls: WflsServer, params: types.DocumentDiagnosticParams
 ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
-    result = ls.diagnostics_for(params.text_document.uri)
+    result = await ls.diagnostics_async(params.text_document.uri)
     if result is None:
         return _empty()
     if params.previous_result_id == result.result_id:

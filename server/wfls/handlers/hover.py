@@ -14,8 +14,8 @@ if TYPE_CHECKING:
 
 
 @guarded()
-def handle(ls: WflsServer, params: types.HoverParams) -> types.Hover | None:
-    found = snapshot_at(ls, params.text_document.uri, params.position)
+async def handle(ls: WflsServer, params: types.HoverParams) -> types.Hover | None:
+    found = await snapshot_at(ls, params.text_document.uri, params.position)
     if found is None:
         return None
     snapshot, codec, offset = found

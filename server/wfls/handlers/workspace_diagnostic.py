@@ -24,14 +24,14 @@ def _empty() -> types.WorkspaceDiagnosticReport:
 
 
 @guarded(_empty)
-def handle(
+async def handle(
     ls: WflsServer, params: types.WorkspaceDiagnosticParams
 ) -> types.WorkspaceDiagnosticReport:
     previous = {p.uri: p.value for p in params.previous_result_ids or ()}
     items: list[types.WorkspaceDocumentDiagnosticReport] = []
     for uri in ls.store.uris():
         try:
-            result = ls.diagnostics_for(uri)
+            result = await ls.diagnostics_async(uri)
         except Exception:
             logger.exception("analysis of %s failed", uri)
             continue

@@ -1,0 +1,230 @@
+"""Answering while the author types: a snapshot derived from its predecessor.
+
+Typing inside a path string changes nothing but that string, yet a full
+re-analysis of a large workflow takes far longer than a completion may. When
+every change between two versions lies inside one string literal of the
+analysed version, :func:`derive_edited_snapshot` answers with the analysed
+version's model and context plus that one literal re-read from the new text:
+the owner stacks and schemas that decide a completion cannot have changed.
+
+Invariant: an :class:`EditedSnapshot` is only ever built for such an edit, and
+it reports every span in the *new* text's offsets (spans after the edit are
+shifted by its length change).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, replace
+from functools import cached_property
+from typing import Any
+
+from wf_core.documents import Entry, Located, StringLiteral
+from wf_core.documents.strings import scan_json_string, scan_toml_string
+from wf_core.locations import Location
+from wf_core.snapshot import DocumentSnapshot
+from wf_core.spans import LineIndex, Span
+
+
+def changed_region(old: str, new: str) -> tuple[int, int, int]:
+    """``(start, old_end, new_end)`` of the one region where ``old`` and ``new`` differ.
+
+    Bisection over slice comparisons keeps the work in C: two 700 kB texts
+    compare in well under a millisecond.
+    """
+    limit = min(len(old), len(new))
+    lo, hi = 0, limit
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[:mid] == new[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    prefix = lo
+    lo, hi = 0, limit - prefix
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid :] == new[len(new) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    suffix = lo
+    return prefix, len(old) - suffix, len(new) - suffix
+
+
+@dataclass(frozen=True)
+class _Shift:
+    """Old-text offsets → new-text offsets around one replaced region."""
+
+    start: int
+    old_end: int
+    delta: int
+
+    def offset(self, old: int) -> int:
+        return old + self.delta if old >= self.old_end else old
+
+    def span(self, span: Span) -> Span:
+        return Span(
+            span.start if span.start <= self.start else self.offset(span.start),
+            span.end if span.end < self.start else max(self.start, self.offset(span.end)),
+        )
+
+    def back(self, new: int) -> int:
+        """New-text offset → old-text offset (inside the new region: its start)."""
+        if new < self.start:
+            return new
+        if new >= self.old_end + self.delta:
+            return new - self.delta
+        return self.start
+
+
+def _shift_literal(literal: StringLiteral, shift: _Shift) -> StringLiteral:
+    if literal.span.end < shift.start:
+        return literal
+    return replace(
+        literal,
+        span=shift.span(literal.span),
+        content=shift.span(literal.content),
+        _doc=tuple(shift.offset(d) for d in literal._doc),
+    )
+
+
+class _OverlaySourceMap:
+    """The analysed version's source map seen through the edit, with one literal re-read."""
+
+    def __init__(self, base: Any, shift: _Shift, location: Location, literal: StringLiteral):
+        self._base = base
+        self._shift = shift
+        self._location = location
+        self._literal = literal
+
+    def get(self, location: Location) -> Entry | None:
+        entry = self._base.get(location)
+        if entry is None:
+            return None
+        key = self._shift.span(entry.key) if entry.key is not None else None
+        return Entry(key, self._shift.span(entry.value), entry.kind)
+
+    def string(self, location: Location) -> StringLiteral | None:
+        if tuple(location) == self._location:
+            return self._literal
+        literal = self._base.string(location)
+        return _shift_literal(literal, self._shift) if literal is not None else None
+
+    def locate(self, offset: int) -> Located | None:
+        if self._literal.span.start <= offset <= self._literal.span.end:
+            return Located(self._location, False, self._literal.span, True)
+        found = self._base.locate(self._shift.back(offset))
+        if found is None:
+            return None
+        return replace(found, span=self._shift.span(found.span))
+
+    def children(self, location: Location) -> list[Location]:
+        return self._base.children(location)
+
+    def locations(self) -> Iterator[Location]:
+        return self._base.locations()
+
+    def __contains__(self, location: object) -> bool:
+        return location in self._base
+
+
+@dataclass(frozen=True)
+class _OverlayParsed:
+    text: str
+    syntax: str
+    values: Any
+    source_map: _OverlaySourceMap
+    issues: tuple[Any, ...] = ()
+
+
+class EditedSnapshot:
+    """A snapshot for features that read one edited string (completion while typing).
+
+    Model, context and values are the analysed version's; the text, the edited
+    literal and every span are the new version's. Diagnostics never come from
+    here: they wait for the full analysis.
+    """
+
+    def __init__(self, base: DocumentSnapshot, parsed: _OverlayParsed, version: int | None):
+        self.base = base
+        self.parsed = parsed
+        self.version = version
+        self.uri = base.uri
+
+    @property
+    def text(self) -> str:
+        return self.parsed.text
+
+    @property
+    def syntax(self) -> str:
+        return self.parsed.syntax
+
+    @cached_property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.parsed.text)
+
+    @property
+    def load(self) -> Any:
+        return self.base.load
+
+    @property
+    def workflow(self) -> Any:
+        return self.base.workflow
+
+    @property
+    def context(self) -> Any:
+        return self.base.context
+
+    def node_at_document_index(self, index: int) -> Any:
+        return self.base.node_at_document_index(index)
+
+
+def derive_edited_snapshot(
+    base: DocumentSnapshot,
+    text: str,
+    version: int | None = None,
+    *,
+    allowed: Callable[[Location], bool] = lambda location: True,
+) -> EditedSnapshot | None:
+    """The snapshot of ``text`` derived from ``base``, or None when the edit is not
+    confined to one string literal that stays one string literal.
+
+    ``allowed`` says which string values may be edited this way: only those whose
+    change cannot alter what the caller will read from the base analysis (an
+    edited node ``id`` changes the graph; an edited path does not).
+    """
+    old = base.text
+    if old == text:
+        return None
+    start, old_end, new_end = changed_region(old, text)
+    source_map = base.parsed.source_map
+    located = source_map.locate(start)
+    if located is None or located.in_key or not allowed(tuple(located.location)):
+        return None
+    literal = source_map.string(located.location)
+    if literal is None or literal.style.startswith("multiline"):
+        return None
+    inside_end = literal.content.end if literal.closed else literal.span.end
+    if not (literal.content.start <= start and old_end <= inside_end):
+        return None
+    edited = text[start:new_end] + old[start:old_end]
+    if "\n" in edited or "\r" in edited:
+        return None
+    delta = new_end - old_end
+    scan = scan_json_string if base.syntax == "json" else scan_toml_string
+    line_end = text.find("\n", literal.span.start)
+    limit = len(text) if line_end == -1 else line_end
+    try:
+        new_literal, _ = scan(text, literal.span.start, limit)
+    except Exception:
+        return None
+    if new_literal.closed != literal.closed or new_literal.style != literal.style:
+        return None
+    expected_end = literal.span.end + delta
+    if new_literal.span.end != expected_end:
+        return None
+    shift = _Shift(start, old_end, delta)
+    overlay = _OverlaySourceMap(source_map, shift, tuple(located.location), new_literal)
+    parsed = _OverlayParsed(text, base.syntax, base.parsed.values, overlay)
+    return EditedSnapshot(base, parsed, version)
