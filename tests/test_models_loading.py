@@ -307,3 +307,20 @@ def test_deep_condition_nesting_is_an_issue_not_a_crash() -> None:
     assert [node.id for node in result.workflow.nodes][-1] == "deep"
     assert result.stand_ins == {("nodes", 3, "check")}
     assert [issue.message for issue in result.issues] == ["nesting is too deep"]
+
+
+def test_model_cache_reuses_pieces_by_value_identity() -> None:
+    from wf_core.models.loading import ModelCache
+
+    cache = ModelCache()
+    document = billing_document()
+    first = load_workflow(document, cache=cache)
+    changed = dict(document)
+    changed["nodes"] = [*document["nodes"][:2], {**document["nodes"][2], "desc": "edited"}]
+    second = load_workflow(changed, cache=cache)
+    assert second.workflow.nodes[0] is first.workflow.nodes[0]
+    assert second.workflow.nodes[2] is not first.workflow.nodes[2]
+    assert second.workflow.nodes[2].desc == "edited"
+    assert second.workflow == load_workflow(changed).workflow
+    third = load_workflow(billing_document(), cache=cache)
+    assert third.workflow == first.workflow

@@ -22,7 +22,7 @@ from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_docu
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, format_location, parse_location
 from wf_core.models.deprecations import find_deprecated_forms
-from wf_core.models.loading import LoadResult, load_workflow
+from wf_core.models.loading import LoadResult, ModelCache, load_workflow
 from wf_core.path_scan import scan_path
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
@@ -68,11 +68,15 @@ class DocumentSnapshot:
         uri: str | None = None,
         version: int | None = None,
         extra_issues: tuple[Issue, ...] = (),
+        model_cache: ModelCache | None = None,
     ):
         self.parsed = parsed
         self.uri = uri
         self.version = version
         self.extra_issues = extra_issues
+        # Shared with the document's other versions: only touched while ``load`` is
+        # first computed, which the owner of the cache serialises.
+        self._model_cache = model_cache
 
     @property
     def text(self) -> str:
@@ -89,7 +93,7 @@ class DocumentSnapshot:
     @cached_property
     def load(self) -> LoadResult:
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        return load_workflow(values)
+        return load_workflow(values, cache=self._model_cache)
 
     @property
     def workflow(self) -> Any | None:

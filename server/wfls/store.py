@@ -29,6 +29,7 @@ from urllib.parse import unquote, urlparse
 
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
 from wf_core.files import WORKFLOW_SUFFIXES
+from wf_core.models.loading import ModelCache
 from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
@@ -55,6 +56,7 @@ class OpenDocument:
     parser: DocumentParser
     snapshot: DocumentSnapshot | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    models: ModelCache = field(default_factory=ModelCache, repr=False)
 
     @property
     def text(self) -> str:
@@ -121,7 +123,9 @@ class DocumentStore:
             if cached is not None and cached.version == version:
                 return cached
             parsed = document.parser.parse(text)
-            snapshot = DocumentSnapshot(parsed, uri=uri, version=version)
+            snapshot = DocumentSnapshot(
+                parsed, uri=uri, version=version, model_cache=document.models
+            )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.snapshot is None or (document.snapshot.version or 0) <= version:
                 document.snapshot = snapshot

@@ -303,7 +303,38 @@ def _string_members(value: Any) -> list[str]:
     return []
 
 
-def load_workflow(values: Mapping[str, Any]) -> LoadResult:
+class ModelCache:
+    """Validated pieces of the previous version, found again by the identity of their values.
+
+    The document front-end hands out the same dict for a ``[[nodes]]`` table (or
+    edge, binding...) it did not re-read, so a piece whose value object is the
+    very one validated last time needs no second validation. Keys are ``id()``s;
+    each entry keeps its value alive, so an id cannot be reused while cached.
+    Only pieces that validated cleanly are kept (their issues would carry
+    positions). Each load keeps just the entries it used or made: the cache
+    never outgrows one version of the document.
+    """
+
+    def __init__(self) -> None:
+        self._previous: dict[int, tuple[Any, Any]] = {}
+        self._current: dict[int, tuple[Any, Any]] = {}
+
+    def begin(self) -> None:
+        self._previous, self._current = self._current, {}
+
+    def reuse(self, raw: Any) -> Any | None:
+        entry = self._previous.get(id(raw))
+        if entry is None or entry[0] is not raw:
+            return None
+        self._current[id(raw)] = entry
+        return entry[1]
+
+    def keep(self, raw: Any, model: Any) -> None:
+        if isinstance(raw, Mapping):
+            self._current[id(raw)] = (raw, model)
+
+
+def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None) -> LoadResult:
     """Validate a document's plain values piece by piece (see the module docstring).
 
     Substitutes: a missing or broken ``input_schema``, ``state_schema`` or
@@ -318,6 +349,8 @@ def load_workflow(values: Mapping[str, Any]) -> LoadResult:
             workflow=None,
             issues=(_type_issue((), "an object", values),),
         )
+    if cache is not None:
+        cache.begin()
     issues: list[Issue] = []
     pieces: dict[str, Any] = {
         "name": _load_scalar(values, "name", _STR, "", issues, required=True),
@@ -360,8 +393,16 @@ def load_workflow(values: Mapping[str, Any]) -> LoadResult:
             raw_list = []
         for index, raw in enumerate(raw_list):
             location: Location = (key, index)
+            known = cache.reuse(raw) if cache is not None else None
+            if known is not None:
+                kept_models.append(known)
+                kept_positions.append(index)
+                continue
             try:
-                kept_models.append(adapter.validate_python(raw))
+                model = adapter.validate_python(raw)
+                if cache is not None:
+                    cache.keep(raw, model)
+                kept_models.append(model)
                 kept_positions.append(index)
                 continue
             except ValidationError as exc:
