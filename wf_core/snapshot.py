@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
 
-from wf_core.analysis.context_scopes import ContextModel
+from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, format_location, parse_location
@@ -69,6 +69,7 @@ class DocumentSnapshot:
         version: int | None = None,
         extra_issues: tuple[Issue, ...] = (),
         model_cache: ModelCache | None = None,
+        context_cache: ContextCache | None = None,
     ):
         self.parsed = parsed
         self.uri = uri
@@ -77,6 +78,7 @@ class DocumentSnapshot:
         # Shared with the document's other versions: only touched while ``load`` is
         # first computed, which the owner of the cache serialises.
         self._model_cache = model_cache
+        self._context_cache = context_cache
 
     @property
     def text(self) -> str:
@@ -102,7 +104,11 @@ class DocumentSnapshot:
     @cached_property
     def context(self) -> ContextModel | None:
         workflow = self.workflow
-        return ContextModel(workflow) if workflow is not None else None
+        if workflow is None:
+            return None
+        if self._context_cache is not None:
+            return self._context_cache.model_for(workflow)
+        return ContextModel(workflow)
 
     @cached_property
     def report(self) -> ValidationReport:

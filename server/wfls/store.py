@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from wf_core.analysis.context_scopes import ContextCache
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
 from wf_core.files import WORKFLOW_SUFFIXES
 from wf_core.models.loading import ModelCache
@@ -57,6 +58,7 @@ class OpenDocument:
     snapshot: DocumentSnapshot | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     models: ModelCache = field(default_factory=ModelCache, repr=False)
+    contexts: ContextCache = field(default_factory=ContextCache, repr=False)
 
     @property
     def text(self) -> str:
@@ -124,7 +126,11 @@ class DocumentStore:
                 return cached
             parsed = document.parser.parse(text)
             snapshot = DocumentSnapshot(
-                parsed, uri=uri, version=version, model_cache=document.models
+                parsed,
+                uri=uri,
+                version=version,
+                model_cache=document.models,
+                context_cache=document.contexts,
             )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.snapshot is None or (document.snapshot.version or 0) <= version:

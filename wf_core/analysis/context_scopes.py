@@ -81,6 +81,20 @@ class ContextModel:
         self._entries: dict[str, dict[str, Any]] = {}
         self._detached: dict[str, Any] = {}
 
+    def warm(self) -> None:
+        """Compute every item and stack schema now.
+
+        After this the model's own tables are only read, so it may be shared by
+        threads (navigator memo tables fill benignly: the same key always gets
+        the same value).
+        """
+        for node in self.workflow.nodes:
+            if node.type == "foreach":
+                self.item_schema(node.id)
+        for stack in set(self.regions.owner_stack_by_node.values()):
+            self.navigator_for_stack(stack)
+        self.navigator_for_stack(None)
+
     # -- stacks -------------------------------------------------------------
 
     def stack_of(self, node_id: str) -> ForeachOwnerStack | None:
@@ -289,6 +303,52 @@ class ContextModel:
                     f"control region {issue.kind.value} at {issue.path}: {issue.message}", None
                 )
         return list(out)
+
+
+def structure_key(workflow: Any) -> tuple[Any, ...]:
+    """Everything a :class:`ContextModel` reads from a workflow, as one comparable value.
+
+    Two workflows with equal keys have the same owner stacks, item schemas,
+    context schemas and warnings, so the model of one serves the other.
+    """
+    nodes = tuple(
+        (
+            node.id,
+            node.type,
+            str(node.over) if node.type == "foreach" else None,
+            node.as_ if node.type == "foreach" else None,
+        )
+        for node in workflow.nodes
+    )
+    edges = tuple((edge.from_, edge.outcome, edge.to) for edge in workflow.edges)
+    return (
+        workflow.start,
+        nodes,
+        edges,
+        workflow.input_schema,
+        workflow.state_schema,
+        workflow.output_schema,
+    )
+
+
+class ContextCache:
+    """The last :class:`ContextModel` of a document, kept while the structure stays the same.
+
+    Typing inside a binding's path leaves the structure alone, so the next
+    version reuses the model with every navigator walk it already memoised.
+    """
+
+    def __init__(self) -> None:
+        self._key: tuple[Any, ...] | None = None
+        self._model: ContextModel | None = None
+
+    def model_for(self, workflow: Any) -> ContextModel:
+        key = structure_key(workflow)
+        if self._model is None or key != self._key:
+            model = ContextModel(workflow)
+            model.warm()
+            self._key, self._model = key, model
+        return self._model
 
 
 def context_schemas_by_node(
