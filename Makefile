@@ -16,9 +16,9 @@ $(STAMP): $(BIN)/python pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/wfls check examples/ ; status=$$?; \
+	@$(BIN)/wfls check examples/ ; status=$$?; \
 	echo; echo "wfls check exited with $$status (1 = the examples with mistakes were found)"; \
-	$(BIN)/wfls context examples/billing.wf.toml charge
+	@echo; $(BIN)/wfls context examples/billing.wf.toml charge
 
 test: $(STAMP)
 	$(BIN)/ruff check .
