@@ -13,12 +13,13 @@ import re
 import tomllib
 from datetime import date, datetime, time
 from typing import Any
+from unittest import mock
 
 import tomlkit
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from wf_core.documents import DocumentParser, ParsedDocument, parse_document
+from wf_core.documents import DocumentParser, ParsedDocument, parse_document, toml_syntax
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -344,3 +345,63 @@ def test_random_edits_never_raise_and_incremental_equals_scratch(syntax, edits) 
             assert 0 <= entry.value.start <= entry.value.end <= len(text)
         if not scratch.issues and syntax == "toml":
             assert repr(scratch.values) == repr(tomllib.loads(text))
+
+
+# -- reuse: the fast reader and chunk placement change nothing --------------------
+
+
+def _general_path_only():
+    """Convert every statement the general way (tree reader + table builder)."""
+    return mock.patch.object(toml_syntax, "read_chunk", lambda _text, _section: None)
+
+
+@SETTINGS
+@given(_documents, st.randoms(use_true_random=False))
+def test_fast_reader_builds_what_the_general_path_builds(doc: dict, rnd: random.Random) -> None:
+    text = _hand_written(doc, rnd)
+    fast = parse_document(text, "toml")
+    with _general_path_only():
+        general = parse_document(text, "toml")
+    _same(fast, general)
+    for loc, _entry in general.source_map.items():
+        assert fast.source_map.string(loc) == general.source_map.string(loc)
+        assert fast.source_map.children(loc) == general.source_map.children(loc)
+
+
+SECTIONS_TOML = (
+    WORKFLOW_TOML
+    + """
+[input_schema."$defs".customer]
+type = "object"
+properties.name = { type = "string" }
+
+[[nodes]]
+id = "n3"
+output = [{ source = "amount", target = "state.total" }]
+
+[[nodes]]
+id = "n4"
+input = [
+  { target = "x", path = "context.n3.amount" },  # comment
+]
+
+[nodes.extra]
+flag = true
+"""
+)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_edits)
+def test_random_edits_across_sections_equal_scratch(edits) -> None:
+    text = SECTIONS_TOML
+    parser = DocumentParser("toml")
+    previous = parser.parse(text)
+    snapshot = repr(previous.values)
+    for edit in edits:
+        text = _apply(text, edit)
+        incremental = parser.parse(text)
+        _same(incremental, parse_document(text, "toml"))
+        # reused objects are shared, never written into
+        assert repr(previous.values) == snapshot
+        previous, snapshot = incremental, repr(incremental.values)

@@ -370,3 +370,111 @@ def test_incremental_parser_follows_edits() -> None:
     assert third.values["nodes"][0]["over"] == "input.cust"
     assert parser.parse(broken) is third
     assert parser.parse(EXAMPLE).values == first.values
+
+
+# -- reuse across versions --------------------------------------------------------
+
+
+def _workflow(nodes: int) -> str:
+    parts = [
+        'name = "big"\nstart = "n0"\nedges = [\n  { from = "n0", outcome = "ok", to = "n1" },\n]\n'
+    ]
+    parts.append('\n[input_schema]\ntype = "object"\nproperties.a = { type = "string" }\n')
+    parts.append('\n[input_schema."$defs".x]\ntype = "object"\n')
+    for i in range(nodes):
+        parts.append(
+            f'\n[[nodes]]\nid = "n{i}"\ntype = "node"\ninput = [\n'
+            f'  {{ target = "a", path = \'context.foreach."n{i}.v2".item\' }},\n'
+            f'  {{ target = "b", path = "context.n{i}.qty" }},\n]\n'
+        )
+    return "".join(parts)
+
+
+def _assert_same_as_scratch(parsed) -> None:
+    scratch = parse_document(parsed.text, "toml")
+    assert repr(parsed.values) == repr(scratch.values)
+    assert parsed.issues == scratch.issues
+    assert list(parsed.source_map.items()) == list(scratch.source_map.items())
+    for loc, _entry in scratch.source_map.items():
+        assert parsed.source_map.string(loc) == scratch.source_map.string(loc)
+    for offset in range(0, len(parsed.text) + 1, 7):
+        assert parsed.source_map.locate(offset) == scratch.source_map.locate(offset)
+
+
+def _insert(text: str, anchor: str, at: int, chars: str) -> str:
+    pos = text.index(anchor) + at
+    return text[:pos] + chars + text[pos:]
+
+
+def test_edit_inside_one_node_keeps_every_other_node_object() -> None:
+    text = _workflow(120)
+    parser = DocumentParser("toml")
+    first = parser.parse(text)
+    edited = _insert(text, "context.n5.qty", 10, "x")
+    second = parser.parse(edited)
+    assert second.values["nodes"][5]["input"][1]["path"] == "context.n5x.qty"
+    assert second.values["nodes"][5] is not first.values["nodes"][5]
+    assert second.values["nodes"][90] is first.values["nodes"][90]
+    assert second.values["nodes"][4] is first.values["nodes"][4]
+    assert second.values["edges"] is first.values["edges"]
+    # spans after the edit moved by one
+    entry = second.source_map.get(("nodes", 90, "input", 1, "path"))
+    assert entry is not None and entry.value.slice(edited) == '"context.n90.qty"'
+    literal = second.source_map.string(("nodes", 90, "input", 0, "path"))
+    assert literal is not None and literal.content.slice(edited) == 'context.foreach."n90.v2".item'
+    _assert_same_as_scratch(second)
+    # the previous version is untouched
+    assert first.values == parse_document(text, "toml").values
+
+
+def test_edit_inside_a_key_and_a_broken_node_keep_the_other_nodes() -> None:
+    text = _workflow(60)
+    parser = DocumentParser("toml")
+    first = parser.parse(text)
+    key_edit = _insert(text, 'id = "n7"', 1, "d")
+    second = parser.parse(key_edit)
+    assert "idd" in second.values["nodes"][7]
+    assert second.values["nodes"][50] is first.values["nodes"][50]
+    _assert_same_as_scratch(second)
+    quote = key_edit.index('id = "n9"') + 8
+    broken = key_edit[:quote] + key_edit[quote + 1 :]  # drop the closing quote
+    third = parser.parse(broken)
+    assert [i.message for i in third.issues] == ["unterminated string"]
+    assert third.values["nodes"][50] is first.values["nodes"][50]
+    assert third.values["nodes"][9]["id"] == "n9"
+    _assert_same_as_scratch(third)
+
+
+def test_inserted_node_shifts_indexes_of_reused_nodes() -> None:
+    text = _workflow(30)
+    parser = DocumentParser("toml")
+    first = parser.parse(text)
+    pos = text.index('\n[[nodes]]\nid = "n3"')
+    edited = text[:pos] + '\n[[nodes]]\nid = "new"\n' + text[pos:]
+    second = parser.parse(edited)
+    assert second.values["nodes"][3]["id"] == "new"
+    assert second.values["nodes"][11] is first.values["nodes"][10]
+    entry = second.source_map.get(("nodes", 11, "id"))
+    assert entry is not None and entry.value.slice(edited) == '"n10"'
+    _assert_same_as_scratch(second)
+
+
+def test_header_extending_a_reused_table_copies_it() -> None:
+    text = "[a]\nx = 1\nd.e = 2\n\n[a.b]\ny = 2\n\n[a.d.f]\nz = 3\n"
+    parser = DocumentParser("toml")
+    first = parser.parse(text)
+    assert first.values == tomllib.loads(text)
+    second = parser.parse(text.replace("y = 2", "y = 22"))
+    assert second.values == tomllib.loads(text.replace("y = 2", "y = 22"))
+    assert first.values == tomllib.loads(text)  # nothing written into shared tables
+    _assert_same_as_scratch(second)
+
+
+def test_repeated_identical_sections_get_their_own_objects() -> None:
+    text = '[[nodes]]\nid = "a"\n\n[[nodes]]\nid = "a"\n'
+    parser = DocumentParser("toml")
+    parsed = parser.parse(text)
+    assert parsed.values["nodes"][0] is not parsed.values["nodes"][1]
+    again = parser.parse(text + "\n")
+    assert again.values["nodes"][0] is not again.values["nodes"][1]
+    _assert_same_as_scratch(again)

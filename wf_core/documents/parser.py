@@ -1,12 +1,23 @@
 """Text → ``ParsedDocument``: plain values, source map and syntax issues.
 
 ``parse_document`` parses from scratch. ``DocumentParser`` keeps the previous
-text and tree-sitter tree of one open document and reparses incrementally.
+text and tree-sitter tree of one open document and reparses incrementally, and
+keeps the previous version's converted top-level statements (``Chunk``s, keyed
+by their text): a TOML statement whose text did not change is not converted
+again, only placed at its new offset (see ``toml_syntax`` and ``source_map``).
 
-Invariant: the result is a function of the text alone. tree-sitter's error
-recovery can depend on the old tree, so when an incremental parse comes back
-with errors the text is parsed once more from scratch; a clean tree is the same
-either way. Diagnostics therefore never depend on the editing history.
+Invariants:
+
+- The result is a function of the text alone. tree-sitter's error recovery can
+  depend on the old tree, so when an incremental parse comes back with errors
+  the text is parsed once more from scratch; a clean tree is the same either
+  way. A chunk is a function of its statement's text. Diagnostics therefore
+  never depend on the editing history.
+- Identity: when a TOML statement is reused, its values are the very objects of
+  the previous version (an unchanged ``[[nodes]]`` element is the same
+  ``dict``), so downstream caches may key on ``id()``. Such objects are shared
+  between versions and must never be mutated, by the front-end (which copies a
+  reused table before extending it, see ``toml_tables``) or by its callers.
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ import tree_sitter_toml
 
 from wf_core.documents._offsets import encode
 from wf_core.documents.json_syntax import parse_json
-from wf_core.documents.source_map import SourceMap
+from wf_core.documents.source_map import Chunk, SourceMap
 from wf_core.documents.toml_syntax import parse_toml
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 
@@ -64,16 +75,20 @@ def _parser(syntax: Syntax) -> tree_sitter.Parser:
     return tree_sitter.Parser(_language(syntax))
 
 
-def _build(text: str, syntax: Syntax, tree: tree_sitter.Tree) -> ParsedDocument:
+def _build(
+    text: str, syntax: Syntax, tree: tree_sitter.Tree, chunks: dict[str, Chunk] | None = None
+) -> tuple[ParsedDocument, dict[str, Chunk]]:
+    """The document for ``text`` and the chunks it used (reusable by the next version)."""
     # Building allocates many small objects and frees none of them; pausing the
     # cyclic collector meanwhile avoids repeated futile passes over them.
     enabled = gc.isenabled()
     gc.disable()
     try:
         if syntax == "toml":
-            values, source_map, problems = parse_toml(text, tree)
+            values, source_map, problems, used = parse_toml(text, tree, chunks)
         else:
             values, source_map, problems = parse_json(text, tree)
+            used = {}
     finally:
         if enabled:
             gc.enable()
@@ -95,12 +110,12 @@ def _build(text: str, syntax: Syntax, tree: tree_sitter.Tree) -> ParsedDocument:
                 related=related,
             )
         )
-    return ParsedDocument(text, syntax, values, source_map, tuple(issues))
+    return ParsedDocument(text, syntax, values, source_map, tuple(issues)), used
 
 
 def parse_document(text: str, syntax: Syntax) -> ParsedDocument:
     tree = _parser(syntax).parse(encode(text))
-    return _build(text, syntax, tree)
+    return _build(text, syntax, tree)[0]
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -143,6 +158,8 @@ class DocumentParser:
         self._data = b""
         self._tree: tree_sitter.Tree | None = None
         self._result: ParsedDocument | None = None
+        # Converted top-level statements of the previous version, by their text.
+        self._chunks: dict[str, Chunk] = {}
 
     def parse(self, text: str) -> ParsedDocument:
         old_text, old_tree = self._text, self._tree
@@ -168,6 +185,6 @@ class DocumentParser:
             tree = self._parser.parse(data, old_tree)
             if tree.root_node.has_error:
                 tree = self._parser.parse(data)
-        result = _build(text, self.syntax, tree)
+        result, self._chunks = _build(text, self.syntax, tree, self._chunks)
         self._text, self._data, self._tree, self._result = text, data, tree, result
         return result

@@ -9,14 +9,23 @@ Invariants:
 - ``locate`` answers from a nested family of ranges (keys and values nest inside
   their containers); a cursor that touches the end of a range is inside it, so a
   cursor right after ``"context.fore`` still counts as inside that string.
+- A map is assembled per document version from global entries (absolute
+  offsets) and placed ``Chunk``s: the converted text of one top-level statement
+  in offsets relative to the statement's start, shared by every version that
+  contains the same statement text. A placement adds its base offset when an
+  answer is materialised, so reusing a chunk after an edit costs nothing per
+  entry. Every location belongs to the global entries or to exactly one placed
+  chunk, and the ranges of a chunk nest inside the global ranges of its section
+  (never partially overlap them), so ``locate`` may answer from both separately.
 """
 
 from __future__ import annotations
 
 import bisect
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from wf_core.locations import Location
 from wf_core.spans import Span
@@ -130,56 +139,53 @@ class Located:
     has_value: bool
 
 
-class SourceMap:
-    """Location → text ranges, plus the offset → location index for editors."""
+# A compact entry: (key_start, key_end, value_start, value_end, kind, literal).
+# key_start is -1 for list elements. literal is None, a StringLiteral (in the
+# same coordinates as the entry) or, for a one-line literal without escapes, its
+# style: the value is then the text between the quotes.
+Compact = tuple[int, int, int, int, Kind, Any]
+Occurrence = tuple[int, int, Location, bool]
 
-    __slots__ = ("_ends", "_entries", "_index_built", "_occ", "_parents", "_starts", "_strings")
 
-    def __init__(
-        self,
-        entries: dict[Location, Entry],
-        strings: dict[Location, StringLiteral],
-        occurrences: list[tuple[int, int, Location, bool]],
-    ) -> None:
-        self._entries = entries
-        self._strings = strings
-        self._occ = occurrences
-        self._index_built = False
-        self._starts: list[int] = []
-        self._ends: list[int] = []
-        self._parents: list[int] = []
+def _entry(compact: Compact, base: int) -> Entry:
+    ks, ke, vs, ve, kind, _lit = compact
+    key = Span(ks + base, ke + base) if ks >= 0 else None
+    return Entry(key, Span(vs + base, ve + base), kind)
 
-    def get(self, location: Location) -> Entry | None:
-        return self._entries.get(tuple(location))
 
-    def string(self, location: Location) -> StringLiteral | None:
-        return self._strings.get(tuple(location))
+def shift_literal(literal: StringLiteral, delta: int) -> StringLiteral:
+    """The same literal ``delta`` code points further into the text."""
+    if not delta:
+        return literal
+    return StringLiteral(
+        Span(literal.span.start + delta, literal.span.end + delta),
+        Span(literal.content.start + delta, literal.content.end + delta),
+        literal.value,
+        literal.closed,
+        literal.style,
+        literal._dec,
+        tuple(d + delta for d in literal._doc),
+        literal._declen,
+        literal._doclen,
+    )
 
-    def locations(self) -> Iterator[Location]:
-        """Every location with a value, in document order of first appearance."""
-        return iter(self._entries)
 
-    def items(self) -> Iterator[tuple[Location, Entry]]:
-        return iter(self._entries.items())
+def _sort_key(occ: Occurrence) -> tuple[int, int, int, bool]:
+    # Outer before inner for equal starts, so the later item is the inner one.
+    return (occ[0], -occ[1], len(occ[2]), not occ[3])
 
-    def __contains__(self, location: object) -> bool:
-        return location in self._entries
 
-    def __len__(self) -> int:
-        return len(self._entries)
+class _Index:
+    """Occurrences sorted for ``locate``, with a parent pointer per range.
 
-    def children(self, location: Location) -> list[Location]:
-        """Direct children of ``location`` that have values, in document order."""
-        depth = len(location) + 1
-        prefix = tuple(location)
-        return [loc for loc in self._entries if len(loc) == depth and loc[:-1] == prefix]
+    A parent pointer lets a lookup skip whole earlier siblings: their ranges end
+    before the cursor.
+    """
 
-    def _build_index(self) -> None:
-        # Sort outer before inner for equal starts, so the later item is the
-        # inner one; then a parent pointer per range lets a lookup skip whole
-        # earlier siblings (their ranges end before the cursor).
-        occ = sorted(self._occ, key=lambda o: (o[0], -o[1], len(o[2]), not o[3]))
-        self._occ = occ
+    __slots__ = ("ends", "occ", "parents", "starts")
+
+    def __init__(self, occurrences: list[Occurrence]) -> None:
+        occ = sorted(occurrences, key=_sort_key)
         starts = [o[0] for o in occ]
         ends = [o[1] for o in occ]
         parents: list[int] = []
@@ -189,19 +195,293 @@ class SourceMap:
                 stack.pop()
             parents.append(stack[-1] if stack else -1)
             stack.append(i)
-        self._starts, self._ends, self._parents = starts, ends, parents
-        self._index_built = True
+        self.occ, self.starts, self.ends, self.parents = occ, starts, ends, parents
+
+    def find(self, offset: int) -> Occurrence | None:
+        """The innermost range containing ``offset`` (end inclusive)."""
+        i = bisect.bisect_right(self.starts, offset) - 1
+        while i >= 0:
+            if self.ends[i] >= offset:
+                return self.occ[i]
+            # Everything between the parent and i lies inside the parent and
+            # ends before i starts, so it cannot contain the offset either.
+            i = self.parents[i]
+        return None
+
+
+_NONE: tuple[()] = ()  # shared "no problems" of chunks that have none
+INLINE_TABLE = ("inline", -1, -1, False)  # ``Chunk.tables`` of a table it does not list
+
+
+class Chunk:
+    """One top-level statement converted once, in offsets relative to its start.
+
+    Built from ``text`` alone (the cache key), so any version of a document
+    that contains the same statement text may place it again, at its new
+    offset, without converting anything. Never mutated after it is built: the
+    front-end copies a chunk's table instead of writing into it.
+
+    ``entries`` and ``occ`` are relative to the chunk's table location: a
+    section chunk (``[table]`` / ``[[array]]`` element) holds the locations
+    below its table; a top-level ``key = value`` chunk holds ``(key, ...)``.
+    A chunk read by the fast reader fills them only when first asked (``fill``,
+    which reads the text again): converting needs only the values, and most
+    chunks of a large document are never asked.
+    """
+
+    __slots__ = (
+        "_children",
+        "_entries",
+        "_index",
+        "_occ",
+        "derived",
+        "end",
+        "fill",
+        "header",
+        "key",
+        "problems",
+        "reader_problems",
+        "table",
+        "tables",
+        "text",
+    )
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._entries: dict[Location, Compact] | None = {}
+        # Key and value ranges; when ``derived``, only those that are not the
+        # key and value range of some entry (each entry adds its own two).
+        self._occ: list[Occurrence] = []
+        self.derived = False
+        # Fills ``entries`` and ``occ`` of a chunk built without them.
+        self.fill: Callable[[Chunk], tuple[dict[Location, Compact], list[Occurrence]]] | None = None
+        # The table the statement's pairs filled; for a top-level pair, {key: value}.
+        self.table: dict[str, Any] = {}
+        # Every other table the statement created: id -> (kind, first_start,
+        # first_end, in_section). ``in_section``: created by dotted keys of the
+        # section itself (not inside an inline table). A table not listed is
+        # an inline table (``INLINE_TABLE``).
+        self.tables: dict[int, tuple[str, int, int, bool]] = {}
+        # A section's header: ((name, start, end), ...), is_array, end of header.
+        self.header: tuple[tuple[tuple[str, int, int], ...], bool, int] | None = None
+        self.key: str | None = None  # a top-level pair's single key
+        self.end = -1  # where the last pair ends (-1: no pairs)
+        self.problems: list[tuple[int, int, str, tuple[int, int] | None]] = _NONE  # type: ignore[assignment]
+        self.reader_problems: list[tuple[int, int, str]] = _NONE  # type: ignore[assignment]
+        self._index: _Index | None = None
+        self._children: dict[Location, list[Location]] | None = None
+
+    @property
+    def entries(self) -> dict[Location, Compact]:
+        if self._entries is None:
+            self._fill()
+        return self._entries  # type: ignore[return-value]
+
+    @entries.setter
+    def entries(self, value: dict[Location, Compact]) -> None:
+        self._entries = value
+
+    @property
+    def occ(self) -> list[Occurrence]:
+        if self._entries is None:
+            self._fill()
+        return self._occ
+
+    @occ.setter
+    def occ(self, value: list[Occurrence]) -> None:
+        self._occ = value
+
+    def _fill(self) -> None:
+        # Idempotent: two threads racing here compute equal results, and
+        # ``_occ`` is set before ``_entries`` marks the chunk as filled.
+        assert self.fill is not None
+        entries, occ = self.fill(self)
+        self._occ = occ
+        self._entries = entries
+
+    def index(self) -> _Index:
+        if self._index is None:
+            occ = list(self.occ)
+            if self.derived:
+                for loc, (ks, ke, vs, ve, _kind, _lit) in self.entries.items():
+                    if ks >= 0:
+                        occ.append((ks, ke, loc, True))
+                    occ.append((vs, ve, loc, False))
+            self._index = _Index(occ)
+        return self._index
+
+    def children(self, parent: Location) -> list[Location]:
+        if self._children is None:
+            children: dict[Location, list[Location]] = {}
+            for loc in self.entries:
+                children.setdefault(loc[:-1], []).append(loc)
+            self._children = children
+        return self._children.get(parent, [])
+
+    def literal(self, compact: Compact, base: int) -> StringLiteral | None:
+        lit = compact[5]
+        if lit is None:
+            return None
+        if isinstance(lit, str):
+            start, end = compact[2], compact[3]
+            return StringLiteral(
+                Span(start + base, end + base),
+                Span(start + 1 + base, end - 1 + base),
+                self.text[start + 1 : end - 1],
+                True,
+                lit,
+            )
+        return shift_literal(lit, base)
+
+
+class Placement:
+    """A chunk placed in one version: at ``base``, under ``table_loc``.
+
+    ``position`` is how many global entries came before it, which keeps
+    ``items()`` in the order a single pass over the document would produce.
+    """
+
+    __slots__ = ("base", "chunk", "position", "table_loc")
+
+    def __init__(self, base: int, chunk: Chunk, table_loc: Location, position: int) -> None:
+        self.base = base
+        self.chunk = chunk
+        self.table_loc = table_loc
+        self.position = position
+
+
+class SourceMap:
+    """Location → text ranges, plus the offset → location index for editors."""
+
+    __slots__ = ("_anchors", "_bases", "_entries", "_index", "_occ", "_placements", "_strings")
+
+    def __init__(
+        self,
+        entries: dict[Location, Entry | Compact],
+        strings: dict[Location, StringLiteral],
+        occurrences: list[Occurrence],
+        placements: list[Placement] | None = None,
+    ) -> None:
+        self._entries = entries
+        self._strings = strings
+        self._occ = occurrences
+        self._placements = placements or []
+        # Where a location's chunk is found: a section chunk under its table
+        # location, a top-level pair's chunk under its key.
+        self._anchors: dict[Location, Placement] = {}
+        for placement in self._placements:
+            if placement.chunk.header is None:
+                self._anchors[(*placement.table_loc, placement.chunk.key)] = placement  # type: ignore[arg-type]
+            else:
+                self._anchors[placement.table_loc] = placement
+        self._index: _Index | None = None
+        self._bases: list[int] | None = None
+
+    def _find(self, loc: Location) -> tuple[Placement, Compact] | None:
+        anchors = self._anchors
+        if not anchors:
+            return None
+        for k in range(len(loc), 0, -1):
+            placement = anchors.get(loc[:k])
+            if placement is not None:
+                compact = placement.chunk.entries.get(loc[len(placement.table_loc) :])
+                if compact is not None:
+                    return placement, compact
+        return None
+
+    def get(self, location: Location) -> Entry | None:
+        loc = tuple(location)
+        entry = self._entries.get(loc)
+        if entry is not None:
+            return _entry(entry, 0) if type(entry) is tuple else entry  # type: ignore[return-value,arg-type]
+        found = self._find(loc)
+        if found is None:
+            return None
+        return _entry(found[1], found[0].base)
+
+    def string(self, location: Location) -> StringLiteral | None:
+        loc = tuple(location)
+        literal = self._strings.get(loc)
+        if literal is not None or loc in self._entries:
+            return literal
+        found = self._find(loc)
+        if found is None:
+            return None
+        return found[0].chunk.literal(found[1], found[0].base)
+
+    def _walk(self) -> Iterator[tuple[Location, Entry | Compact | Placement]]:
+        """Global entries and placements in the order they were added."""
+        placements = self._placements
+        j, count = 0, len(placements)
+        for i, item in enumerate(self._entries.items()):
+            while j < count and placements[j].position <= i:
+                yield (), placements[j]
+                j += 1
+            yield item
+        while j < count:
+            yield (), placements[j]
+            j += 1
+
+    def locations(self) -> Iterator[Location]:
+        """Every location with a value, in document order of first appearance."""
+        return (loc for loc, _entry in self.items())
+
+    def items(self) -> Iterator[tuple[Location, Entry]]:
+        for loc, item in self._walk():
+            if type(item) is Placement:
+                base, prefix = item.base, item.table_loc
+                for rel, compact in item.chunk.entries.items():
+                    yield (*prefix, *rel), _entry(compact, base)
+            elif type(item) is tuple:
+                yield loc, _entry(item, 0)  # type: ignore[arg-type]
+            else:
+                yield loc, item  # type: ignore[misc]
+
+    def __contains__(self, location: object) -> bool:
+        if location in self._entries:
+            return True
+        return isinstance(location, tuple) and self._find(location) is not None
+
+    def __len__(self) -> int:
+        return len(self._entries) + sum(len(p.chunk.entries) for p in self._placements)
+
+    def children(self, location: Location) -> list[Location]:
+        """Direct children of ``location`` that have values, in document order."""
+        depth = len(location) + 1
+        prefix = tuple(location)
+        out: list[Location] = []
+        for loc, item in self._walk():
+            if type(item) is Placement:
+                table_loc = item.table_loc
+                if prefix[: len(table_loc)] == table_loc:
+                    out.extend(
+                        (*table_loc, *rel) for rel in item.chunk.children(prefix[len(table_loc) :])
+                    )
+            elif len(loc) == depth and loc[:-1] == prefix:
+                out.append(loc)
+        return out
 
     def locate(self, offset: int) -> Located | None:
         """The innermost key or value range containing ``offset`` (end inclusive)."""
-        if not self._index_built:
-            self._build_index()
-        i = bisect.bisect_right(self._starts, offset) - 1
-        while i >= 0:
-            if self._ends[i] >= offset:
-                start, end, loc, in_key = self._occ[i]
-                return Located(loc, in_key, Span(start, end), loc in self._entries)
-            # Everything between the parent and i lies inside the parent and
-            # ends before i starts, so it cannot contain the offset either.
-            i = self._parents[i]
-        return None
+        if self._index is None:
+            self._index = _Index(self._occ)
+            self._bases = [p.base for p in self._placements]
+        best = self._index.find(offset)
+        i = bisect.bisect_right(self._bases, offset) - 1  # type: ignore[arg-type]
+        # At most one chunk holds the offset; the one before is checked too in
+        # case its last range touches the offset with its end.
+        for placement in self._placements[max(0, i - 1) : i + 1]:
+            base = placement.base
+            if offset > base + len(placement.chunk.text):
+                continue
+            found = placement.chunk.index().find(offset - base)
+            if found is None:
+                continue
+            start, end, rel, in_key = found
+            candidate = (start + base, end + base, (*placement.table_loc, *rel), in_key)
+            if best is None or _sort_key(candidate) > _sort_key(best):
+                best = candidate
+        if best is None:
+            return None
+        start, end, loc, in_key = best
+        return Located(loc, in_key, Span(start, end), loc in self)

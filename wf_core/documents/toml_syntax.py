@@ -8,6 +8,14 @@ string ends at its line, an open inline table at its line, an open array at the
 next line that looks like ``key =`` or a header. Both readers emit the same
 statements, so the same table rules apply to both.
 
+Clean top-level nodes (a ``[table]``/``[[array]]`` section or a top-level pair)
+are converted as a whole into a ``Chunk`` from their text alone, by the fast
+reader (``toml_chunks``) or else the general way below, and cached by that text:
+the next version places the same chunk again instead of converting it, and the
+table rules run per section on the placed chunks (``TomlBuilder.add_section``).
+A clean node next to a recovery region is split into its statements first, so
+recovery sees exactly the statements it always did.
+
 Invariants:
 
 - A recovery region starts at a line start and ends at a line end, and every
@@ -26,10 +34,11 @@ from typing import Any
 
 from tree_sitter import Node, Tree
 
-from wf_core.documents._offsets import ByteOffsets
-from wf_core.documents.source_map import Kind, SourceMap
+from wf_core.documents._offsets import ByteOffsets, encode
+from wf_core.documents.source_map import Chunk, Kind, SourceMap
 from wf_core.documents.strings import Problem, scan_toml_string
-from wf_core.documents.toml_tables import TomlBuilder
+from wf_core.documents.toml_chunks import read_chunk
+from wf_core.documents.toml_tables import Fallback, TomlBuilder
 from wf_core.documents.toml_values import (
     MAX_DEPTH,
     ArrayNode,
@@ -59,23 +68,40 @@ _SCALAR_TYPES = frozenset(
 
 
 def parse_toml(
-    text: str, tree: Tree
-) -> tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]]]:
+    text: str, tree: Tree, chunks: dict[str, Chunk] | None = None
+) -> tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]:
+    """Values, source map and problems of ``text``; also the chunks it used.
+
+    ``chunks`` holds the statements converted for an earlier version, keyed by
+    their text; the returned dict holds those this version used, for the next.
+    """
+    try:
+        return _parse(text, tree, chunks or {}, use_chunks=True)
+    except Fallback:
+        return _parse(text, tree, {}, use_chunks=False)
+
+
+def _parse(
+    text: str, tree: Tree, chunks: dict[str, Chunk], *, use_chunks: bool
+) -> tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]:
     problems: list[Problem] = []
     offsets = ByteOffsets(text)
     reader = _TreeReader(text, offsets, problems)
     builder = TomlBuilder()
-    for statement in _statements(text, tree, reader, problems):
-        builder.add(statement)
+    used: dict[str, Chunk] = {}
+    _run(text, tree, reader, builder, problems, chunks, used, use_chunks)
     values, source_map = builder.finish(len(text))
     _stray_controls(text, problems)
     found = [(span, message, None) for span, message in problems]
     found.extend(builder.problems)
-    return values, source_map, found
+    return values, source_map, found, used
 
 
 _MAX_CONTROL_REPORTS = 100
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
+# Every byte but the ones ``_CONTROL`` may start at: deleting them leaves
+# nothing for almost every document, much faster than running the pattern.
+_NOT_CONTROL = bytes(b for b in range(256) if not (b < 0x20 or b == 0x7F) or b in (9, 10))
 
 
 def _stray_controls(text: str, problems: list[Problem]) -> None:
@@ -85,6 +111,8 @@ def _stray_controls(text: str, problems: list[Problem]) -> None:
     them as whitespace; string scanning already reports those inside strings.
     At most ``_MAX_CONTROL_REPORTS`` are reported, so binary junk stays cheap.
     """
+    if not encode(text).translate(None, _NOT_CONTROL):
+        return
     covered = sorted((span.start, span.end) for span, _message in problems)
     starts = [start for start, _end in covered]
     reach: list[int] = []  # furthest end among spans starting at or before each index
@@ -111,50 +139,45 @@ def _stray_controls(text: str, problems: list[Problem]) -> None:
 
 # -- planning: which parts come from the tree, which are read again ------------
 
+Item = tuple[int, int, Node | None, bool, Node | None]
 
-def _items(
-    root: Node, offsets: ByteOffsets
-) -> list[tuple[int, int, Node | None, bool, Node | None]]:
-    """Top-level statements as (start, end, node, broken, table) in code points.
+
+def _node_items(child: Node, char: Any, items: list[Item]) -> None:
+    """Statements of one top-level node as (start, end, node, broken, table) items.
 
     A table node is split into its header and its children, so one broken
     pair does not send a whole large table to the recovery reader.
     ``table`` is the table node for a header item.
     """
-    char = offsets.char
-    items: list[tuple[int, int, Node | None, bool, Node | None]] = []
-    for child in root.children:
-        kind = child.type
-        if kind == "comment":
-            continue
-        if kind in ("table", "table_array_element") and not child.is_missing:
-            kids = child.children
-            close = "]]" if kind == "table_array_element" else "]"
-            header_end = None
-            broken = False
-            for i, kid in enumerate(kids):
-                if kid.has_error or kid.is_missing:
-                    broken = True
-                if kid.type == close:
-                    header_end = i
-                    break
-            if header_end is None or header_end != 2:
+    kind = child.type
+    if kind == "comment":
+        return
+    if kind in ("table", "table_array_element") and not child.is_missing:
+        kids = child.children
+        close = "]]" if kind == "table_array_element" else "]"
+        header_end = None
+        broken = False
+        for i, kid in enumerate(kids):
+            if kid.has_error or kid.is_missing:
                 broken = True
-            if header_end is None:
-                items.append((char(child.start_byte), char(child.end_byte), child, True, None))
+            if kid.type == close:
+                header_end = i
+                break
+        if header_end is None or header_end != 2:
+            broken = True
+        if header_end is None:
+            items.append((char(child.start_byte), char(child.end_byte), child, True, None))
+            return
+        header = (char(child.start_byte), char(kids[header_end].end_byte), child, broken, child)
+        items.append(header)
+        for kid in kids[header_end + 1 :]:
+            if kid.type == "comment":
                 continue
-            items.append(
-                (char(child.start_byte), char(kids[header_end].end_byte), child, broken, child)
-            )
-            for kid in kids[header_end + 1 :]:
-                if kid.type == "comment":
-                    continue
-                bad = kid.type != "pair" or kid.has_error or kid.is_missing
-                items.append((char(kid.start_byte), char(kid.end_byte), kid, bad, None))
-            continue
-        bad = kind != "pair" or child.has_error or child.is_missing
-        items.append((char(child.start_byte), char(child.end_byte), child, bad, None))
-    return items
+            bad = kid.type != "pair" or kid.has_error or kid.is_missing
+            items.append((char(kid.start_byte), char(kid.end_byte), kid, bad, None))
+        return
+    bad = kind != "pair" or child.has_error or child.is_missing
+    items.append((char(child.start_byte), char(child.end_byte), child, bad, None))
 
 
 def _line_start(text: str, pos: int) -> int:
@@ -166,25 +189,77 @@ def _line_end(text: str, pos: int) -> int:
     return len(text) if end < 0 else end
 
 
-def _statements(
-    text: str, tree: Tree, reader: _TreeReader, problems: list[Problem]
-) -> Iterator[Statement]:
-    root = tree.root_node
-    items = _items(root, reader.offsets)
-    # plan: ("tree", item) or ("text", start, end)
+_TABLE_TYPES = frozenset({"table", "table_array_element"})
+
+
+class _Block:
+    """A clean top-level node converted (or reused) as a whole: one chunk."""
+
+    __slots__ = ("end", "node", "section", "start")
+
+    def __init__(self, start: int, end: int, node: Node, section: bool) -> None:
+        self.start, self.end, self.node, self.section = start, end, node, section
+
+
+def _units(root: Node, offsets: ByteOffsets, use_chunks: bool) -> list[Item | _Block]:
+    """Top-level statements: clean nodes as blocks, everything else as items."""
+    char = offsets.char
+    units: list[Item | _Block] = []
+    items: list[Item] = []
+    for child in root.children:
+        if use_chunks and not child.has_error and not child.is_missing:
+            kind = child.type
+            if kind in _TABLE_TYPES or kind == "pair":
+                units.append(
+                    _Block(char(child.start_byte), char(child.end_byte), child, kind != "pair")
+                )
+                continue
+        _node_items(child, char, items)
+        if items:
+            units.extend(items)
+            items.clear()
+    return units
+
+
+def _expand(unit: _Block, offsets: ByteOffsets) -> list[Item]:
+    items: list[Item] = []
+    _node_items(unit.node, offsets.char, items)
+    return items
+
+
+def _plan(text: str, root: Node, offsets: ByteOffsets, use_chunks: bool) -> list[tuple[Any, ...]]:
+    """Steps: ("tree", item), ("block", block) or ("text", start, end).
+
+    This is the item-level plan (a run of broken items and every item on their
+    lines is read again from the text), with clean nodes kept whole as blocks
+    wherever no recovery region reaches them: a block is split into its items
+    as soon as a region would take or touch one of them, so the plan equals the
+    one made from items alone.
+    """
+    units = _units(root, offsets, use_chunks)
     plan: list[tuple[Any, ...]] = []
     i = 0
-    count = len(items)
-    while i < count:
-        start, end, _node, broken, _table = items[i]
+    while i < len(units):
+        unit = units[i]
+        if type(unit) is _Block:
+            plan.append(("block", unit))
+            i += 1
+            continue
+        start, end, _node, broken, _table = unit  # type: ignore[misc]
         if not broken:
-            plan.append(("tree", items[i]))
+            plan.append(("tree", unit))
             i += 1
             continue
         region_start = _line_start(text, start)
         region_end = _line_end(text, max(start, end - 1))
         while plan:
             last = plan[-1]
+            if last[0] == "block":
+                if last[1].end <= region_start:
+                    break
+                plan.pop()
+                plan.extend(("tree", item) for item in _expand(last[1], offsets))
+                continue
             last_end = last[1][1] if last[0] == "tree" else last[2]
             if last_end <= region_start:
                 break
@@ -192,24 +267,151 @@ def _statements(
             last_start = last[1][0] if last[0] == "tree" else last[1]
             region_start = min(region_start, _line_start(text, last_start))
         j = i + 1
-        while j < count and (items[j][3] or items[j][0] < region_end):
-            region_end = max(region_end, _line_end(text, max(items[j][0], items[j][1] - 1)))
+        while j < len(units):
+            following = units[j]
+            if type(following) is _Block:
+                if following.start >= region_end:
+                    break
+                units[j : j + 1] = _expand(following, offsets)
+                continue
+            if not (following[3] or following[0] < region_end):  # type: ignore[index]
+                break
+            region_end = max(
+                region_end,
+                _line_end(text, max(following[0], following[1] - 1)),  # type: ignore[index]
+            )
             j += 1
         plan.append(("text", region_start, region_end))
         i = j
-    if not items and root.has_error:
+    if not units and root.has_error:
         plan.append(("text", 0, len(text)))
-    for step in plan:
-        if step[0] == "tree":
+    # A section block takes no pairs after its own: when pairs (or a recovery
+    # region that may hold some) follow it, it is converted item by item.
+    out: list[tuple[Any, ...]] = []
+    for k, step in enumerate(plan):
+        if step[0] == "block" and step[1].section and k + 1 < len(plan):
+            following = plan[k + 1]
+            if (
+                following[0] == "text"
+                or (following[0] == "block" and not following[1].section)
+                or (following[0] == "tree" and following[1][4] is None)
+            ):
+                out.extend(("tree", item) for item in _expand(step[1], offsets))
+                continue
+        out.append(step)
+    return out
+
+
+def _run(
+    text: str,
+    tree: Tree,
+    reader: _TreeReader,
+    builder: TomlBuilder,
+    problems: list[Problem],
+    chunks: dict[str, Chunk],
+    used: dict[str, Chunk],
+    use_chunks: bool,
+) -> None:
+    offsets = reader.offsets
+    for step in _plan(text, tree.root_node, offsets, use_chunks):
+        kind = step[0]
+        if kind == "tree":
             start, end, node, _broken, table = step[1]
             if table is not None:
-                yield reader.header(table, start, end)
+                builder.add(reader.header(table, start, end))
             else:
                 pair = reader.pair(node, 0)
                 if pair is not None:
-                    yield pair
+                    builder.add(pair)
+        elif kind == "text":
+            for statement in _Recovery(text, step[1], step[2], problems).statements():
+                builder.add(statement)
         else:
-            yield from _Recovery(text, step[1], step[2], problems).statements()
+            _run_block(text, step[1], reader, builder, problems, chunks, used)
+
+
+def _run_block(
+    text: str,
+    block: _Block,
+    reader: _TreeReader,
+    builder: TomlBuilder,
+    problems: list[Problem],
+    chunks: dict[str, Chunk],
+    used: dict[str, Chunk],
+) -> None:
+    base = block.start
+    source = text[base : block.end]
+    chunk = chunks.get(source)
+    if chunk is None or source in used:
+        # (a statement repeated verbatim gets a chunk, and a table, of its own)
+        chunk = _convert(text, source, block, reader)
+    if chunk is not None and source not in used:
+        used[source] = chunk
+    if chunk is None:
+        # Not convertible on its own (a top-level pair with a dotted key).
+        pair = reader.pair(block.node, 0)
+        if pair is not None:
+            builder.add(pair)
+        return
+    for start, end, message in chunk.reader_problems:
+        problems.append((Span(start + base, end + base), message))
+    if not block.section:
+        if not builder.add_pair(chunk, base):
+            pair = reader.pair(block.node, 0)
+            if pair is not None:
+                builder.add(pair)
+        return
+    if builder.add_section(chunk, base) == "existing":
+        # The header named a table with content already: add the pairs one by
+        # one (their problems are the chunk's, already reported).
+        quiet = _TreeReader(text, reader.offsets, [])
+        for kid in block.node.children[3:]:
+            if kid.type == "pair":
+                pair = quiet.pair(kid, 0)
+                if pair is not None:
+                    builder.add(pair)
+
+
+def _convert(text: str, source: str, block: _Block, reader: _TreeReader) -> Chunk | None:
+    """A chunk for a clean node: read fast from its text, else the general way."""
+    chunk = read_chunk(source, block.section)
+    if chunk is not None:
+        return chunk
+    base = block.start
+    found: list[Problem] = []
+    local = _TreeReader(text, reader.offsets, found)
+    node = block.node
+    chunk = Chunk(source)
+    pairs: list[Pair] = []
+    if block.section:
+        kids = node.children
+        close = "]]" if node.type == "table_array_element" else "]"
+        if len(kids) < 3 or kids[2].type != close:
+            raise Fallback  # not the shape a clean table has; plan item by item
+        header = local.header(node, base, local.offsets.char(kids[2].end_byte))
+        chunk.header = (
+            tuple((k.name, k.span.start - base, k.span.end - base) for k in header.keys),
+            header.array,
+            header.span.end - base,
+        )
+        for kid in kids[3:]:
+            kid_type = kid.type
+            if kid_type == "comment":
+                continue
+            if kid_type != "pair":
+                raise Fallback
+            pair = local.pair(kid, 0)
+            if pair is not None:
+                pairs.append(pair)
+    else:
+        pair = local.pair(node, 0)
+        if pair is None or pair.value is None or len(pair.keys) != 1:
+            return None  # placed only as a key with a value; else converted each time
+        pairs.append(pair)
+        chunk.key = pair.keys[0].name
+    TomlBuilder().local_chunk(chunk, pairs, base)
+    chunk.reader_problems = [(span.start - base, span.end - base, m) for span, m in found]
+    return chunk
 
 
 # -- the clean part: from tree-sitter nodes ----------------------------------

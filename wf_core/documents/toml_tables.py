@@ -12,6 +12,13 @@ Invariants:
   so values and source map always describe the same data.
 - Every table object the builder creates is kept referenced in ``_keep`` for the
   builder's lifetime, so the ``id()`` keys of ``_state`` are never reused.
+- Reuse (see ``Chunk``): a section whose header creates a fresh table gets the
+  chunk's table object itself, so an unchanged ``[[nodes]]`` element is the same
+  ``dict`` in every version (downstream caches key on that identity). Such a
+  table is *sealed*: it is in ``_sealed``, never in ``_state``, and nothing
+  writes into it. A later header that must enter it (``[a.b]`` after ``[a]``)
+  enters a copy instead (``_enter``), registered like the original would have
+  been; the chunk and earlier versions keep the untouched original.
 """
 
 from __future__ import annotations
@@ -19,7 +26,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from wf_core.documents.source_map import Entry, Kind, SourceMap, StringLiteral
+from wf_core.documents.source_map import (
+    INLINE_TABLE,
+    Chunk,
+    Compact,
+    Kind,
+    Occurrence,
+    Placement,
+    SourceMap,
+    StringLiteral,
+    shift_literal,
+)
 from wf_core.documents.toml_values import (
     ArrayNode,
     Header,
@@ -35,11 +52,15 @@ from wf_core.spans import Span
 Problem = tuple[Span, str, Span | None]  # span, message, where it was first defined
 
 # How a table came to exist; decides what may add to it later.
-_IMPLICIT = "implicit"  # named as a prefix of a longer [header]; may still get its own header
-_HEADER = "header"  # defined by [header] (or the root)
-_ELEMENT = "element"  # an element of an array of tables
-_DOTTED = "dotted"  # created by dotted keys; open to more dotted keys of the same section only
-_INLINE = "inline"  # an inline table value: closed for good
+IMPLICIT = "implicit"  # named as a prefix of a longer [header]; may still get its own header
+HEADER = "header"  # defined by [header] (or the root)
+ELEMENT = "element"  # an element of an array of tables
+DOTTED = "dotted"  # created by dotted keys; open to more dotted keys of the same section only
+INLINE = "inline"  # an inline table value: closed for good
+
+
+class Fallback(Exception):
+    """Chunk placement met a case it does not cover; convert without chunks."""
 
 
 @dataclass(slots=True)
@@ -49,18 +70,25 @@ class _State:
     first: Span | None
 
 
+def _span(pair: tuple[int, int] | None) -> Span | None:
+    return None if pair is None else Span(pair[0], pair[1])
+
+
 class TomlBuilder:
-    def __init__(self) -> None:
-        self.root: dict[str, Any] = {}
+    def __init__(self, root: dict[str, Any] | None = None) -> None:
+        self.root: dict[str, Any] = {} if root is None else root
         self.problems: list[Problem] = []
-        self._entries: dict[Location, Entry] = {}
+        self._entries: dict[Location, Compact] = {}
         self._strings: dict[Location, StringLiteral] = {}
-        self._occ: list[tuple[int, int, Location, bool]] = []
+        self._occ: list[Occurrence] = []
+        self._placements: list[Placement] = []
         self._state: dict[int, _State] = {}
+        # Placed (sealed) tables: id -> (chunk, base, kind, section, first range).
+        self._sealed: dict[int, tuple[Chunk, int, str, int, tuple[int, int] | None]] = {}
         self._aot: set[int] = set()
         self._keep: list[object] = [self.root]
         self._section = 0
-        self._state[id(self.root)] = _State(_HEADER, 0, None)
+        self._state[id(self.root)] = _State(HEADER, 0, None)
         self._table: dict[str, Any] = self.root
         self._loc: Location | None = ()
         # The section being filled: its header start and the locations whose
@@ -74,13 +102,88 @@ class TomlBuilder:
 
     def add(self, statement: Statement) -> None:
         if isinstance(statement, Header):
-            self._header(statement)
+            parts = [(k.name, k.span.start, k.span.end) for k in statement.keys]
+            self._header(parts, statement.array, statement.span.start, statement.span.end)
         else:
             self._pair(statement)
 
+    def add_section(self, chunk: Chunk, base: int) -> str:
+        """A ``[table]``/``[[array]]`` section from a chunk placed at ``base``.
+
+        Returns "placed" (the chunk's table is the section's table), "rejected"
+        (the header was refused; its pairs go nowhere) or "existing" (the header
+        names a table that already has content: the caller must add the
+        section's pairs one by one).
+        """
+        assert chunk.header is not None
+        names, array, header_end = chunk.header
+        if array and len(names) == 1:
+            # The common case, ``[[nodes]]`` after the first one, without the
+            # generic header walk (same effect as ``_header`` with a chunk).
+            name, key_start, key_end = names[0]
+            existing = self.root.get(name)
+            if type(existing) is list and id(existing) in self._aot:
+                self._close_section(base)
+                self._section += 1
+                key_start += base
+                key_end += base
+                table = chunk.table
+                self._sealed[id(table)] = (
+                    chunk,
+                    base,
+                    ELEMENT,
+                    self._section,
+                    (key_start, key_end),
+                )
+                existing.append(table)
+                loc = (name,)
+                self._occ.append((key_start, key_end, loc, True))
+                element_loc = (name, len(existing) - 1)
+                end = header_end + base
+                self._entries[element_loc] = (-1, -1, base, end, Kind.OBJECT, None)
+                self._section_locs = [loc, element_loc]
+                self._table, self._loc = table, element_loc
+                self._section_start = base
+                self._section_end = end if chunk.end < 0 else max(end, chunk.end + base)
+                self._place(chunk, base, element_loc)
+                return "placed"
+        parts = [(name, start + base, end + base) for name, start, end in names]
+        status = self._header(parts, array, base, header_end + base, (chunk, base))
+        if chunk.end >= 0 and status != "existing":
+            self._section_end = max(self._section_end, chunk.end + base)
+        if status == "placed":
+            self._place(chunk, base, self._loc)  # type: ignore[arg-type]
+        return status
+
+    def add_pair(self, chunk: Chunk, base: int) -> bool:
+        """A top-level ``key = value`` from a chunk; False if it needs the slow path."""
+        key = chunk.key
+        if key is None or self._table is not self.root or self._loc != () or key in self.root:
+            return False
+        value = chunk.table[key]
+        self.root[key] = value
+        if type(value) is dict:
+            kind, first_start, first_end, _in_section = chunk.tables.get(id(value), INLINE_TABLE)
+            first = (first_start + base, first_end + base) if first_start >= 0 else None
+            self._sealed[id(value)] = (chunk, base, kind, -1, first)
+        self._section_end = max(self._section_end, chunk.end + base)
+        self._place(chunk, base, ())
+        return True
+
+    def _place(self, chunk: Chunk, base: int, table_loc: Location) -> None:
+        self._placements.append(Placement(base, chunk, table_loc, len(self._entries)))
+        if not chunk.problems:
+            return
+        for start, end, message, first in chunk.problems:
+            span = Span(start + base, end + base)
+            self.problems.append(
+                (span, message, None if first is None else Span(first[0] + base, first[1] + base))
+            )
+
     def finish(self, text_end: int) -> tuple[dict[str, Any], SourceMap]:
         self._close_section(text_end)
-        return self.root, SourceMap(self._entries, self._strings, self._occ)
+        source_map = SourceMap(self._entries, self._strings, self._occ, self._placements)
+        return self.root, source_map
 
     # -- helpers ------------------------------------------------------------
 
@@ -90,8 +193,51 @@ class TomlBuilder:
         self._state[id(table)] = _State(kind, self._section, first)
         return table
 
+    def _state_of(self, table: dict[str, Any]) -> _State:
+        state = self._state.get(id(table))
+        if state is not None:
+            return state
+        sealed = self._sealed.get(id(table))
+        if sealed is None:
+            raise Fallback
+        _chunk, _base, kind, section, first = sealed
+        return _State(kind, section, _span(first))
+
+    def _enter(self, parent: Any, key: Any, table: dict[str, Any]) -> dict[str, Any]:
+        """``table`` (found at ``parent[key]``) ready to be written into.
+
+        A sealed table is replaced in its parent by a registered copy; its own
+        subtables stay sealed until something enters them in turn.
+        """
+        if id(table) in self._state:
+            return table
+        sealed = self._sealed.get(id(table))
+        if sealed is None:
+            raise Fallback
+        chunk, base, kind, section, first = sealed
+        copy = dict(table)
+        parent[key] = copy
+        self._keep.append(copy)
+        self._state[id(copy)] = _State(kind, section, _span(first))
+        for value in copy.values():
+            if type(value) is dict:
+                meta = chunk.tables.get(id(value), INLINE_TABLE)
+                sub_kind, first_start, first_end, in_section = meta
+                sub_first = (first_start + base, first_end + base) if first_start >= 0 else None
+                self._sealed[id(value)] = (
+                    chunk,
+                    base,
+                    sub_kind,
+                    section if in_section else -1,
+                    sub_first,
+                )
+        return copy
+
     def _entry(self, loc: Location, key: Span | None, start: int, end: int, kind: Kind) -> None:
-        self._entries[loc] = Entry(key, Span(start, end), kind)
+        if key is None:
+            self._entries[loc] = (-1, -1, start, end, kind, None)
+        else:
+            self._entries[loc] = (key.start, key.end, start, end, kind, None)
 
     def _problem(self, span: Span, message: str, first: Span | None = None) -> None:
         self.problems.append((span, message, first))
@@ -103,116 +249,139 @@ class TomlBuilder:
         the next header, so a cursor on a fresh line below the last pair is
         still inside the table the author is adding to.
         """
+        section_end = self._section_end
         for loc in self._section_locs:
             entry = self._entries.get(loc)
-            if entry is not None and entry.value.end < self._section_end:
-                span = Span(entry.value.start, self._section_end)
-                self._entries[loc] = Entry(entry.key, span, entry.kind)
+            if entry is not None and entry[3] < section_end:
+                self._entries[loc] = (entry[0], entry[1], entry[2], section_end, entry[4], None)
         if self._loc is not None:
-            end = max(self._section_end, until)
+            end = max(section_end, until)
             self._occ.append((self._section_start, end, self._loc, False))
         self._section_locs = []
 
     # -- [header] and [[header]] --------------------------------------------
 
-    def _header(self, header: Header) -> None:
-        self._close_section(header.span.start)
+    def _header(
+        self,
+        parts: list[tuple[str, int, int]],
+        array: bool,
+        start: int,
+        end: int,
+        chunk: tuple[Chunk, int] | None = None,
+    ) -> str:
+        self._close_section(start)
         self._section += 1
-        self._section_start = header.span.start
-        self._section_end = header.span.end
-        self._table, self._loc = self._new_table(_HEADER, None), None  # until proven valid
-        if not header.keys:
-            return
+        self._section_start = start
+        self._section_end = end
+        self._table, self._loc = self.root, None  # until proven valid
+        if not parts:
+            return "rejected"
         table: Any = self.root
         loc: Location = ()
-        for part in header.keys[:-1]:
-            loc = (*loc, part.name)
-            child = table.get(part.name)
+        for name, part_start, part_end in parts[:-1]:
+            loc = (*loc, name)
+            child = table.get(name)
             if child is None:
-                child = self._new_table(_IMPLICIT, part.span)
-                table[part.name] = child
-                self._entry(loc, part.span, header.span.start, header.span.end, Kind.OBJECT)
+                child = self._new_table(IMPLICIT, Span(part_start, part_end))
+                table[name] = child
+                self._entries[loc] = (part_start, part_end, start, end, Kind.OBJECT, None)
             elif isinstance(child, list) and id(child) in self._aot:
                 loc = (*loc, len(child) - 1)
-                child = child[-1]
+                child = self._enter(child, len(child) - 1, child[-1])
             elif isinstance(child, dict):
-                if self._state[id(child)].kind == _INLINE:
-                    self._problem(part.span, f"inline table '{format_key(loc)}' cannot be extended")
-                    return
+                if self._state_of(child).kind == INLINE:
+                    self._problem(
+                        Span(part_start, part_end),
+                        f"inline table '{format_key(loc)}' cannot be extended",
+                    )
+                    return "rejected"
+                child = self._enter(table, name, child)
             else:
-                self._problem(part.span, f"key '{format_key(loc)}' is not a table")
-                return
-            self._occ.append((part.span.start, part.span.end, loc[: len(loc)], True))
+                self._problem(Span(part_start, part_end), f"key '{format_key(loc)}' is not a table")
+                return "rejected"
+            self._occ.append((part_start, part_end, loc, True))
             table = child
-        last = header.keys[-1]
-        loc = (*loc, last.name)
-        existing = table.get(last.name)
-        name = format_key(loc)
-        if header.array:
+        name, last_start, last_end = parts[-1]
+        last = Span(last_start, last_end)
+        loc = (*loc, name)
+        existing = table.get(name)
+        if array:
             if existing is None:
                 existing = []
                 self._keep.append(existing)
                 self._aot.add(id(existing))
-                table[last.name] = existing
-                self._entry(loc, last.span, header.span.start, header.span.end, Kind.ARRAY)
+                table[name] = existing
+                self._entries[loc] = (last_start, last_end, start, end, Kind.ARRAY, None)
             elif isinstance(existing, list) and id(existing) not in self._aot:
+                key = format_key(loc)
                 self._problem(
-                    last.span,
-                    f"array '{name}' is a static array and cannot be extended with [[{name}]]",
+                    last, f"array '{key}' is a static array and cannot be extended with [[{key}]]"
                 )
-                return
+                return "rejected"
             elif not isinstance(existing, list):
-                self._problem(last.span, f"key '{name}' is not an array of tables")
-                return
-            element = self._new_table(_ELEMENT, last.span)
+                self._problem(last, f"key '{format_key(loc)}' is not an array of tables")
+                return "rejected"
+            if chunk is None:
+                element = self._new_table(ELEMENT, last)
+            else:
+                element = chunk[0].table
+                first = (last_start, last_end)
+                self._sealed[id(element)] = (chunk[0], chunk[1], ELEMENT, self._section, first)
             existing.append(element)
-            self._occ.append((last.span.start, last.span.end, loc, True))
+            self._occ.append((last_start, last_end, loc, True))
             element_loc = (*loc, len(existing) - 1)
-            self._entry(element_loc, None, header.span.start, header.span.end, Kind.OBJECT)
+            self._entries[element_loc] = (-1, -1, start, end, Kind.OBJECT, None)
             self._section_locs = [loc, element_loc]
             self._table, self._loc = element, element_loc
-            return
+            return "placed" if chunk is not None else "existing"
+        status = "placed" if chunk is not None else "existing"
         if existing is None:
-            existing = self._new_table(_HEADER, last.span)
-            table[last.name] = existing
-        elif isinstance(existing, dict):
-            state = self._state[id(existing)]
-            if state.kind == _IMPLICIT:
-                state.kind, state.first = _HEADER, last.span
-            elif state.kind == _DOTTED:
-                self._problem(
-                    last.span, f"table '{name}' is already defined by dotted keys", state.first
-                )
-                return
-            elif state.kind == _INLINE:
-                self._problem(
-                    last.span,
-                    f"table '{name}' is an inline table and cannot be extended",
-                    state.first,
-                )
-                return
+            if chunk is None:
+                existing = self._new_table(HEADER, last)
             else:
-                self._problem(last.span, f"table '{name}' is defined twice", state.first)
-                return
+                existing = chunk[0].table
+                first = (last_start, last_end)
+                self._sealed[id(existing)] = (chunk[0], chunk[1], HEADER, self._section, first)
+            table[name] = existing
+        elif isinstance(existing, dict):
+            state = self._state_of(existing)
+            if state.kind == IMPLICIT:
+                state.kind, state.first = HEADER, last
+                status = "existing"
+            elif state.kind == DOTTED:
+                key = format_key(loc)
+                self._problem(last, f"table '{key}' is already defined by dotted keys", state.first)
+                return "rejected"
+            elif state.kind == INLINE:
+                key = format_key(loc)
+                self._problem(
+                    last, f"table '{key}' is an inline table and cannot be extended", state.first
+                )
+                return "rejected"
+            else:
+                self._problem(last, f"table '{format_key(loc)}' is defined twice", state.first)
+                return "rejected"
         elif isinstance(existing, list) and id(existing) in self._aot:
-            self._problem(
-                last.span, f"'{name}' is an array of tables; add elements with [[{name}]]"
-            )
-            return
+            key = format_key(loc)
+            self._problem(last, f"'{key}' is an array of tables; add elements with [[{key}]]")
+            return "rejected"
         else:
-            self._problem(last.span, f"key '{name}' already has a value")
-            return
-        self._entry(loc, last.span, header.span.start, header.span.end, Kind.OBJECT)
-        self._occ.append((last.span.start, last.span.end, loc, True))
+            self._problem(last, f"key '{format_key(loc)}' already has a value")
+            return "rejected"
+        self._entries[loc] = (last_start, last_end, start, end, Kind.OBJECT, None)
+        self._occ.append((last_start, last_end, loc, True))
         self._section_locs = [loc]
         self._table, self._loc = existing, loc
+        return status
 
     # -- key = value --------------------------------------------------------
 
     def _pair(self, pair: Pair) -> None:
         self._section_end = max(self._section_end, pair.span.end)
         if self._loc is None:
-            return  # the section's header was rejected; its pairs belong nowhere
+            return  # the section's header was rejected; its pairs go nowhere
+        if id(self._table) not in self._state:
+            raise Fallback  # a placed chunk's table never takes more pairs
         self._assign(self._table, self._loc, pair, self._section)
 
     def _assign(self, table: dict[str, Any], loc: Location, pair: Pair, section: int) -> None:
@@ -222,21 +391,21 @@ class TomlBuilder:
             loc = (*loc, part.name)
             child = table.get(part.name)
             if child is None:
-                child = self._new_table(_DOTTED, part.span)
+                child = self._new_table(DOTTED, part.span)
                 self._state[id(child)].section = section
                 table[part.name] = child
                 self._entry(loc, part.span, part.span.start, pair.span.end, Kind.OBJECT)
             elif isinstance(child, dict):
-                state = self._state[id(child)]
-                if state.kind == _INLINE:
+                state = self._state_of(child)
+                if state.kind == INLINE:
                     self._problem(
                         part.span,
                         f"inline table '{format_key(written[: i + 1])}' cannot be extended",
                         state.first,
                     )
                     return
-                if state.kind in (_HEADER, _ELEMENT) or (
-                    state.kind == _DOTTED and state.section != section
+                if state.kind in (HEADER, ELEMENT) or (
+                    state.kind == DOTTED and state.section != section
                 ):
                     self._problem(
                         part.span,
@@ -245,6 +414,7 @@ class TomlBuilder:
                         state.first,
                     )
                     return
+                child = self._enter(table, part.name, child)
             else:
                 self._problem(
                     part.span, f"key '{format_key(written[: i + 1])}' already has a value"
@@ -264,7 +434,7 @@ class TomlBuilder:
             self._problem(
                 last.span,
                 f"duplicate key '{format_key(written)}'",
-                previous.key if previous else None,
+                Span(previous[0], previous[1]) if previous and previous[0] >= 0 else None,
             )
             return
         table[last.name] = self._value(pair.value, loc)
@@ -284,7 +454,7 @@ class TomlBuilder:
                 self._entry(item_loc, None, item.span.start, item.span.end, _kind(item))
                 out.append(self._value(item, item_loc))
             return out
-        table = self._new_table(_DOTTED, None)
+        table = self._new_table(DOTTED, None)
         # Dotted keys inside one inline table may share prefixes, so the whole
         # inline table is one "section" of its own.
         self._inline_ids += 1
@@ -292,8 +462,58 @@ class TomlBuilder:
         self._state[id(table)].section = section
         for pair in node.pairs:
             self._assign(table, loc, pair, section)
-        self._state[id(table)].kind = _INLINE
+        self._state[id(table)].kind = INLINE
         return table
+
+    # -- a chunk: one section's pairs into a fresh table ---------------------
+
+    def local_chunk(self, chunk: Chunk, pairs: list[Pair], base: int) -> None:
+        """Fill ``chunk`` from ``pairs`` (absolute offsets) as if in a fresh section.
+
+        ``self.root`` must be the chunk's table and the builder otherwise unused.
+        Everything is stored relative to ``base``.
+        """
+        end = -1
+        for pair in pairs:
+            end = max(end, pair.span.end)
+            self._assign(self.root, (), pair, 0)
+        chunk.end = end - base if end >= 0 else -1
+        for loc, (ks, ke, vs, ve, kind, _lit) in self._entries.items():
+            literal = self._strings.get(loc)
+            if literal is not None:
+                literal = shift_literal(literal, -base)
+            chunk.entries[loc] = (
+                ks - base if ks >= 0 else -1,
+                ke - base if ks >= 0 else -1,
+                vs - base,
+                ve - base,
+                kind,
+                literal,
+            )
+        chunk.occ = [(s - base, e - base, loc, key) for s, e, loc, key in self._occ]
+        chunk.problems = []
+        for span, message, first in self.problems:
+            chunk.problems.append(
+                (
+                    span.start - base,
+                    span.end - base,
+                    message,
+                    None if first is None else (first.start - base, first.end - base),
+                )
+            )
+        for table_id, state in self._state.items():
+            if table_id == id(self.root):
+                continue
+            first = state.first
+            chunk.tables[table_id] = (
+                state.kind,
+                first.start - base if first is not None else -1,
+                first.end - base if first is not None else -1,
+                state.section == 0,
+            )
+        # Every subtable is reachable from the table, so the ids in ``tables``
+        # stay valid for as long as the chunk lives.
+        chunk.table = self.root
 
 
 def _kind(node: Value) -> Kind:

@@ -1,0 +1,102 @@
+"""Parse times of the document front-end: from scratch and per editing step.
+
+Run: ``.venv/bin/python bench/parse.py [sizes...]`` (default 500 1000 2000 4000
+nodes of ``generate.generate_toml``). Times are CPU seconds
+(``time.process_time``), medians over several runs, so a loaded machine
+distorts them less; single runs vary with garbage collection.
+
+Per-edit times are ``DocumentParser.parse`` right after one editing step at
+several places of the document (each step applied to a parser that has parsed
+the unedited text): inserting and deleting a character inside a path string,
+inserting one inside a key, and deleting a closing quote (the document is then
+invalid in one ``[[nodes]]`` table; tree-sitter must reparse from scratch).
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from generate import generate_toml
+
+from wf_core.documents import DocumentParser, parse_document
+
+RUNS = 5
+PLACES = 7
+
+
+def _cpu(action: Callable[[], object]) -> float:
+    start = time.process_time()
+    action()
+    return time.process_time() - start
+
+
+def _places(text: str, needle: str) -> list[int]:
+    """Offsets of ``needle`` spread over the document."""
+    found = []
+    for k in range(PLACES):
+        at = text.find(needle, len(text) * (k + 1) // (PLACES + 1))
+        if at >= 0:
+            found.append(at)
+    return found
+
+
+def _edits(text: str) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {"path +1 char": [], "path -1 char": [], "key +1 char": []}
+    out["unterminated string"] = []
+    for at in _places(text, "path = "):
+        inside = text.index("context", at) + 8
+        out["path +1 char"].append(text[:inside] + "x" + text[inside:])
+        out["path -1 char"].append(text[:inside] + text[inside + 1 :])
+    for at in _places(text, "target = "):
+        out["key +1 char"].append(text[: at + 3] + "x" + text[at + 3 :])
+    for at in _places(text, 'node = "charge_order"'):
+        quote = at + len('node = "charge_order')
+        out["unterminated string"].append(text[:quote] + text[quote + 1 :])
+    return out
+
+
+def _edit_time(text: str, edited: str) -> tuple[float, float]:
+    parser = DocumentParser("toml")
+    parser.parse(text)
+    parsed = None
+
+    def step() -> None:
+        nonlocal parsed
+        parsed = parser.parse(edited)
+
+    spent = _cpu(step)
+    assert parsed is not None
+    middle = len(edited) // 2
+    located = _cpu(lambda: parsed.source_map.locate(middle))
+    return spent, located
+
+
+def _size(nodes: int) -> None:
+    text = generate_toml(nodes)
+    lines = text.count("\n")
+    scratch = [_cpu(lambda: parse_document(text, "toml")) for _ in range(RUNS)]
+    parsed = parse_document(text, "toml")
+    everything = _cpu(lambda: list(parsed.source_map.items()))
+    print(f"{nodes} nodes, {lines} lines")
+    print(f"  from scratch          {statistics.median(scratch):.4f} s")
+    print(f"  first full items()    {everything:.4f} s  (entries are built on first use)")
+    for name, versions in _edits(text).items():
+        times = [_edit_time(text, edited) for edited in versions]
+        parse = statistics.median(t[0] for t in times)
+        locate = statistics.median(t[1] for t in times)
+        print(f"  {name:<21} {parse:.4f} s   first locate after it {locate:.4f} s")
+
+
+def main(sizes: list[int]) -> None:
+    for nodes in sizes:
+        _size(nodes)
+
+
+if __name__ == "__main__":
+    main([int(arg) for arg in sys.argv[1:]] or [500, 1000, 2000, 4000])

@@ -1,0 +1,372 @@
+"""Fast conversion of one clean top-level TOML statement into a ``Chunk``.
+
+tree-sitter has already said the statement is grammatical, so the common shapes
+(bare or simply quoted keys, one-line strings without escapes, numbers,
+booleans, arrays, one-line inline tables) are read straight from the text with
+a few regular expressions, and the table rules are applied on the fly to the
+section's own fresh table. Anything else (escapes, multi-line strings, dates,
+trailing commas, duplicate keys, any problem at all) makes the reader give up,
+and the caller converts the statement the slow, general way instead.
+
+Invariant: when ``read_chunk`` returns a chunk, it is exactly what the general
+path (tree reader + ``TomlBuilder.local_chunk``) builds from the same text:
+the same values in the same key order, the same entries in the same order, the
+same ranges. Literals are stored as their style (see ``Compact``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from wf_core.documents.source_map import Chunk, Compact, Kind, Occurrence
+from wf_core.documents.toml_tables import DOTTED
+from wf_core.documents.toml_values import MAX_DEPTH, classify
+from wf_core.locations import Location
+
+_BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+_END_OF_LINE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
+_WS = re.compile(r"[ \t]*")
+_SIMPLE_KEY_EQUALS = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*")
+_BARE = re.compile(r"[A-Za-z0-9_-]+")
+_DOT = re.compile(r"[ \t]*\.[ \t]*")
+_EQUALS = re.compile(r"[ \t]*=[ \t]*")
+_BASIC = re.compile(r'"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"')
+_LITERAL = re.compile(r"'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!'')")
+_WORD = re.compile(r"[A-Za-z0-9_+\-.:]+")
+_BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
+_BLANKS = r"(?:[ \t\r\n]+|#[^\n]*)*"
+_STRING = r"""(?:"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"|'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!''))"""
+# The commonest line of all: blank lines or comments, then ``key = "string"``
+# to the end of its line. Groups: key, basic content, literal content.
+_STRING_LINE = re.compile(
+    _BLANKS + r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)"
+)
+# An inline table of bare keys and one-line strings only, and one of its pairs
+# (groups: key, basic content, literal content), and the same pair for
+# ``findall`` (groups: key, the quote if basic, content).
+_FLAT_KEY_VALUE = re.compile(
+    r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:(\")|')"
+    r"((?(2)[^\"\\\x00-\x08\x0a-\x1f\x7f]*|[^'\x00-\x08\x0a-\x1f\x7f]*))(?(2)\"|'(?!''))"
+)
+_FLAT_PAIR = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:,[ \t]*)?")
+_FLAT_INLINE = re.compile(
+    r"\{[ \t]*(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*"
+    + _STRING
+    + r"[ \t]*,[ \t]*)*[A-Za-z0-9_-]+[ \t]*=[ \t]*"
+    + _STRING
+    + r"[ \t]*\}"
+)
+# After an array element: blanks, maybe a comma, blanks. Group 1: the comma.
+_ARRAY_SEPARATOR = re.compile(_BLANKS + r"(,)?" + _BLANKS)
+_STRING_KIND = Kind.STRING
+_ARRAY_KIND = Kind.ARRAY
+_OBJECT_KIND = Kind.OBJECT
+
+
+class _GiveUp(Exception):
+    pass
+
+
+class _Reader:
+    """Reads pairs into tables as the table rules would, optionally recording entries.
+
+    With ``record`` off only values are built (and everything checked); with it
+    on, entries are recorded too. Ranges are never recorded one by one: each
+    entry's key and value ranges are its occurrences (see ``Chunk.derived``);
+    only a dotted key's later uses of an existing prefix (``a.x = 1`` after
+    ``a.y = 2``) add occurrences of their own.
+    """
+
+    __slots__ = ("entries", "occ", "record", "tables", "text")
+
+    def __init__(self, text: str, record: bool) -> None:
+        self.text = text
+        self.record = record
+        self.entries: dict[Location, Compact] = {}
+        self.occ: list[Occurrence] = []
+        self.tables: dict[int, tuple[str, int, int, bool]] = {}
+
+    def keys(self, pos: int) -> tuple[list[tuple[str, int, int]], int]:
+        text = self.text
+        parts: list[tuple[str, int, int]] = []
+        while True:
+            ch = text[pos : pos + 1]
+            if ch and ch in _BARE_CHARS:
+                match = _BARE.match(text, pos)
+            elif ch == '"' and not text.startswith('"""', pos):
+                match = _BASIC.match(text, pos)
+            elif ch == "'" and not text.startswith("'''", pos):
+                match = _LITERAL.match(text, pos)
+            else:
+                raise _GiveUp
+            if match is None:
+                raise _GiveUp
+            end = match.end()
+            parts.append((match.group(1) if ch in "\"'" else match.group(), pos, end))
+            dot = _DOT.match(text, end)
+            if dot is None:
+                return parts, end
+            pos = dot.end()
+
+    def pair(
+        self, table: dict[str, Any], loc: Location, dotted: set[int], pos: int, depth: int
+    ) -> int:
+        """Read ``key = value`` at ``pos`` into ``table``; returns where the value ends."""
+        text = self.text
+        match = _SIMPLE_KEY_EQUALS.match(text, pos)
+        if match is not None:
+            name = match.group(1)
+            if name in table:
+                raise _GiveUp
+            value_loc = (*loc, name)
+            start = match.end()
+            value, kind, end, lit = self.value(start, value_loc, depth)
+            table[name] = value
+            if self.record:
+                self.entries[value_loc] = (pos, pos + len(name), start, end, kind, lit)
+            return end
+        parts, after = self.keys(pos)
+        equals = _EQUALS.match(text, after)
+        if equals is None:
+            raise _GiveUp
+        # Dotted prefixes are created before the value is read, so their
+        # entries come first; their range ends with the pair, known only later.
+        created: list[Location] = []
+        prefixes: list[tuple[int, int, Location]] = []
+        for name, start, end in parts[:-1]:
+            loc = (*loc, name)
+            child = table.get(name)
+            if child is None:
+                child = {}
+                table[name] = child
+                dotted.add(id(child))
+                self.tables[id(child)] = (DOTTED, start, end, depth == 0)
+                if self.record:
+                    self.entries[loc] = None  # type: ignore[assignment]  # placeholder
+                created.append(loc)
+            elif type(child) is not dict or id(child) not in dotted:
+                raise _GiveUp
+            prefixes.append((start, end, loc))
+            table = child
+        name, key_start, key_end = parts[-1]
+        if name in table:
+            raise _GiveUp
+        value_loc = (*loc, name)
+        value, kind, end, lit = self.value(equals.end(), value_loc, depth)
+        table[name] = value
+        if self.record:
+            for start, part_end, prefix_loc in prefixes:
+                if prefix_loc in created:
+                    self.entries[prefix_loc] = (start, part_end, start, end, _OBJECT_KIND, None)
+                else:
+                    self.occ.append((start, part_end, prefix_loc, True))
+                    self.occ.append((start, end, prefix_loc, False))
+            self.entries[value_loc] = (key_start, key_end, equals.end(), end, kind, lit)
+        return end
+
+    def value(self, pos: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
+        text = self.text
+        ch = text[pos : pos + 1]
+        if ch == '"':
+            if text.startswith('"""', pos):
+                raise _GiveUp
+            match = _BASIC.match(text, pos)
+            if match is None:
+                raise _GiveUp
+            return match.group(1), _STRING_KIND, match.end(), "basic"
+        if ch == "'":
+            if text.startswith("'''", pos):
+                raise _GiveUp
+            match = _LITERAL.match(text, pos)
+            if match is None:
+                raise _GiveUp
+            return match.group(1), _STRING_KIND, match.end(), "literal"
+        if ch == "[":
+            if depth >= MAX_DEPTH - 1:
+                raise _GiveUp
+            return self.array(pos, loc, depth + 1)
+        if ch == "{":
+            if depth >= MAX_DEPTH - 1:
+                raise _GiveUp
+            flat = _FLAT_INLINE.match(text, pos)
+            if flat is not None:
+                return self.flat_inline_table(pos, flat.end(), loc)
+            return self.inline_table(pos, loc, depth + 1)
+        match = _WORD.match(text, pos)
+        if match is None:
+            raise _GiveUp
+        result = classify(match.group())
+        if isinstance(result, str):
+            raise _GiveUp
+        return result[1], result[0], match.end(), None
+
+    def array(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
+        text = self.text
+        entries = self.entries
+        record = self.record
+        items: list[Any] = []
+        pos = _BLANK.match(text, start + 1).end()  # type: ignore[union-attr]
+        while text[pos : pos + 1] != "]":
+            item_loc = (*loc, len(items)) if record else loc
+            if record:
+                entries[item_loc] = None  # type: ignore[assignment]  # placeholder, keeps order
+            flat = _FLAT_INLINE.match(text, pos) if text[pos] == "{" else None
+            if flat is not None:
+                value, kind, end, lit = self.flat_inline_table(pos, flat.end(), item_loc)
+            else:
+                value, kind, end, lit = self.value(pos, item_loc, depth)
+            if record:
+                entries[item_loc] = (-1, -1, pos, end, kind, lit)
+            items.append(value)
+            separator = _ARRAY_SEPARATOR.match(text, end)
+            pos = separator.end()  # type: ignore[union-attr]
+            if separator.group(1) is None and text[pos : pos + 1] != "]":  # type: ignore[union-attr]
+                raise _GiveUp
+        return items, _ARRAY_KIND, pos + 1, None
+
+    def flat_inline_table(self, start: int, end: int, loc: Location) -> tuple[Any, Kind, int, Any]:
+        """``{ a = "x", b = 'y' }``: bare keys and one-line strings only."""
+        if not self.record:
+            found = _FLAT_KEY_VALUE.findall(self.text, start + 1, end - 1)
+            table = {name: content for name, _quote, content in found}
+            if len(table) != len(found):
+                raise _GiveUp  # a duplicate key
+            return table, _OBJECT_KIND, end, None
+        table = {}
+        entries = self.entries
+        for match in _FLAT_PAIR.finditer(self.text, start + 1, end - 1):
+            name, basic = match.group(1, 2)
+            if name in table:
+                raise _GiveUp
+            if basic is not None:
+                value_start, value_end = match.span(2)
+                table[name] = basic
+                style = "basic"
+            else:
+                value_start, value_end = match.span(3)
+                table[name] = match.group(3)
+                style = "literal"
+            key_start = match.start()
+            entries[(*loc, name)] = (
+                key_start,
+                key_start + len(name),
+                value_start - 1,
+                value_end + 1,
+                _STRING_KIND,
+                style,
+            )
+        return table, _OBJECT_KIND, end, None
+
+    def inline_table(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
+        text = self.text
+        table: dict[str, Any] = {}
+        dotted: set[int] = set()
+        pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+        if text[pos : pos + 1] != "}":
+            while True:
+                end = self.pair(table, loc, dotted, pos, depth)
+                pos = _WS.match(text, end).end()  # type: ignore[union-attr]
+                ch = text[pos : pos + 1]
+                if ch == "}":
+                    break
+                if ch != ",":
+                    raise _GiveUp
+                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                if text[pos : pos + 1] == "}":
+                    raise _GiveUp  # a trailing comma: the general path reports it
+        return table, _OBJECT_KIND, pos + 1, None
+
+    def read(self, section: bool) -> tuple[dict[str, Any], Any, int]:
+        """The whole statement: its table, header and where its last pair ends."""
+        text = self.text
+        record = self.record
+        entries = self.entries
+        header = None
+        end = -1
+        pos = 0
+        if section:
+            array = text.startswith("[[")
+            pos = _WS.match(text, 2 if array else 1).end()  # type: ignore[union-attr]
+            parts, pos = self.keys(pos)
+            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            close = "]]" if array else "]"
+            if not text.startswith(close, pos):
+                raise _GiveUp
+            pos += len(close)
+            header = (tuple(parts), array, pos)
+            line = _END_OF_LINE.match(text, pos)
+            if line is None:
+                raise _GiveUp
+            pos = line.end()
+        table: dict[str, Any] = {}
+        dotted: set[int] = set()
+        length = len(text)
+        string_line = _STRING_LINE.match
+        while True:
+            match = string_line(text, pos)
+            if match is not None:
+                name, basic = match.group(1, 2)
+                if name in table:
+                    raise _GiveUp
+                if basic is not None:
+                    table[name] = basic
+                    end = match.end(2) + 1
+                else:
+                    table[name] = match.group(3)
+                    end = match.end(3) + 1
+                if record:
+                    key_start = match.start(1)
+                    value_start = match.start(2 if basic is not None else 3) - 1
+                    entries[(name,)] = (
+                        key_start,
+                        key_start + len(name),
+                        value_start,
+                        end,
+                        _STRING_KIND,
+                        "basic" if basic is not None else "literal",
+                    )
+                pos = match.end()
+                continue
+            pos = _BLANK.match(text, pos).end()  # type: ignore[union-attr]
+            if pos >= length:
+                break
+            end = self.pair(table, (), dotted, pos, 0)
+            line = _END_OF_LINE.match(text, end)
+            if line is None:
+                raise _GiveUp
+            pos = line.end()
+        if not section and (len(table) != 1 or dotted):
+            raise _GiveUp
+        return table, header, end
+
+
+def _fill(chunk: Chunk) -> tuple[dict[Location, Compact], list[Occurrence]]:
+    """Entries and occurrences of a chunk ``read_chunk`` built without them.
+
+    Reads the text again with the same reader, so the result is what reading
+    with ``record`` on in the first place would have given.
+    """
+    reader = _Reader(chunk.text, True)
+    reader.read(chunk.header is not None)
+    return reader.entries, reader.occ
+
+
+def read_chunk(text: str, section: bool) -> Chunk | None:
+    """A ``[table]``/``[[array]]`` section, or one top-level pair; None to give up."""
+    reader = _Reader(text, False)
+    try:
+        table, header, end = reader.read(section)
+    except _GiveUp:
+        return None
+    chunk = Chunk(text)
+    chunk.derived = True
+    chunk.table = table
+    chunk.tables = reader.tables
+    chunk.header = header
+    chunk.end = end
+    if not section:
+        chunk.key = next(iter(table))
+    chunk.entries = None  # type: ignore[assignment]
+    chunk.fill = _fill
+    return chunk
