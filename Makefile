@@ -40,8 +40,9 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 
 bench: $(STAMP)
-	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/lsp.py
+	$(BIN)/python bench/analysis.py
+	$(BIN)/python bench/parse.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
