@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from wf_core.documents.strings import TOML_SIMPLE_ESCAPES
+
 __all__ = ["CursorScan", "PartialSegment", "PathScan", "ScannedSegment", "scan_at", "scan_path"]
 
 _TOML_WS = frozenset(" \t")
@@ -26,15 +28,6 @@ _BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # ``items[0]`` stays one (invalid) segment instead of splintering.
 _BARE_STOP = frozenset(" \t.\"'")
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
-_SIMPLE_ESCAPES = {
-    "b": "\b",
-    "t": "\t",
-    "n": "\n",
-    "f": "\f",
-    "r": "\r",
-    '"': '"',
-    "\\": "\\",
-}
 
 
 def _is_control(ch: str) -> bool:
@@ -142,8 +135,8 @@ def _decode_basic(
             i += 1
             continue
         kind = text[i + 1] if i + 1 < stop else ""
-        if kind in _SIMPLE_ESCAPES:
-            chars.append(_SIMPLE_ESCAPES[kind])
+        if kind in TOML_SIMPLE_ESCAPES:
+            chars.append(TOML_SIMPLE_ESCAPES[kind])
             origins.append(i)
             i += 2
             continue

@@ -32,7 +32,9 @@ _LINE_END_BACKSLASH = re.compile(r"\\[ \t]*(?:\r?\n)[ \t\r\n]*")
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
 _HEX8 = re.compile(r"[0-9A-Fa-f]{8}")
 
-_TOML_SIMPLE = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+# TOML's one-character escapes (the path scanner reads key strings with the same table).
+TOML_SIMPLE_ESCAPES = {"b": "\b", "t": "\t", "n": "\n", "f": "\f", "r": "\r", '"': '"', "\\": "\\"}
+
 _JSON_SIMPLE = {
     "b": "\b",
     "t": "\t",
@@ -115,7 +117,7 @@ def _control_problem(ch: str, at: int) -> Problem:
 def _toml_escape(text: str, pos: int, limit: int, dec: _Decoder) -> int:
     """Decode the escape at ``pos`` (a backslash); returns the position after it."""
     nxt = text[pos + 1] if pos + 1 < limit else ""
-    simple = _TOML_SIMPLE.get(nxt)
+    simple = TOML_SIMPLE_ESCAPES.get(nxt)
     if simple is not None:
         dec.special(simple, pos, 2)
         return pos + 2
@@ -148,8 +150,8 @@ def _toml_escape(text: str, pos: int, limit: int, dec: _Decoder) -> int:
 
 
 # Most literals are one line without escapes: one regex, no piece map.
-_SIMPLE_BASIC = re.compile(r'"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"')
-_SIMPLE_LITERAL = re.compile(r"'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!'')")
+SIMPLE_BASIC = re.compile(r'"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"')
+SIMPLE_LITERAL = re.compile(r"'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!'')")
 _SIMPLE_JSON = re.compile(r'"([^"\\\x00-\x1f]*)"')
 
 
@@ -163,11 +165,11 @@ def scan_toml_string(text: str, pos: int, limit: int) -> tuple[StringLiteral, li
     """Scan the TOML string literal whose opening quote is at ``pos``."""
     first = text[pos : pos + 1]
     if first == '"' and not text.startswith('""', pos + 1):
-        match = _SIMPLE_BASIC.match(text, pos, limit)
+        match = SIMPLE_BASIC.match(text, pos, limit)
         if match is not None:
             return _simple(match, "basic")
     elif first == "'" and not text.startswith("''", pos + 1):
-        match = _SIMPLE_LITERAL.match(text, pos, limit)
+        match = SIMPLE_LITERAL.match(text, pos, limit)
         if match is not None:
             return _simple(match, "literal")
     if text.startswith('"""', pos):

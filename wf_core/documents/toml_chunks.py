@@ -20,6 +20,7 @@ import re
 from typing import Any
 
 from wf_core.documents.source_map import Chunk, Compact, Kind, Occurrence
+from wf_core.documents.strings import SIMPLE_BASIC, SIMPLE_LITERAL
 from wf_core.documents.toml_tables import DOTTED
 from wf_core.documents.toml_values import MAX_DEPTH, classify
 from wf_core.locations import Location
@@ -31,8 +32,6 @@ _SIMPLE_KEY_EQUALS = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*")
 _BARE = re.compile(r"[A-Za-z0-9_-]+")
 _DOT = re.compile(r"[ \t]*\.[ \t]*")
 _EQUALS = re.compile(r"[ \t]*=[ \t]*")
-_BASIC = re.compile(r'"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"')
-_LITERAL = re.compile(r"'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!'')")
 _WORD = re.compile(r"[A-Za-z0-9_+\-.:]+")
 _BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _BLANKS = r"(?:[ \t\r\n]+|#[^\n]*)*"
@@ -95,9 +94,9 @@ class _Reader:
             if ch and ch in _BARE_CHARS:
                 match = _BARE.match(text, pos)
             elif ch == '"' and not text.startswith('"""', pos):
-                match = _BASIC.match(text, pos)
+                match = SIMPLE_BASIC.match(text, pos)
             elif ch == "'" and not text.startswith("'''", pos):
-                match = _LITERAL.match(text, pos)
+                match = SIMPLE_LITERAL.match(text, pos)
             else:
                 raise _GiveUp
             if match is None:
@@ -171,14 +170,14 @@ class _Reader:
         if ch == '"':
             if text.startswith('"""', pos):
                 raise _GiveUp
-            match = _BASIC.match(text, pos)
+            match = SIMPLE_BASIC.match(text, pos)
             if match is None:
                 raise _GiveUp
             return match.group(1), _STRING_KIND, match.end(), "basic"
         if ch == "'":
             if text.startswith("'''", pos):
                 raise _GiveUp
-            match = _LITERAL.match(text, pos)
+            match = SIMPLE_LITERAL.match(text, pos)
             if match is None:
                 raise _GiveUp
             return match.group(1), _STRING_KIND, match.end(), "literal"
