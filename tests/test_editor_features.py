@@ -225,3 +225,11 @@ def test_a_node_that_failed_to_load_does_not_cascade_into_edge_errors() -> None:
     codes = [issue.code for issue in analyze_text(text, "toml").issues]
     assert "invalid_model" in codes
     assert "unknown_edge_source" not in codes and "unknown_edge_destination" not in codes
+
+
+def test_an_unterminated_path_is_reported_once() -> None:
+    text = BILLING.replace(CHARGE_PATH, 'path = "context.foreach.\n  },')
+    issues = analyze_text(text, "toml").issues
+    line = text[: text.index('"context.foreach.')].count("\n")
+    on_line = [i.code for i in issues if text[: i.span.start].count("\n") == line]
+    assert on_line == ["syntax_error"]

@@ -225,6 +225,9 @@ class DocumentSnapshot:
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
         for issue in (*self.load.issues, *find_deprecated_forms(values)):
             location = parse_location(issue.model_path) if issue.model_path else ()
+            literal = self.parsed.source_map.string(location) if location else None
+            if literal is not None and not literal.closed:
+                continue  # the syntax error on the unterminated string says it all
             span = self.span_of(location, segment=issue.segment) if location else Span(0, 0)
             placed.append(PlacedIssue(issue, issue.model_path, issue.span or span))
         for issue in self.report.issues:
