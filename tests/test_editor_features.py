@@ -230,6 +230,6 @@ def test_a_node_that_failed_to_load_does_not_cascade_into_edge_errors() -> None:
 def test_an_unterminated_path_is_reported_once() -> None:
     text = BILLING.replace(CHARGE_PATH, 'path = "context.foreach.\n  },')
     issues = analyze_text(text, "toml").issues
-    line = text[: text.index('"context.foreach.')].count("\n")
+    line = text[: text.index('path = "context.foreach.\n')].count("\n")
     on_line = [i.code for i in issues if text[: i.span.start].count("\n") == line]
     assert on_line == ["syntax_error"]
