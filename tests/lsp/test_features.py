@@ -137,3 +137,45 @@ async def test_definition_of_a_loop_id_in_a_path(session: Session, billing: str)
     assert location.range.start.line == id_value.start.line
     assert id_value.start.character <= location.range.start.character
     assert location.range.end.character <= id_value.end.character
+
+
+async def test_typing_a_path_keystroke_by_keystroke(session: Session, billing: str):
+    """Each keystroke is followed at once by a completion, as an editor does while typing."""
+    uri, cursor = open_with_path(session, billing, "'|' },")
+    # The first full analysis exists before typing starts, as after opening a file.
+    await session.diagnostics(uri)
+    typed = ""
+    for char in 'context.foreach."orders.v2".item.':
+        session.edit(uri, cursor, cursor, char)
+        cursor += 1
+        typed += char
+        items = await complete_at(session, uri, cursor)
+        if typed == "context.foreach.":
+            texts = {edit_of(i)[0] for i in items}
+            assert texts == {"customers", '"orders.v2"'}
+    texts = {edit_of(i)[0] for i in items}
+    assert {"sku", "qty"} <= texts
+    for item in items:
+        _, edit_range = edit_of(item)
+        assert edit_range.start == session.position(uri, cursor)
+    # Once the analysis catches up, the finished path is valid at this node.
+    diagnostics = await session.diagnostics(uri)
+    assert not [d for d in diagnostics if d.code == "invalid_context_path"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "\x00\x01garbage\x7f",
+        "[" * 3000,
+        'name = "' + "x" * 200_000 + '"\nnodes = [[[[',
+        '[[nodes]]\nid = "a"\ntype = "foreach"\nover = "input.',
+    ],
+    ids=["binary", "deep", "long line", "truncated"],
+)
+async def test_bad_documents_get_diagnostics_not_errors(session: Session, text: str):
+    uri = session.open("bad.wf.toml", text)
+    diagnostics = await session.diagnostics(uri)
+    assert any(d.code == "syntax_error" or d.code == "invalid_model" for d in diagnostics)
+    for method in (types.TEXT_DOCUMENT_COMPLETION, types.TEXT_DOCUMENT_HOVER):
+        await session.request(method, uri, len(text) // 2)
