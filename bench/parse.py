@@ -1,7 +1,8 @@
 """Parse times of the document front-end: from scratch and per editing step.
 
 Run: ``.venv/bin/python bench/parse.py [sizes...]`` (default 500 1000 2000 4000
-nodes of ``generate.generate_toml``). Times are CPU seconds
+nodes of ``generate.generate_toml``; the JSON document is the same workflow
+converted with ``tomllib`` and ``json.dumps(indent=2)``). Times are CPU seconds
 (``time.process_time``), medians over several runs, so a loaded machine
 distorts them less; single runs vary with garbage collection.
 
@@ -9,14 +10,16 @@ Per-edit times are ``DocumentParser.parse`` right after one editing step at
 several places of the document (each step applied to a parser that has parsed
 the unedited text): inserting and deleting a character inside a path string,
 inserting one inside a key, and deleting a closing quote (the document is then
-invalid in one ``[[nodes]]`` table; tree-sitter must reparse from scratch).
+invalid in one node; tree-sitter must reparse from scratch).
 """
 
 from __future__ import annotations
 
+import json
 import statistics
 import sys
 import time
+import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
 
-from wf_core.documents import DocumentParser, parse_document
+from wf_core.documents import DocumentParser, Syntax, parse_document
 
 RUNS = 5
 PLACES = 7
@@ -46,23 +49,31 @@ def _places(text: str, needle: str) -> list[int]:
     return found
 
 
-def _edits(text: str) -> dict[str, list[str]]:
+# Per syntax: how a path binding, a key and the node's ``node`` member are written.
+_NEEDLES = {
+    "toml": ("path = ", "target = ", 'node = "charge_order"'),
+    "json": ('"path": ', '"target": ', '"node": "charge_order"'),
+}
+
+
+def _edits(text: str, syntax: Syntax) -> dict[str, list[str]]:
+    path, key, node = _NEEDLES[syntax]
     out: dict[str, list[str]] = {"path +1 char": [], "path -1 char": [], "key +1 char": []}
     out["unterminated string"] = []
-    for at in _places(text, "path = "):
+    for at in _places(text, path):
         inside = text.index("context", at) + 8
         out["path +1 char"].append(text[:inside] + "x" + text[inside:])
         out["path -1 char"].append(text[:inside] + text[inside + 1 :])
-    for at in _places(text, "target = "):
+    for at in _places(text, key):
         out["key +1 char"].append(text[: at + 3] + "x" + text[at + 3 :])
-    for at in _places(text, 'node = "charge_order"'):
-        quote = at + len('node = "charge_order')
+    for at in _places(text, node):
+        quote = at + len(node) - 1
         out["unterminated string"].append(text[:quote] + text[quote + 1 :])
     return out
 
 
-def _edit_time(text: str, edited: str) -> tuple[float, float]:
-    parser = DocumentParser("toml")
+def _edit_time(text: str, edited: str, syntax: Syntax) -> tuple[float, float]:
+    parser = DocumentParser(syntax)
     parser.parse(text)
     parsed = None
 
@@ -78,16 +89,22 @@ def _edit_time(text: str, edited: str) -> tuple[float, float]:
 
 
 def _size(nodes: int) -> None:
-    text = generate_toml(nodes)
+    toml_text = generate_toml(nodes)
+    json_text = json.dumps(tomllib.loads(toml_text), indent=2)
+    for syntax, text in (("toml", toml_text), ("json", json_text)):
+        _report(nodes, syntax, text)  # type: ignore[arg-type]
+
+
+def _report(nodes: int, syntax: Syntax, text: str) -> None:
     lines = text.count("\n")
-    scratch = [_cpu(lambda: parse_document(text, "toml")) for _ in range(RUNS)]
-    parsed = parse_document(text, "toml")
+    scratch = [_cpu(lambda: parse_document(text, syntax)) for _ in range(RUNS)]
+    parsed = parse_document(text, syntax)
     everything = _cpu(lambda: list(parsed.source_map.items()))
-    print(f"{nodes} nodes, {lines} lines")
+    print(f"{nodes} nodes, {syntax.upper()}, {lines} lines")
     print(f"  from scratch          {statistics.median(scratch):.4f} s")
     print(f"  first full items()    {everything:.4f} s  (entries are built on first use)")
-    for name, versions in _edits(text).items():
-        times = [_edit_time(text, edited) for edited in versions]
+    for name, versions in _edits(text, syntax).items():
+        times = [_edit_time(text, edited, syntax) for edited in versions]
         parse = statistics.median(t[0] for t in times)
         locate = statistics.median(t[1] for t in times)
         print(f"  {name:<21} {parse:.4f} s   first locate after it {locate:.4f} s")

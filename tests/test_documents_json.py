@@ -143,3 +143,104 @@ def test_incremental_json() -> None:
     result = parser.parse(broken)
     assert [i.message for i in result.issues] == ["unterminated string"]
     assert result.values["nodes"][1]["id"] == "chärge"
+
+
+# -- reuse: unchanged units are placed again, not converted ------------------------
+
+
+def _workflow(nodes: int) -> str:
+    doc = {
+        "name": "reuse",
+        "start": "n0",
+        "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}},
+        "nodes": [
+            {
+                "id": f"n{i}",
+                "type": "node",
+                "input": [{"target": "t", "path": f"context.n{i}.é\\😀"}],
+                "flags": [True, None, 1.5],
+            }
+            for i in range(nodes)
+        ],
+        "edges": [{"from": f"n{i}", "outcome": "ok", "to": f"n{i + 1}"} for i in range(nodes)],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False)
+
+
+def _same_as_scratch(parsed, text: str) -> None:
+    scratch = parse_document(text, "json")
+    assert repr(parsed.values) == repr(scratch.values)
+    assert parsed.issues == scratch.issues
+    assert list(parsed.source_map.items()) == list(scratch.source_map.items())
+    for loc in scratch.source_map.locations():
+        assert parsed.source_map.string(loc) == scratch.source_map.string(loc)
+        assert parsed.source_map.children(loc) == scratch.source_map.children(loc)
+    for offset in range(0, len(text) + 1, 7):
+        assert parsed.source_map.locate(offset) == scratch.source_map.locate(offset)
+
+
+def _inside_node_5(text: str) -> int:
+    return text.index('"context.n5.') + len('"context.n5')
+
+
+@pytest.mark.parametrize(
+    "edit",
+    [
+        pytest.param(lambda text, at: text[:at] + "x" + text[at:], id="path +1 char"),
+        pytest.param(lambda text, at: text[:at] + text[at + 1 :], id="path -1 char"),
+        pytest.param(
+            lambda text, at: text[: text.index('"', at)] + text[text.index('"', at) + 1 :],
+            id="unterminated string",
+        ),
+        pytest.param(
+            lambda text, at: text.replace('"type": "node",\n', '"type": "node"\n', 6).replace(
+                '"type": "node"\n', '"type": "node",\n', 5
+            ),
+            id="missing comma",
+        ),
+        pytest.param(lambda text, at: text[:at] + "\\x" + text[at:], id="invalid escape"),
+    ],
+)
+def test_edit_in_one_node_reuses_the_others(edit) -> None:
+    text = _workflow(100)
+    parser = DocumentParser("json")
+    before = parser.parse(text)
+    edited = edit(text, _inside_node_5(text))
+    after = parser.parse(edited)
+    # the identity invariant: unchanged units are the very same objects
+    assert after.values["nodes"][90] is before.values["nodes"][90]
+    assert after.values["edges"][3] is before.values["edges"][3]
+    assert after.values["input_schema"] is before.values["input_schema"]
+    assert after.values["nodes"] is not before.values["nodes"]
+    _same_as_scratch(after, edited)
+    # and back: the edited node is converted again, everything equals scratch
+    again = parser.parse(text)
+    assert again.values["nodes"][90] is before.values["nodes"][90]
+    _same_as_scratch(again, text)
+
+
+def test_units_that_are_not_strict_json_are_reused_with_their_problems() -> None:
+    text = _workflow(3).replace('"id": "n1",', '"id": "n1", "id": "dup", // note\n', 1)
+    parser = DocumentParser("json")
+    first = parser.parse(text)
+    messages = sorted(i.message for i in first.issues)
+    assert messages == ["comments are not allowed in JSON", "duplicate key 'id'"]
+    edited = text.replace('"context.n2.', '"context.n2.x')
+    second = parser.parse(edited)
+    assert second.values["nodes"][1] is first.values["nodes"][1]
+    assert second.values["nodes"][1]["id"] == "n1"
+    _same_as_scratch(second, edited)
+    duplicate = next(i for i in second.issues if i.message.startswith("duplicate"))
+    assert duplicate.span is not None and duplicate.span.slice(edited) == '"id"'
+    assert duplicate.related[0].span.slice(edited) == '"id"'  # type: ignore[union-attr]
+    assert duplicate.related[0].span.start < duplicate.span.start  # type: ignore[union-attr]
+
+
+def test_a_duplicate_members_value_leaves_no_entries() -> None:
+    text = '{"nodes": [{"id": "a"}], "nodes": [{"id": "b", "x": 1}]}'
+    doc = parse_document(text, "json")
+    assert doc.values == {"nodes": [{"id": "a"}]}
+    assert [i.message for i in doc.issues] == ["duplicate key 'nodes'"]
+    assert ("nodes", 0, "x") not in doc.source_map
+    entry = doc.source_map.get(("nodes", 0, "id"))
+    assert entry is not None and entry.value.slice(text) == '"a"'

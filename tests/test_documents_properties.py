@@ -19,7 +19,13 @@ import tomlkit
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from wf_core.documents import DocumentParser, ParsedDocument, parse_document, toml_syntax
+from wf_core.documents import (
+    DocumentParser,
+    ParsedDocument,
+    json_syntax,
+    parse_document,
+    toml_syntax,
+)
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -402,6 +408,53 @@ def test_random_edits_across_sections_equal_scratch(edits) -> None:
         text = _apply(text, edit)
         incremental = parser.parse(text)
         _same(incremental, parse_document(text, "toml"))
+        # reused objects are shared, never written into
+        assert repr(previous.values) == snapshot
+        previous, snapshot = incremental, repr(incremental.values)
+
+
+# JSON: units (top-level member values, elements of ``nodes``/``edges``/...) are
+# chunks; placing them must read exactly what reading them in place reads.
+NODES_JSON = json.dumps(
+    {
+        **json.loads(WORKFLOW_JSON),
+        "nodes": [
+            *json.loads(WORKFLOW_JSON)["nodes"],
+            {"id": "n3", "output": [{"source": "amount", "target": "state.total"}]},
+            {"id": "n4", "input": [{"target": "x", "path": "context.n3.amount"}], "n": [1, {}]},
+            "not an object",
+            [],
+        ],
+        "output": [{"source": "a", "target": "b"}],
+    },
+    indent=2,
+    ensure_ascii=False,
+)
+
+
+def _read_in_place():
+    """Read every unit where it stands: no chunk is placed."""
+    return mock.patch.object(json_syntax._Chunks, "place", lambda *_args, **_kwargs: None)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_edits)
+def test_random_json_edits_chunks_equal_reading_in_place(edits) -> None:
+    text = NODES_JSON
+    parser = DocumentParser("json")
+    previous = parser.parse(text)
+    snapshot = repr(previous.values)
+    for edit in edits:
+        text = _apply(text, edit)
+        incremental = parser.parse(text)
+        scratch = parse_document(text, "json")
+        with _read_in_place():
+            in_place = parse_document(text, "json")
+        _same(incremental, scratch)
+        _same(scratch, in_place)
+        for loc in in_place.source_map.locations():
+            assert incremental.source_map.string(loc) == in_place.source_map.string(loc)
+            assert incremental.source_map.children(loc) == in_place.source_map.children(loc)
         # reused objects are shared, never written into
         assert repr(previous.values) == snapshot
         previous, snapshot = incremental, repr(incremental.values)

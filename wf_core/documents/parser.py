@@ -2,22 +2,26 @@
 
 ``parse_document`` parses from scratch. ``DocumentParser`` keeps the previous
 text and tree-sitter tree of one open document and reparses incrementally, and
-keeps the previous version's converted top-level statements (``Chunk``s, keyed
-by their text): a TOML statement whose text did not change is not converted
-again, only placed at its new offset (see ``toml_syntax`` and ``source_map``).
+keeps the previous version's converted units (``Chunk``s, keyed by their text):
+a TOML top-level statement, or a JSON top-level member's value or element of
+``nodes``/``edges``/``node_defs``/``output``, whose text did not change is not
+converted again, only placed at its new offset (see ``toml_syntax``,
+``json_syntax`` and ``source_map``).
 
 Invariants:
 
 - The result is a function of the text alone. tree-sitter's error recovery can
   depend on the old tree, so when an incremental parse comes back with errors
   the text is parsed once more from scratch; a clean tree is the same either
-  way. A chunk is a function of its statement's text. Diagnostics therefore
-  never depend on the editing history.
-- Identity: when a TOML statement is reused, its values are the very objects of
-  the previous version (an unchanged ``[[nodes]]`` element is the same
-  ``dict``), so downstream caches may key on ``id()``. Such objects are shared
-  between versions and must never be mutated, by the front-end (which copies a
-  reused table before extending it, see ``toml_tables``) or by its callers.
+  way. A chunk is a function of its text. Diagnostics therefore never depend
+  on the editing history.
+- Identity: when a TOML statement or a JSON unit is reused, its values are the
+  very objects of the previous version (an unchanged ``[[nodes]]`` table or
+  element of a JSON ``nodes`` array is the same ``dict``), so downstream caches
+  may key on ``id()``. Such objects are shared between versions and must never
+  be mutated, by the front-end (which copies a reused table before extending
+  it, see ``toml_tables``, and builds every JSON container afresh, see
+  ``json_syntax``) or by its callers.
 """
 
 from __future__ import annotations
@@ -87,8 +91,7 @@ def _build(
         if syntax == "toml":
             values, source_map, problems, used = parse_toml(text, tree, chunks)
         else:
-            values, source_map, problems = parse_json(text, tree)
-            used = {}
+            values, source_map, problems, used = parse_json(text, tree, chunks)
     finally:
         if enabled:
             gc.enable()

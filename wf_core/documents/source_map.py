@@ -10,13 +10,14 @@ Invariants:
   their containers); a cursor that touches the end of a range is inside it, so a
   cursor right after ``"context.fore`` still counts as inside that string.
 - A map is assembled per document version from global entries (absolute
-  offsets) and placed ``Chunk``s: the converted text of one top-level statement
-  in offsets relative to the statement's start, shared by every version that
-  contains the same statement text. A placement adds its base offset when an
-  answer is materialised, so reusing a chunk after an edit costs nothing per
-  entry. Every location belongs to the global entries or to exactly one placed
-  chunk, and the ranges of a chunk nest inside the global ranges of its section
-  (never partially overlap them), so ``locate`` may answer from both separately.
+  offsets) and placed ``Chunk``s: the converted text of one top-level TOML
+  statement or one JSON unit value, in offsets relative to its start, shared by
+  every version that contains the same text. A placement adds its base offset
+  when an answer is materialised, so reusing a chunk after an edit costs
+  nothing per entry. Every location belongs to the global entries or to exactly
+  one placed chunk, and the ranges of a chunk nest inside the global ranges of
+  its section or JSON value (never partially overlap them), so ``locate`` may
+  answer from both separately.
 """
 
 from __future__ import annotations
@@ -216,6 +217,10 @@ INLINE_TABLE = ("inline", -1, -1, False)  # ``Chunk.tables`` of a table it does 
 class Chunk:
     """One top-level statement converted once, in offsets relative to its start.
 
+    (JSON units use the subclass ``json_syntax.JsonChunk``: a value whose
+    entries lie inside it, relative to the value's location, with ``key`` and
+    ``header`` None.)
+
     Built from ``text`` alone (the cache key), so any version of a document
     that contains the same statement text may place it again, at its new
     offset, without converting anything. Never mutated after it is built: the
@@ -366,12 +371,12 @@ class SourceMap:
         self._strings = strings
         self._occ = occurrences
         self._placements = placements or []
-        # Where a location's chunk is found: a section chunk under its table
-        # location, a top-level pair's chunk under its key.
+        # Where a location's chunk is found: a top-level pair's chunk under its
+        # key, any other chunk (a section, a JSON value) under its table location.
         self._anchors: dict[Location, Placement] = {}
         for placement in self._placements:
-            if placement.chunk.header is None:
-                self._anchors[(*placement.table_loc, placement.chunk.key)] = placement  # type: ignore[arg-type]
+            if placement.chunk.key is not None:
+                self._anchors[(*placement.table_loc, placement.chunk.key)] = placement
             else:
                 self._anchors[placement.table_loc] = placement
         self._index: _Index | None = None
