@@ -17,6 +17,7 @@ escapes is the document layer's job.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from wf_core.documents.strings import TOML_SIMPLE_ESCAPES
 
@@ -207,6 +208,7 @@ def _read_segment(text: str, pos: int, errors: _Errors) -> ScannedSegment:
     return ScannedSegment(value, pos, end, quote, closed)
 
 
+@lru_cache(maxsize=4096)
 def scan_path(text: str) -> PathScan:
     """Split ``text`` into segments following TOML dotted-key syntax, never raising.
 

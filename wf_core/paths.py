@@ -23,6 +23,7 @@ import re
 import tomllib
 from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import pairwise
 from typing import TYPE_CHECKING, Any, ClassVar
 
@@ -202,6 +203,12 @@ def _parse_key_uncached(text: str, kind: str, error: type[PathResolutionError]) 
     return tuple(segments)
 
 
+@lru_cache(maxsize=4096)
+def _format_tuple(segments: tuple[str, ...]) -> str:
+    """``format_segments`` for the path types: their segments repeat across a workflow."""
+    return format_segments(segments)
+
+
 def parse_toml_key(text: str, kind: str = "TOML path") -> tuple[str, ...]:
     """Split a TOML key expression into its decoded segments.
 
@@ -367,7 +374,7 @@ class GraphSourcePath(_PydanticPath):
         return GraphSourcePath(self.root, (*self.parts, *parts))
 
     def __str__(self) -> str:
-        return format_segments(self.segments)
+        return _format_tuple(self.segments)
 
     @classmethod
     def _coerce(cls, value: Any) -> GraphSourcePath:
@@ -433,7 +440,7 @@ class StatePath(_PydanticPath):
         return GraphSourcePath("state", self.parts)
 
     def __str__(self) -> str:
-        return format_segments(self.segments)
+        return _format_tuple(self.segments)
 
     @classmethod
     def _coerce(cls, value: Any) -> StatePath:
@@ -489,7 +496,7 @@ class LocalPath(_PydanticPath):
         return LocalPath((*self.parts, *parts))
 
     def __str__(self) -> str:
-        return format_segments(self.parts) if self.parts else "."
+        return _format_tuple(self.parts) if self.parts else "."
 
     @classmethod
     def _coerce(cls, value: Any) -> LocalPath:
