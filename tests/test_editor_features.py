@@ -233,3 +233,9 @@ def test_an_unterminated_path_is_reported_once() -> None:
     line = text[: text.index('path = "context.foreach.\n')].count("\n")
     on_line = [i.code for i in issues if text[: i.span.start].count("\n") == line]
     assert on_line == ["syntax_error"]
+
+
+def test_nodes_after_a_node_that_failed_to_load_are_not_unreachable() -> None:
+    text = BILLING.replace('id = "orders.v2"\ntype = "foreach"', 'id = "orders.v2"\ntype = 7')
+    codes = [issue.code for issue in analyze_text(text, "toml").issues]
+    assert codes == ["invalid_model"]

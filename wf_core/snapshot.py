@@ -28,6 +28,7 @@ from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.issues import ValidationReport
 
+NO_CONTEXT_SCHEMA = "no context schema for this program location"
 _SEVERITY_ORDER = {
     Severity.ERROR: 0,
     Severity.WARNING: 1,
@@ -137,6 +138,21 @@ class DocumentSnapshot:
             return False
         if issue.code == "unknown_start":
             return workflow.start in left_out
+        if issue.code == "unreachable_node":
+            node_id = issue.model_path[len("nodes[") : -1]
+            return node_id in self._reachable_through_left_out_nodes
+        if issue.code == "invalid_context_path" and issue.message.endswith(NO_CONTEXT_SCHEMA):
+            # A node cut off by a broken one has no context schema only because of it.
+            location = parse_location(issue.model_path)
+            if location[:1] == ("nodes",) and isinstance(location[1], int):
+                node_id = workflow.nodes[location[1]].id
+                regions = self.context.regions if self.context is not None else None
+                return (
+                    regions is not None
+                    and node_id not in regions.conflicted
+                    and node_id in self._reachable_through_left_out_nodes
+                )
+            return False
         if issue.code not in ("unknown_edge_source", "unknown_edge_destination"):
             return False
         location = parse_location(issue.model_path)
@@ -148,6 +164,28 @@ class DocumentSnapshot:
             edge = workflow.edges[location[1]]
             return (edge.from_ if location[2] == "from" else edge.to) in left_out
         return False
+
+    @cached_property
+    def _reachable_through_left_out_nodes(self) -> frozenset[str]:
+        """Nodes reached from ``start`` when nodes that failed to load still pass edges on.
+
+        A node cut off only because a node before it is being edited is not
+        unreachable in the author's workflow; only the broken node is reported.
+        """
+        workflow = self.workflow
+        if workflow is None:
+            return frozenset()
+        successors: dict[str, list[str]] = {}
+        for edge in workflow.edges:
+            successors.setdefault(edge.from_, []).append(edge.to)
+        seen = {workflow.start}
+        stack = [workflow.start]
+        while stack:
+            for target in successors.get(stack.pop(), ()):
+                if target not in seen:
+                    seen.add(target)
+                    stack.append(target)
+        return frozenset(seen)
 
     def about_stand_in(self, location: Location) -> bool:
         """True for findings about a stand-in value the loader put in the author's place."""
