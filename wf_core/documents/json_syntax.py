@@ -55,6 +55,7 @@ from typing import Any
 from tree_sitter import Node, Tree
 
 from wf_core.documents._offsets import ByteOffsets
+from wf_core.documents._recovery import RecoveryCursor
 from wf_core.documents.source_map import (
     Chunk,
     Compact,
@@ -565,7 +566,7 @@ class _TreeReader:
             self.sink, self.chunks = sink, chunks
 
 
-class _Recovery:
+class _Recovery(RecoveryCursor):
     def __init__(
         self,
         text: str,
@@ -662,14 +663,6 @@ class _Recovery:
         what = "number" if word[0] in "-0123456789" else "value"
         self.problem(pos, end, f"invalid {what} '{word}'")
         return None
-
-    def skip_junk(self, stops: str, message: str) -> None:
-        text = self.text
-        pos = self.pos + 1
-        while pos < self.end and text[pos] not in stops:
-            pos += 1
-        self.problem(self.pos, pos, message)
-        self.pos = pos
 
     def object(self, loc: Location, depth: int) -> Value:
         text = self.text

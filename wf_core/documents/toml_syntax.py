@@ -35,6 +35,7 @@ from typing import Any
 from tree_sitter import Node, Tree
 
 from wf_core.documents._offsets import ByteOffsets, encode
+from wf_core.documents._recovery import RecoveryCursor
 from wf_core.documents.source_map import Chunk, Kind, SourceMap
 from wf_core.documents.strings import Problem, scan_toml_string
 from wf_core.documents.toml_chunks import read_chunk
@@ -526,7 +527,7 @@ _HEADER_LINE = re.compile(
 )
 
 
-class _Recovery:
+class _Recovery(RecoveryCursor):
     """A tolerant reader for one region of TOML text."""
 
     def __init__(self, text: str, start: int, end: int, problems: list[Problem]) -> None:
@@ -786,15 +787,6 @@ class _Recovery:
             self.open_string = False
         span = Span(start, max(start + 1, self.pos if self.pos <= self.end else self.end))
         return ArrayNode(span, items)
-
-    def skip_junk(self, stops: str, message: str) -> None:
-        """Report and skip text up to a stop character (always at least one character)."""
-        text = self.text
-        pos = self.pos + 1
-        while pos < self.end and text[pos] not in stops:
-            pos += 1
-        self.problem(self.pos, pos, message)
-        self.pos = pos
 
     def inline_table(self, depth: int) -> InlineTable:
         text = self.text
