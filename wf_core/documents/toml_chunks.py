@@ -25,11 +25,11 @@ from wf_core.documents.toml_tables import DOTTED
 from wf_core.documents.toml_values import MAX_DEPTH, classify
 from wf_core.locations import Location
 
-_BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
 _END_OF_LINE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
-_WS = re.compile(r"[ \t]*")
+WS = re.compile(r"[ \t]*")
 _SIMPLE_KEY_EQUALS = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*")
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
+BARE = re.compile(r"[A-Za-z0-9_-]+")
 _DOT = re.compile(r"[ \t]*\.[ \t]*")
 _EQUALS = re.compile(r"[ \t]*=[ \t]*")
 _WORD = re.compile(r"[A-Za-z0-9_+\-.:]+")
@@ -92,7 +92,7 @@ class _Reader:
         while True:
             ch = text[pos : pos + 1]
             if ch and ch in _BARE_CHARS:
-                match = _BARE.match(text, pos)
+                match = BARE.match(text, pos)
             elif ch == '"' and not text.startswith('"""', pos):
                 match = SIMPLE_BASIC.match(text, pos)
             elif ch == "'" and not text.startswith("'''", pos):
@@ -205,7 +205,7 @@ class _Reader:
         entries = self.entries
         record = self.record
         items: list[Any] = []
-        pos = _BLANK.match(text, start + 1).end()  # type: ignore[union-attr]
+        pos = BLANK.match(text, start + 1).end()  # type: ignore[union-attr]
         while text[pos : pos + 1] != "]":
             item_loc = (*loc, len(items)) if record else loc
             if record:
@@ -261,17 +261,17 @@ class _Reader:
         text = self.text
         table: dict[str, Any] = {}
         dotted: set[int] = set()
-        pos = _WS.match(text, start + 1).end()  # type: ignore[union-attr]
+        pos = WS.match(text, start + 1).end()  # type: ignore[union-attr]
         if text[pos : pos + 1] != "}":
             while True:
                 end = self.pair(table, loc, dotted, pos, depth)
-                pos = _WS.match(text, end).end()  # type: ignore[union-attr]
+                pos = WS.match(text, end).end()  # type: ignore[union-attr]
                 ch = text[pos : pos + 1]
                 if ch == "}":
                     break
                 if ch != ",":
                     raise _GiveUp
-                pos = _WS.match(text, pos + 1).end()  # type: ignore[union-attr]
+                pos = WS.match(text, pos + 1).end()  # type: ignore[union-attr]
                 if text[pos : pos + 1] == "}":
                     raise _GiveUp  # a trailing comma: the general path reports it
         return table, _OBJECT_KIND, pos + 1, None
@@ -286,9 +286,9 @@ class _Reader:
         pos = 0
         if section:
             array = text.startswith("[[")
-            pos = _WS.match(text, 2 if array else 1).end()  # type: ignore[union-attr]
+            pos = WS.match(text, 2 if array else 1).end()  # type: ignore[union-attr]
             parts, pos = self.keys(pos)
-            pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
+            pos = WS.match(text, pos).end()  # type: ignore[union-attr]
             close = "]]" if array else "]"
             if not text.startswith(close, pos):
                 raise _GiveUp
@@ -327,7 +327,7 @@ class _Reader:
                     )
                 pos = match.end()
                 continue
-            pos = _BLANK.match(text, pos).end()  # type: ignore[union-attr]
+            pos = BLANK.match(text, pos).end()  # type: ignore[union-attr]
             if pos >= length:
                 break
             end = self.pair(table, (), dotted, pos, 0)

@@ -38,7 +38,7 @@ from wf_core.documents._offsets import ByteOffsets, encode
 from wf_core.documents._recovery import RecoveryCursor
 from wf_core.documents.source_map import Chunk, Kind, SourceMap
 from wf_core.documents.strings import Problem, scan_toml_string
-from wf_core.documents.toml_chunks import read_chunk
+from wf_core.documents.toml_chunks import BARE, BLANK, WS, read_chunk
 from wf_core.documents.toml_tables import Fallback, TomlBuilder
 from wf_core.documents.toml_values import (
     MAX_DEPTH,
@@ -509,9 +509,6 @@ class _TreeReader:
 
 # -- the broken part: read again from the text --------------------------------
 
-_WS = re.compile(r"[ \t]*")
-_BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
-_BARE = re.compile(r"[A-Za-z0-9_-]+")
 _WORD = re.compile(r"[A-Za-z0-9_+\-.:]+")
 _DATETIME_WORD = re.compile(
     r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]\d{2}:\d{2})?"
@@ -552,7 +549,7 @@ class _Recovery(RecoveryCursor):
                 header = self.header()
                 if header is not None:
                     yield header
-            elif ch in "\"'" or _BARE.match(ch):
+            elif ch in "\"'" or BARE.match(ch):
                 pair = self.pair()
                 if pair is not None:
                     yield pair
@@ -573,13 +570,13 @@ class _Recovery(RecoveryCursor):
         return end
 
     def skip_ws(self) -> None:
-        self.pos = _WS.match(self.text, self.pos, self.end).end()  # type: ignore[union-attr]
+        self.pos = WS.match(self.text, self.pos, self.end).end()  # type: ignore[union-attr]
 
     def skip_blank(self) -> None:
         text = self.text
         pos = self.pos
         while True:
-            match = _BLANK.match(text, pos, self.end)
+            match = BLANK.match(text, pos, self.end)
             assert match is not None
             chunk_end = match.end()
             comment = text.find("#", pos, chunk_end)
@@ -661,7 +658,7 @@ class _Recovery(RecoveryCursor):
         pos = self.pos
         if pos >= self.end:
             return None
-        match = _BARE.match(text, pos, self.end)
+        match = BARE.match(text, pos, self.end)
         if match is not None:
             self.pos = match.end()
             return KeyPart(match.group(), Span(pos, match.end()))
