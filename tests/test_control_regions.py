@@ -6,6 +6,7 @@ import pytest
 from builders import build, foreach, task
 
 from wf_core.analysis.control_regions import analyze_control_regions
+from wf_core.locations import format_location
 
 ITEMS = "input.items"
 
@@ -215,7 +216,9 @@ def test_control_regions(name: str) -> None:
     start = "missing" if name == "unknown start" else None
     analysis = analyze_control_regions(build(nodes, edges, start=start))
     assert analysis.owner_stack_by_node == stacks
-    assert [(i.kind.value, i.path, i.message) for i in analysis.issues] == issues
+    assert [
+        (i.kind.value, format_location(i.location), i.message) for i in analysis.issues
+    ] == issues
 
 
 def test_conflict_records_both_ways_in() -> None:

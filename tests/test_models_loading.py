@@ -8,6 +8,7 @@ from typing import Any
 from test_models_workflow import billing_document
 
 from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.locations import NodeRef
 from wf_core.models import ForeachNode, NodeUse, Workflow
 from wf_core.models.loading import load_workflow
 from wf_core.paths import GraphSourcePath
@@ -45,7 +46,13 @@ def test_one_bad_node_keeps_the_others() -> None:
     assert issue.code == ProjectCode.INVALID_MODEL
     assert issue.severity == Severity.ERROR
     assert result.invalid_node_ids == {"broken"}
-    assert result.document_path("nodes[2].input[0].path") == "nodes[3].input[0].path"
+    assert result.document_location(("nodes", 2, "input", 0, "path")) == (
+        "nodes",
+        3,
+        "input",
+        0,
+        "path",
+    )
 
 
 def test_a_half_typed_over_keeps_its_node_in_the_graph_with_a_stand_in() -> None:
@@ -118,7 +125,13 @@ def test_bad_binding_drops_only_the_binding() -> None:
         2,
         "path",
     )
-    assert result.document_path("nodes[2].output[0].source") == "nodes[2].output[1].source"
+    assert result.document_location(("nodes", 2, "output", 0, "source")) == (
+        "nodes",
+        2,
+        "output",
+        1,
+        "source",
+    )
     assert result.invalid_node_ids == frozenset()
 
 
@@ -265,16 +278,16 @@ def test_bad_node_def_and_output_binding() -> None:
     assert result.node_def_positions == (1,)
     assert result.output_positions == (1,)
     assert result.invalid_node_def_names == {"bad"}
-    assert result.document_path("node_defs[0].name") == "node_defs[1].name"
+    assert result.document_location(("node_defs", 0, "name")) == ("node_defs", 1, "name")
 
 
 def test_graph_level_locations_pass_through() -> None:
     document = copy.deepcopy(billing_document())
     document["nodes"].insert(0, {"id": "x", "type": "nope"})
     result = load_workflow(document)
-    assert result.document_path("nodes[charge]") == "nodes[charge]"
-    assert result.document_path("edges[2].to") == "edges[2].to"
-    assert result.document_path("nodes[0].over") == "nodes[1].over"
+    assert result.document_location(("nodes", NodeRef("charge"))) == ("nodes", NodeRef("charge"))
+    assert result.document_location(("edges", 2, "to")) == ("edges", 2, "to")
+    assert result.document_location(("nodes", 0, "over")) == ("nodes", 1, "over")
 
 
 def test_legacy_forms_load_without_errors() -> None:

@@ -41,7 +41,7 @@ def decode(data: bytes) -> tuple[str, Issue | None]:
         offset = len(data[: error.start].decode("utf-8", errors="replace"))
         issue = Issue(
             code=ProjectCode.SYNTAX_ERROR,
-            model_path=None,
+            location=None,
             message=f"the file is not valid UTF-8 (byte 0x{data[error.start]:02x} at byte offset "
             f"{error.start})",
             span=Span(offset, offset + 1),

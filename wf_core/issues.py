@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from wf_core.locations import Location, format_location
 from wf_core.spans import Span
 
 
@@ -35,27 +36,36 @@ class ProjectCode(StrEnum):
 class Related:
     """Another place that explains an issue (an outer alias, a second way in)."""
 
-    model_path: str | None
+    location: Location | None
     message: str
     span: Span | None = None
+
+    @property
+    def model_path(self) -> str | None:
+        return format_location(self.location) if self.location is not None else None
 
 
 @dataclass(frozen=True, slots=True)
 class Issue:
     """One finding.
 
-    ``model_path`` is lda-wf's location string (None for syntax errors, which
-    carry ``span`` instead). ``segment`` is, for an issue about a path value,
-    the index of the failing segment in the path's segment list (0 is the
-    root); the document layer turns it into the exact characters.
+    ``location`` is the model location (None for syntax errors, which carry
+    ``span`` instead); ``model_path`` is lda-wf's string for it. ``segment``
+    is, for an issue about a path value, the index of the failing segment in
+    the path's segment list (0 is the root); the document layer turns it into
+    the exact characters.
     ``data`` holds machine-readable extras for quick fixes (e.g. suggestions).
     """
 
     code: str
-    model_path: str | None
+    location: Location | None
     message: str
     severity: Severity = Severity.ERROR
     span: Span | None = None
     segment: int | None = None
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def model_path(self) -> str | None:
+        return format_location(self.location) if self.location is not None else None

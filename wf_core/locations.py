@@ -1,46 +1,44 @@
-"""Model locations: lda-wf's location strings and their structured form.
+"""Model locations: structured inside ``wf_core``, lda-wf's strings only at the edge.
 
 lda-wf names a place in the model with strings such as ``nodes[2].input[0].path``,
 ``edges[3]``, ``output[0].path`` or, for graph-level findings, ``nodes[<id>]``.
-The source map is keyed by the structured form, a tuple of keys (``str``) and
-list indexes (``int``): ``("nodes", 2, "input", 0, "path")``. Keys are the
-document's keys (aliases such as ``from`` and ``as``), never Python field names.
+Inside the project a location is always the structured form, a tuple of keys
+(``str``), list indexes (``int``) and node references (:class:`NodeRef`, a node
+named by its id): ``("nodes", 2, "input", 0, "path")``, ``("nodes", NodeRef("x]y"))``.
+Keys are the document's keys (aliases such as ``from`` and ``as``), never Python
+field names.
+
+Invariant: nothing parses a formatted location back. :func:`format_location`
+is for output only (the CLI, the protocol layer, messages), so an id holding
+``]`` or ``.`` can never lose its place.
 """
 
 from __future__ import annotations
 
-import re
+from dataclasses import dataclass
 
-Location = tuple[str | int, ...]
 
-_TOKEN = re.compile(r"\[(?P<index>[^\]]*)\]|\.?(?P<key>[^.\[]+)")
+@dataclass(frozen=True, slots=True)
+class NodeRef:
+    """A node named by its id: lda-wf's graph-level ``nodes[<id>]``."""
+
+    id: str
+
+
+LocationPart = str | int | NodeRef
+Location = tuple[LocationPart, ...]
 
 
 def format_location(location: Location) -> str:
-    """``("nodes", 2, "over")`` → ``nodes[2].over``."""
+    """``("nodes", 2, "over")`` → ``nodes[2].over``; ``("nodes", NodeRef("a"))`` → ``nodes[a]``."""
     out: list[str] = []
     for part in location:
         if isinstance(part, int):
             out.append(f"[{part}]")
+        elif isinstance(part, NodeRef):
+            out.append(f"[{part.id}]")
         elif out:
             out.append(f".{part}")
         else:
             out.append(part)
     return "".join(out)
-
-
-def parse_location(text: str) -> Location:
-    """``nodes[2].over`` → ``("nodes", 2, "over")``; ``nodes[charge]`` → ``("nodes", "[charge]")``.
-
-    A bracketed part that is not a number is a node id (lda-wf's graph-level
-    form); it is kept as the string ``"[<id>]"`` so callers can tell it apart
-    from a key and resolve it against the node list.
-    """
-    parts: list[str | int] = []
-    for match in _TOKEN.finditer(text):
-        index = match.group("index")
-        if index is not None:
-            parts.append(int(index) if index.isdigit() else f"[{index}]")
-        else:
-            parts.append(match.group("key"))
-    return tuple(parts)

@@ -20,7 +20,7 @@ from typing import Any
 from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.issues import Issue, Related, Severity
-from wf_core.locations import Location, format_location, parse_location
+from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.deprecations import find_deprecated_forms
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow
 from wf_core.path_scan import scan_path
@@ -39,12 +39,22 @@ _SEVERITY_ORDER = {
 
 @dataclass(frozen=True)
 class PlacedIssue:
-    """An issue with its document location and range resolved."""
+    """An issue with its printed location and its text range resolved.
+
+    ``location`` is the model location as printed: list indexes are the
+    document's (``nodes[3]`` is the fourth ``[[nodes]]`` table of the text,
+    even when an earlier node failed to load), graph-level findings keep the
+    node id (``nodes[<id>]``), as lda-wf prints them.
+    """
 
     issue: Issue
-    model_path: str | None
+    location: Location | None
     span: Span
     related: tuple[Related, ...] = ()
+
+    @property
+    def model_path(self) -> str | None:
+        return format_location(self.location) if self.location is not None else None
 
     @property
     def code(self) -> str:
@@ -119,14 +129,10 @@ class DocumentSnapshot:
 
     # -- locations --------------------------------------------------------------
 
-    def document_location(self, model_path: str) -> Location:
-        """Map a model location (model list indexes, ``nodes[<id>]``) to a document one."""
-        location = parse_location(model_path)
-        if len(location) < 2:
-            return location
-        head, index = location[0], location[1]
-        if isinstance(index, str) and index.startswith("[") and head == "nodes":
-            doc_index = self.node_document_index(index[1:-1])
+    def document_location(self, location: Location) -> Location:
+        """Map a model location (model list indexes, node references) to a document one."""
+        if len(location) >= 2 and location[0] == "nodes" and isinstance(location[1], NodeRef):
+            doc_index = self.node_document_index(location[1].id)
             return ("nodes",) if doc_index is None else ("nodes", doc_index, *location[2:])
         return self.load.document_location(location)
 
@@ -134,16 +140,15 @@ class DocumentSnapshot:
         """An edge or ``start`` naming a node that failed to load is not a second mistake."""
         left_out = self.load.invalid_node_ids
         workflow = self.workflow
-        if not left_out or workflow is None or issue.model_path is None:
+        location = issue.location
+        if not left_out or workflow is None or location is None:
             return False
         if issue.code == "unknown_start":
             return workflow.start in left_out
-        if issue.code == "unreachable_node":
-            node_id = issue.model_path[len("nodes[") : -1]
-            return node_id in self._reachable_through_left_out_nodes
+        if issue.code == "unreachable_node" and isinstance(location[-1], NodeRef):
+            return location[-1].id in self._reachable_through_left_out_nodes
         if issue.code == "invalid_context_path" and issue.message.endswith(NO_CONTEXT_SCHEMA):
             # A node cut off by a broken one has no context schema only because of it.
-            location = parse_location(issue.model_path)
             if location[:1] == ("nodes",) and isinstance(location[1], int):
                 node_id = workflow.nodes[location[1]].id
                 regions = self.context.regions if self.context is not None else None
@@ -155,7 +160,6 @@ class DocumentSnapshot:
             return False
         if issue.code not in ("unknown_edge_source", "unknown_edge_destination"):
             return False
-        location = parse_location(issue.model_path)
         if (
             len(location) == 3
             and isinstance(location[1], int)
@@ -237,44 +241,54 @@ class DocumentSnapshot:
             entry = source_map.get((*location, "parts", segment - 1))
         return entry.value if entry is not None else None
 
-    def place(self, issue: Issue, model_path: str | None) -> PlacedIssue:
-        if issue.span is not None or model_path is None:
-            return PlacedIssue(issue, model_path, issue.span or Span(0, 0))
-        location = self.document_location(model_path)
-        span = self.span_of(location, segment=issue.segment)
+    def printed_location(self, location: Location) -> Location:
+        """The location as printed: document list indexes, node references kept."""
+        if len(location) >= 2 and isinstance(location[1], NodeRef):
+            return location
+        return self.load.document_location(location)
+
+    def place(self, issue: Issue) -> PlacedIssue:
+        """Resolve an analysis issue (model indexes) to its text range and printed location."""
+        location = issue.location
+        if location is None:
+            return PlacedIssue(issue, None, issue.span or Span(0, 0), issue.related)
+        span = issue.span or self.span_of(self.document_location(location), segment=issue.segment)
         related = tuple(
             replace(
                 r,
-                model_path=format_location(self.document_location(r.model_path))
-                if r.model_path
-                else None,
+                location=self.printed_location(r.location) if r.location is not None else None,
                 span=r.span
-                if r.span is not None or r.model_path is None
-                else self.span_of(self.document_location(r.model_path)),
+                if r.span is not None or r.location is None
+                else self.span_of(self.document_location(r.location)),
             )
             for r in issue.related
         )
-        return PlacedIssue(issue, format_location(location), span, related)
+        return PlacedIssue(issue, self.printed_location(location), span, related)
 
     @cached_property
     def issues(self) -> tuple[PlacedIssue, ...]:
         """Every finding of this version, ordered by position then severity."""
-        placed = [self.place(i, None) for i in (*self.extra_issues, *self.parsed.issues)]
+        placed = [
+            PlacedIssue(i, None, i.span or Span(0, 0), i.related)
+            for i in (*self.extra_issues, *self.parsed.issues)
+        ]
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
         for issue in (*self.load.issues, *find_deprecated_forms(values)):
-            location = parse_location(issue.model_path) if issue.model_path else ()
+            # Loader and deprecation findings are already in document locations.
+            location = issue.location or ()
             literal = self.parsed.source_map.string(location) if location else None
             if literal is not None and not literal.closed:
                 continue  # the syntax error on the unterminated string says it all
             span = self.span_of(location, segment=issue.segment) if location else Span(0, 0)
-            placed.append(PlacedIssue(issue, issue.model_path, issue.span or span))
+            placed.append(PlacedIssue(issue, issue.location, issue.span or span, issue.related))
         for issue in self.report.issues:
             if self._about_left_out_node(issue):
                 continue
-            item = self.place(issue, issue.model_path)
-            if item.model_path and self.about_stand_in(parse_location(item.model_path)):
+            if issue.location is not None and self.about_stand_in(
+                self.document_location(issue.location)
+            ):
                 continue
-            placed.append(item)
+            placed.append(self.place(issue))
         placed.sort(key=lambda p: (p.span.start, p.span.end, _SEVERITY_ORDER[p.severity]))
         return tuple(placed)
 

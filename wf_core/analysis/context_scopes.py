@@ -35,6 +35,7 @@ from wf_core.context_contracts import (
     root_context_schema,
     structured_foreach_contract,
 )
+from wf_core.locations import format_location
 from wf_core.schema_nav import SchemaNavigator, schema_urn
 from wf_core.tokens import END
 
@@ -285,23 +286,22 @@ class ContextModel:
         node_ids = self.nodes_by_id
         for edge in self.workflow.edges:
             if edge.from_ not in node_ids:
-                out.setdefault(f"edge source '{edge.from_}' is not a workflow node", None)
+                out.setdefault(f"edge source {edge.from_!r} is not a workflow node", None)
             if edge.to not in node_ids and edge.to != END:
-                out.setdefault(f"edge from '{edge.from_}' targets missing node '{edge.to}'", None)
+                out.setdefault(f"edge from {edge.from_!r} targets missing node {edge.to!r}", None)
         loop_sources = {e.from_ for e in self.workflow.edges if e.outcome == "loop"}
         for node in self.workflow.nodes:
             if node.type == "foreach" and node.id not in loop_sources:
                 out.setdefault(
-                    f"foreach node '{node.id}' has no loop route; no scoped alias is guaranteed",
+                    f"foreach node {node.id!r} has no loop route; no scoped alias is guaranteed",
                     None,
                 )
         if self.workflow.start not in node_ids:
-            out.setdefault(f"workflow start targets missing node '{self.workflow.start}'", None)
+            out.setdefault(f"workflow start targets missing node {self.workflow.start!r}", None)
         else:
             for issue in self.regions.issues:
-                out.setdefault(
-                    f"control region {issue.kind.value} at {issue.path}: {issue.message}", None
-                )
+                text = f"at {format_location(issue.location)}: {issue.message}"
+                out.setdefault(f"control region {issue.kind.value} {text}", None)
         return list(out)
 
 
@@ -360,7 +360,7 @@ def context_schemas_by_node(
 def context_schema_for_node(workflow: Any, node_id: str) -> dict[str, Any]:
     schema = ContextModel(workflow).schema_for_node(node_id)
     if schema is None:
-        raise KeyError(f"no context schema for node '{node_id}'")
+        raise KeyError(f"no context schema for node {node_id!r}")
     return schema
 
 

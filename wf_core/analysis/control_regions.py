@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
+from wf_core.locations import Location, NodeRef
 from wf_core.tokens import END
 
 ForeachOwnerStack = tuple[str, ...]
@@ -35,7 +36,7 @@ class ControlRegionIssueKind(StrEnum):
 @dataclass(frozen=True, slots=True)
 class ControlRegionIssue:
     kind: ControlRegionIssueKind
-    path: str
+    location: Location
     message: str
 
 
@@ -81,8 +82,8 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
     entry_edges: dict[str, dict[ForeachOwnerStack, int | None]] = {}
     traversal_issues: list[ControlRegionIssue] = []
 
-    def report(kind: ControlRegionIssueKind, path: str, message: str) -> None:
-        traversal_issues.append(ControlRegionIssue(kind, path, message))
+    def report(kind: ControlRegionIssueKind, location: Location, message: str) -> None:
+        traversal_issues.append(ControlRegionIssue(kind, location, message))
 
     def mark_top_ambiguous(stack: ForeachOwnerStack) -> None:
         if stack:
@@ -103,8 +104,8 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
         conflicted.add(node_id)
         report(
             ControlRegionIssueKind.FOREACH_REGION_CONFLICT,
-            f"nodes[{node_id}]",
-            f"node '{node_id}' is reachable under two foreach control regions",
+            ("nodes", NodeRef(node_id)),
+            f"node {node_id!r} is reachable under two foreach control regions",
         )
         mark_top_ambiguous(known)
         mark_top_ambiguous(stack)
@@ -130,8 +131,8 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
                 if target == node_id:
                     report(
                         ControlRegionIssueKind.EMPTY_FOREACH_BODY,
-                        f"edges[{index}]",
-                        f"foreach '{node_id}' loop targets itself; an iteration body needs a "
+                        ("edges", index),
+                        f"foreach {node_id!r} loop targets itself; an iteration body needs a "
                         "distinct node use",
                     )
                     mark_top_ambiguous(stack)
@@ -150,8 +151,8 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
                 if target_stack:
                     report(
                         ControlRegionIssueKind.INVALID_FOREACH_TERMINAL,
-                        f"edges[{index}]",
-                        f"foreach item path '{node_id}' -> '{target}' targets a workflow "
+                        ("edges", index),
+                        f"foreach item path {node_id!r} -> {target!r} targets a workflow "
                         "terminal from inside a foreach body",
                     )
                     mark_top_ambiguous(target_stack)
@@ -165,8 +166,8 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
             if target in target_stack:
                 report(
                     ControlRegionIssueKind.INVALID_FOREACH_RETURN,
-                    f"edges[{index}]",
-                    f"edge '{node_id}' -> '{target}' skips the immediate foreach owner",
+                    ("edges", index),
+                    f"edge {node_id!r} -> {target!r} skips the immediate foreach owner",
                 )
                 mark_top_ambiguous(target_stack)
                 continue
@@ -177,8 +178,8 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
     unreachable = [
         ControlRegionIssue(
             ControlRegionIssueKind.UNREACHABLE_NODE,
-            f"nodes[{node.id}]",
-            f"node '{node.id}' is unreachable from start",
+            ("nodes", NodeRef(node.id)),
+            f"node {node.id!r} is unreachable from start",
         )
         for node in workflow.nodes
         if node.id not in visited_nodes
@@ -190,8 +191,8 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
     no_return = [
         ControlRegionIssue(
             ControlRegionIssueKind.FOREACH_BODY_NO_RETURN,
-            f"nodes[{top}]",
-            f"foreach '{top}' body has no structural path back to its immediate owner",
+            ("nodes", NodeRef(top)),
+            f"foreach {top!r} body has no structural path back to its immediate owner",
         )
         for top in sorted(failing)
         if top not in conflicted and top in visited_nodes

@@ -106,7 +106,7 @@ def _build(
         issues.append(
             Issue(
                 code=ProjectCode.SYNTAX_ERROR.value,
-                model_path=None,
+                location=None,
                 message=message,
                 severity=Severity.ERROR,
                 span=span,

@@ -14,7 +14,7 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.locations import Location, format_location
+from wf_core.locations import Location
 from wf_core.models.input_bindings import StepInputBinding
 from wf_core.models.schemas import StateSchema
 from wf_core.models.steps import OutputBinding, legacy_binding_lists
@@ -37,7 +37,7 @@ _INTERRUPT_BINDING_KEYS: dict[str, tuple[str, str]] = {
 def _warning(location: Location, message: str, replacement: Any, **data: Any) -> Issue:
     return Issue(
         code=ProjectCode.DEPRECATED_INPUT_FORM,
-        model_path=format_location(location),
+        location=location,
         message=message,
         severity=Severity.WARNING,
         data={"replacement": replacement, **data},

@@ -22,7 +22,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.locations import Location, format_location, parse_location
+from wf_core.locations import Location, LocationPart
 from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
 from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema, validator_message
 from wf_core.models.steps import Step
@@ -99,7 +99,7 @@ class LoadResult:
     def document_location(self, location: Location) -> Location:
         """A model location (``("nodes", 2, "input", 0, "path")``) in document indexes.
 
-        Graph-level locations that name a node by id (``("nodes", "[charge]")``)
+        Graph-level locations that name a node by id (``("nodes", NodeRef("charge"))``)
         and indexes outside the maps are returned unchanged.
         """
         if len(location) < 2 or not isinstance(location[1], int):
@@ -113,20 +113,13 @@ class LoadResult:
         }.get(head)  # type: ignore[call-overload]
         if positions is None or not 0 <= index < len(positions):
             return location
-        mapped: list[str | int] = [head, positions[index], *location[2:]]
+        mapped: list[LocationPart] = [head, positions[index], *location[2:]]
         if head == "nodes" and len(location) >= 4 and isinstance(location[3], int):
             key = location[2]
             inner = self.binding_positions.get((index, key)) if isinstance(key, str) else None
             if inner is not None and 0 <= location[3] < len(inner):
                 mapped[3] = inner[location[3]]
         return tuple(mapped)
-
-    def document_path(self, model_path: str) -> str:
-        """``document_location`` on lda-wf location strings; unmapped strings come back as given
-        (``format_location`` does not re-spell graph-level ``nodes[<id>]`` parts)."""
-        location = parse_location(model_path)
-        mapped = self.document_location(location)
-        return model_path if mapped == location else format_location(mapped)
 
 
 # ---------------------------------------------------------------------------
@@ -201,7 +194,7 @@ def _issues(base: Location, value: Any, exc: ValidationError) -> list[Issue]:
         issues.append(
             Issue(
                 code=ProjectCode.INVALID_MODEL,
-                model_path=format_location(location),
+                location=location,
                 message=_message(error, key),
                 severity=Severity.ERROR,
             )
@@ -212,7 +205,7 @@ def _issues(base: Location, value: Any, exc: ValidationError) -> list[Issue]:
 def _type_issue(location: Location, expected: str, value: Any) -> Issue:
     return Issue(
         code=ProjectCode.INVALID_MODEL,
-        model_path=format_location(location),
+        location=location,
         message=f"expected {expected}, got {json_type_name(value)}",
     )
 
@@ -220,7 +213,7 @@ def _type_issue(location: Location, expected: str, value: Any) -> Issue:
 def _missing_issue(key: str) -> Issue:
     return Issue(
         code=ProjectCode.INVALID_MODEL,
-        model_path=format_location(()),
+        location=(),
         message=f"missing required key '{key}'",
     )
 

@@ -234,7 +234,7 @@ def _check_state_extensions(root: Mapping[str, Any]) -> None:
         if "reducer" in entry:
             _parse_reducer(entry["reducer"], where)
         if "trace" in entry and not isinstance(entry["trace"], bool):
-            raise ValueError(f"invalid trace for state field '{where}': expected bool")
+            raise ValueError(f"invalid trace for state field {where!r}: expected bool")
 
 
 _VALIDATOR_PREFIXES = ("Value error, ", "Assertion failed, ")
@@ -254,12 +254,12 @@ def _first_error_text(exc: ValidationError) -> str:
 
 def _parse_reducer(value: Any, where: str) -> ReducerRef:
     if not isinstance(value, str | Mapping | ReducerRef):
-        raise ValueError(f"invalid reducer for state field '{where}': expected string or object")
+        raise ValueError(f"invalid reducer for state field {where!r}: expected string or object")
     try:
         return ReducerRef.model_validate(value)
     except ValidationError as exc:
         raise ValueError(
-            f"invalid reducer for state field '{where}': {_first_error_text(exc)}"
+            f"invalid reducer for state field {where!r}: {_first_error_text(exc)}"
         ) from None
 
 
@@ -294,12 +294,12 @@ def _legacy_entries(fields: Any) -> list[tuple[tuple[str, ...], dict[str, Any]]]
             parts = tuple(str(name).split("."))
             where = ".".join(parts)
             if not all(part.strip() for part in parts):
-                raise ValueError(f"invalid state field path '{where}'")
+                raise ValueError(f"invalid state field path {where!r}")
             try:
                 field = StateField.model_validate(spec)
             except ValidationError as exc:
                 raise ValueError(
-                    f"invalid state field '{where}': {_first_error_text(exc)}"
+                    f"invalid state field {where!r}: {_first_error_text(exc)}"
                 ) from None
             entries.append((parts, _leaf_from_state_field(field)))
     elif isinstance(fields, list | tuple):
@@ -331,16 +331,16 @@ def _normalise_legacy_fields(data: dict[str, Any]) -> None:
     for parts, leaf in entries:
         where = ".".join(parts)
         if parts in written:
-            raise ValueError(f"duplicate state field path '{where}'")
+            raise ValueError(f"duplicate state field path {where!r}")
         if any(p[: len(parts)] == parts or parts[: len(p)] == p for p in written):
-            raise ValueError(f"state field path '{where}' overlaps")
+            raise ValueError(f"state field path {where!r} overlaps")
         level = properties
         for part in parts[:-1]:
             node = level.get(part)
             if node is None:
                 node = {"type": "object", "properties": {}}
             elif not isinstance(node, Mapping):
-                raise ValueError(f"state field path '{where}' overlaps")
+                raise ValueError(f"state field path {where!r} overlaps")
             else:
                 node = dict(node)
                 inner = node.get("properties")
@@ -348,7 +348,7 @@ def _normalise_legacy_fields(data: dict[str, Any]) -> None:
             level[part] = node
             level = node["properties"]
         if parts[-1] in level:
-            raise ValueError(f"duplicate state field path '{where}'")
+            raise ValueError(f"duplicate state field path {where!r}")
         level[parts[-1]] = leaf
         written.add(parts)
 

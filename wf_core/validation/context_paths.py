@@ -20,7 +20,8 @@ from wf_core.context_contracts import (
     is_valid_alias,
 )
 from wf_core.issues import Issue, ProjectCode, Related, Severity
-from wf_core.paths import GraphSourcePath
+from wf_core.locations import Location, NodeRef
+from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.reads import PathRead, workflow_reads
@@ -51,9 +52,9 @@ def _check_alias_ownership(workflow: Any, model: ContextModel, report: Validatio
     indexes = node_index_by_id(workflow)
     reported: set[str] = set()
 
-    def location(owner: str) -> str:
+    def location(owner: str) -> Location:
         index = indexes.get(owner)
-        return f"nodes[{index}].as" if index is not None else f"nodes[{owner}]"
+        return ("nodes", index, "as") if index is not None else ("nodes", NodeRef(owner))
 
     for stack in model.regions.owner_stack_by_node.values():
         seen: dict[str, str] = {}
@@ -65,7 +66,7 @@ def _check_alias_ownership(workflow: Any, model: ContextModel, report: Validatio
                     report.add(
                         Code.FOREACH_CONTEXT_ALIAS_CONFLICT,
                         location(owner),
-                        f"foreach alias '{alias}' for node '{owner}' collides with reserved "
+                        f"foreach alias {alias!r} for node {owner!r} collides with reserved "
                         "context keys",
                     )
                 continue
@@ -78,11 +79,11 @@ def _check_alias_ownership(workflow: Any, model: ContextModel, report: Validatio
                 report.add(
                     Code.FOREACH_CONTEXT_ALIAS_CONFLICT,
                     location(owner),
-                    f"foreach alias '{alias}' for node '{owner}' collides with active alias from "
-                    f"'{outer}'",
+                    f"foreach alias {alias!r} for node {owner!r} collides with active alias from "
+                    f"{outer!r}",
                     related=(
                         Related(
-                            location(outer), f"alias '{alias}' of the enclosing foreach '{outer}'"
+                            location(outer), f"alias {alias!r} of the enclosing foreach {outer!r}"
                         ),
                     ),
                     data={"alias": alias, "outer": outer, "taken": sorted(seen)},
@@ -104,8 +105,8 @@ def _check_read(
         report.add(
             Code.INVALID_CONTEXT_PATH,
             read.location,
-            f"invalid context path '{path}' at '{node_id}': no context schema for this program "
-            "location",
+            f"invalid context path {str(path)!r} at {node_id!r}: no context schema for this "
+            "program location",
         )
         return
     unknown = navigator.first_unknown(path.parts)
@@ -116,7 +117,8 @@ def _check_read(
         report.add(
             Code.INVALID_CONTEXT_PATH,
             read.location,
-            f"invalid context path '{path}' at '{node_id}': unknown segment '{segment}'{available}",
+            f"invalid context path {str(path)!r} at {node_id!r}: unknown segment {segment!r}"
+            f"{available}",
             segment=unknown.index + 1,
             data={"suggestion": suggestion} if suggestion else {},
         )
@@ -127,16 +129,16 @@ def _check_read(
             report.add(
                 Code.INVALID_FOREACH_SOURCE,
                 read.location,
-                f"foreach source '{path}' must resolve to an array",
+                f"foreach source {str(path)!r} must resolve to an array",
             )
     replacement = structured_replacement(path, stack, model)
     if replacement is not None:
         extras.append(
             Issue(
                 code=ProjectCode.DEPRECATED_CONTEXT_KEY,
-                model_path=read.location,
-                message=f"'context.{path.parts[0]}' is a convenience key; read '{replacement}' "
-                "instead",
+                location=read.location,
+                message=f"{format_segments(('context', path.parts[0]))!r} is a convenience key; "
+                f"read {str(replacement)!r} instead",
                 severity=Severity.HINT,
                 segment=1,
                 data={"replacement": str(replacement)},

@@ -19,6 +19,7 @@ from typing import Any
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import analyze_control_regions
 from wf_core.issues import Issue, Related
+from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
 from wf_core.paths import has_overlapping_paths
 from wf_core.tokens import END
@@ -57,7 +58,7 @@ def validate_workflow(workflow: Any, *, context: ContextModel | None = None) -> 
     _validate_reachable_outcomes(workflow, node_defs, report)
     for issue in regions.issues:
         report.add(
-            Code(issue.kind.value), issue.path, issue.message, related=_ways_in(issue, regions)
+            Code(issue.kind.value), issue.location, issue.message, related=_ways_in(issue, regions)
         )
     validate_context_paths(workflow, model, report, extras)
     report.issues.extend(extras)
@@ -68,12 +69,12 @@ def _ways_in(issue: Any, regions: Any) -> tuple[Related, ...]:
     """For a region conflict: the first two ways in, each with the stack it brings."""
     if issue.kind.value != Code.FOREACH_REGION_CONFLICT:
         return ()
-    node_id = issue.path[len("nodes[") : -1]
+    node_id = issue.location[1].id
     related = []
     for stack, edge_index in list(regions.entry_edges.get(node_id, {}).items())[:2]:
-        where = "start" if edge_index is None else f"edges[{edge_index}]"
+        where: Location = ("start",) if edge_index is None else ("edges", edge_index)
         loops = " > ".join(stack) if stack else "no active loop"
-        related.append(Related(where, f"'{node_id}' is reached here with owner stack: {loops}"))
+        related.append(Related(where, f"{node_id!r} is reached here with owner stack: {loops}"))
     return tuple(related)
 
 
@@ -83,8 +84,8 @@ def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any
         if definition.name in node_defs:
             report.add(
                 Code.DUPLICATE_NODE_DEF,
-                f"node_defs[{i}].name",
-                f"duplicate node def name '{definition.name}'",
+                ("node_defs", i, "name"),
+                f"duplicate node def name {definition.name!r}",
             )
             continue
         node_defs[definition.name] = definition
@@ -111,7 +112,7 @@ def _validate_workflow_output(
         if not hasattr(binding, "path") and not hasattr(binding, "value"):
             report.add(
                 Code.INVALID_WORKFLOW_OUTPUT_FIELD,
-                f"output[{i}]",
+                ("output", i),
                 "unsupported workflow output binding",
             )
             continue
@@ -119,16 +120,16 @@ def _validate_workflow_output(
         if not _target_declared(binding.target, declared):
             report.add(
                 Code.INVALID_WORKFLOW_OUTPUT_FIELD,
-                f"output[{i}].target",
+                ("output", i, "target"),
                 "destination field is not declared in workflow output schema",
             )
         path = getattr(binding, "path", None)
         if path is not None:
-            sources.check(path, f"output[{i}].path", Code.INVALID_SOURCE_PATH, _SOURCE_MESSAGE)
+            sources.check(path, ("output", i, "path"), Code.INVALID_SOURCE_PATH, _SOURCE_MESSAGE)
     if has_overlapping_paths(targets):
         report.add(
             Code.INVALID_WORKFLOW_OUTPUT_FIELD,
-            "output",
+            ("output",),
             "workflow output has overlapping output payload paths",
         )
     report.issues.extend(sources.drain_errors())
@@ -145,15 +146,17 @@ def _validate_nodes(
     seen_ids: set[str] = set()
     for i, node in enumerate(workflow.nodes):
         if node.id in seen_ids:
-            report.add(Code.DUPLICATE_NODE_ID, f"nodes[{i}].id", f"duplicate node id '{node.id}'")
+            report.add(Code.DUPLICATE_NODE_ID, ("nodes", i, "id"), f"duplicate node id {node.id!r}")
         seen_ids.add(node.id)
     for i, node in enumerate(workflow.nodes):
-        base = f"nodes[{i}]"
+        base: Location = ("nodes", i)
         node_type = node.type
         if node_type == "node":
             definition = node_defs.get(node.node)
             if definition is None:
-                report.add(Code.UNKNOWN_NODE_DEF, f"{base}.node", f"unknown node def '{node.node}'")
+                report.add(
+                    Code.UNKNOWN_NODE_DEF, (*base, "node"), f"unknown node def {node.node!r}"
+                )
                 continue
             _validate_io(node, definition.input_schema, definition.output_schema, base, sources)
         elif node_type == "subgraph":
@@ -167,8 +170,8 @@ def _validate_nodes(
         elif node_type == "end" and node.outcome not in workflow.outcomes:
             report.add(
                 Code.UNDECLARED_WORKFLOW_OUTCOME,
-                f"{base}.outcome",
-                f"workflow outcome '{node.outcome}' is not declared",
+                (*base, "outcome"),
+                f"workflow outcome {node.outcome!r} is not declared",
             )
         report.issues.extend(sources.drain_errors())
     extras.extend(sources.drain_extras())
@@ -182,16 +185,16 @@ def _validate_io(
         if not _target_declared(binding.target, inputs):
             sources.error(
                 Code.INVALID_NODE_INPUT_FIELD,
-                f"{base}.input[{j}].target",
-                f"destination field '{binding.target.parts[0]}' is not declared in node input "
+                (*base, "input", j, "target"),
+                f"destination field {binding.target.parts[0]!r} is not declared in node input "
                 "schema",
             )
-    for path, loc in binding_reads(node.input, f"{base}.input"):
+    for path, loc in binding_reads(node.input, (*base, "input")):
         sources.check(path, loc, Code.INVALID_SOURCE_PATH, _SOURCE_MESSAGE)
     if has_overlapping_paths(b.target for b in node.input):
         sources.error(
             Code.INVALID_NODE_INPUT_FIELD,
-            f"{base}.input",
+            (*base, "input"),
             "input has overlapping node-local input paths",
         )
     outputs = _root_properties(output_schema)
@@ -199,14 +202,14 @@ def _validate_io(
         if not _target_declared(binding.source, outputs):
             sources.error(
                 Code.INVALID_NODE_OUTPUT_FIELD,
-                f"{base}.output[{j}].source",
-                f"source field '{binding.source.parts[0]}' is not declared in node output schema",
+                (*base, "output", j, "source"),
+                f"source field {binding.source.parts[0]!r} is not declared in node output schema",
             )
-        sources.check_destination(binding.target, f"{base}.output[{j}].target")
+        sources.check_destination(binding.target, (*base, "output", j, "target"))
     if _state_targets_overlap(b.target for b in node.output):
         sources.error(
             Code.INVALID_DESTINATION_PATH,
-            f"{base}.output",
+            (*base, "output"),
             "output has overlapping state destination paths",
         )
 
@@ -217,7 +220,7 @@ def _state_targets_overlap(targets: Iterable[Any]) -> bool:
 
 def _validate_condition(node: Any, index: int, sources: SourceChecker, report: ValidationReport):
     check = node.check
-    _empty_args(check, f"nodes[{index}].check", sources)
+    _empty_args(check, ("nodes", index, "check"), sources)
     for read in node_reads(node, index):
         template = (
             "invalid condition path {!r}"
@@ -233,34 +236,34 @@ def _validate_condition(node: Any, index: int, sources: SourceChecker, report: V
         )
 
 
-def _empty_args(condition: Any, location: str, sources: SourceChecker) -> None:
+def _empty_args(condition: Any, location: Location, sources: SourceChecker) -> None:
     stack = [(condition, location)]
     while stack:
         cond, loc = stack.pop()
         if cond.op == "not":
-            stack.append((cond.arg, f"{loc}.arg"))
+            stack.append((cond.arg, (*loc, "arg")))
         elif cond.op in ("and", "or"):
             if not cond.args:
                 sources.error(
-                    Code.EMPTY_CONDITION_ARGS, f"{loc}.args", "condition args must not be empty"
+                    Code.EMPTY_CONDITION_ARGS, (*loc, "args"), "condition args must not be empty"
                 )
-            stack.extend((arg, f"{loc}.args[{k}]") for k, arg in enumerate(cond.args))
+            stack.extend((arg, (*loc, "args", k)) for k, arg in enumerate(cond.args))
 
 
 def _validate_foreach(node: Any, index: int, model: ContextModel, sources: SourceChecker) -> None:
-    base = f"nodes[{index}]"
+    base: Location = ("nodes", index)
     over = node.over
-    ok = sources.check(over, f"{base}.over", Code.INVALID_FOREACH_SOURCE, _FOREACH_SOURCE_MESSAGE)
+    ok = sources.check(over, (*base, "over"), Code.INVALID_FOREACH_SOURCE, _FOREACH_SOURCE_MESSAGE)
     if ok and over.root in ("input", "state"):
         view = model.source_navigator(over.root).at_path(over.parts)
         if view is not None and not view.is_open() and not view.declares_array():
             sources.error(
                 Code.INVALID_FOREACH_SOURCE,
-                f"{base}.over",
-                f"foreach source '{over}' must resolve to an array",
+                (*base, "over"),
+                f"foreach source {str(over)!r} must resolve to an array",
             )
     policy = node.item_error
-    location = f"{base}.item_error.collect_to"
+    location: Location = (*base, "item_error", "collect_to")
     if policy.action == "collect":
         target = policy.collect_to
         if target is None:
@@ -291,31 +294,31 @@ def _validate_foreach(node: Any, index: int, model: ContextModel, sources: Sourc
 
 
 def _validate_interrupt(node: Any, index: int, sources: SourceChecker) -> None:
-    base = f"nodes[{index}]"
+    base: Location = ("nodes", index)
     for j, binding in enumerate(node.request):
         if binding.target is None:
             sources.error(
                 Code.INVALID_INTERRUPT_SOURCE,
-                f"{base}.request[{j}]",
+                (*base, "request", j),
                 "interrupt request payload field must not be empty",
             )
-    for path, loc in binding_reads(node.request, f"{base}.request"):
+    for path, loc in binding_reads(node.request, (*base, "request")):
         sources.check(path, loc, Code.INVALID_INTERRUPT_SOURCE, _INTERRUPT_SOURCE_MESSAGE)
     for j, binding in enumerate(node.resume):
         target = binding.target
         if target is None or not target.parts:
             sources.error(
                 Code.INVALID_INTERRUPT_DESTINATION,
-                f"{base}.resume[{j}]",
+                (*base, "resume", j),
                 "interrupt resume field must not be empty",
             )
             continue
-        sources.check_resume_destination(target, f"{base}.resume[{j}].target")
+        sources.check_resume_destination(target, (*base, "resume", j, "target"))
 
 
 def _validate_start(workflow: Any, report: ValidationReport) -> None:
     if workflow.start not in {node.id for node in workflow.nodes}:
-        report.add(Code.UNKNOWN_START, "start", f"unknown start node '{workflow.start}'")
+        report.add(Code.UNKNOWN_START, ("start",), f"unknown start node {workflow.start!r}")
 
 
 def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport):
@@ -326,33 +329,35 @@ def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: Validat
         if key in seen:
             report.add(
                 Code.DUPLICATE_EDGE,
-                f"edges[{i}]",
-                f"duplicate edge for source '{edge.from_}' and outcome '{edge.outcome}'",
+                ("edges", i),
+                f"duplicate edge for source {edge.from_!r} and outcome {edge.outcome!r}",
             )
         seen.add(key)
         source = nodes_by_id.get(edge.from_)
         if source is None:
             report.add(
-                Code.UNKNOWN_EDGE_SOURCE, f"edges[{i}].from", f"unknown source node '{edge.from_}'"
+                Code.UNKNOWN_EDGE_SOURCE,
+                ("edges", i, "from"),
+                f"unknown source node {edge.from_!r}",
             )
         elif edge.outcome not in declared_outcomes(source, node_defs):
             report.add(
                 Code.UNDECLARED_EDGE_OUTCOME,
-                f"edges[{i}].outcome",
-                f"outcome '{edge.outcome}' is not declared by node '{edge.from_}'",
+                ("edges", i, "outcome"),
+                f"outcome {edge.outcome!r} is not declared by node {edge.from_!r}",
             )
         if edge.to == END:
             if "ok" not in workflow.outcomes:
                 report.add(
                     Code.UNDECLARED_WORKFLOW_OUTCOME,
-                    f"edges[{i}].to",
+                    ("edges", i, "to"),
                     "legacy __end__ requires workflow outcome 'ok' to be declared",
                 )
         elif edge.to not in nodes_by_id:
             report.add(
                 Code.UNKNOWN_EDGE_DESTINATION,
-                f"edges[{i}].to",
-                f"unknown destination node '{edge.to}'",
+                ("edges", i, "to"),
+                f"unknown destination node {edge.to!r}",
             )
 
 
@@ -393,7 +398,7 @@ def _validate_reachable_outcomes(
             reported.add(node.id)
             report.add(
                 Code.MISSING_OUTCOME_EDGE,
-                f"nodes[{node.id}]",
+                ("nodes", NodeRef(node.id)),
                 f"reachable node is missing edges for outcomes {sorted(missing)!r}",
                 data={"missing": sorted(missing)},
             )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import Any
 
 from wf_core.issues import Issue, Severity
+from wf_core.locations import Location
 
 
 class ValidationIssueCode(StrEnum):
@@ -74,8 +76,8 @@ class ValidationReport:
     def ok(self) -> bool:
         return not any(i.severity == Severity.ERROR for i in self.issues)
 
-    def add(self, code: str, path: str, message: str, **extra: object) -> None:
-        self.issues.append(Issue(code=str(code), model_path=path, message=message, **extra))  # type: ignore[arg-type]
+    def add(self, code: str, location: Location, message: str, **extra: Any) -> None:
+        self.issues.append(Issue(code=str(code), location=location, message=message, **extra))
 
     def raise_for_errors(self) -> None:
         errors = self.errors

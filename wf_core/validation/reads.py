@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from wf_core.locations import Location
+
 ReadKind = Literal["input", "request", "condition", "operand", "over", "output"]
 
 
@@ -20,78 +22,80 @@ ReadKind = Literal["input", "request", "condition", "operand", "over", "output"]
 class PathRead:
     kind: ReadKind
     path: Any  # GraphSourcePath
-    location: str  # the location of the path value itself
-    coarse_location: str  # where lda-wf's coarse check reports
+    location: Location  # the location of the path value itself
+    coarse_location: Location  # where lda-wf's coarse check reports
     node_id: str | None  # None for the workflow output
 
 
-def expression_reads(expression: Any, location: str) -> Iterator[tuple[Any, str]]:
+def expression_reads(expression: Any, location: Location) -> Iterator[tuple[Any, Location]]:
     """Path leaves of an input expression, depth first, with ``...expression...path`` locations."""
-    stack: list[tuple[Any, str]] = [(expression, location)]
+    stack: list[tuple[Any, Location]] = [(expression, location)]
     while stack:
         expr, loc = stack.pop()
         kind = getattr(expr, "kind", None)
         if kind == "path":
-            yield expr.path, f"{loc}.path"
+            yield expr.path, (*loc, "path")
         elif kind == "array":
             items = list(enumerate(expr.items))
-            stack.extend((item, f"{loc}.items[{k}]") for k, item in reversed(items))
+            stack.extend((item, (*loc, "items", k)) for k, item in reversed(items))
         elif kind == "object":
             fields = list(expr.fields.items())
-            stack.extend((item, f"{loc}.fields.{name}") for name, item in reversed(fields))
+            stack.extend((item, (*loc, "fields", name)) for name, item in reversed(fields))
 
 
-def binding_reads(bindings: Any, base: str) -> Iterator[tuple[Any, str]]:
+def binding_reads(bindings: Any, base: Location) -> Iterator[tuple[Any, Location]]:
     for j, binding in enumerate(bindings or ()):
         path = getattr(binding, "path", None)
         if path is not None:
-            yield path, f"{base}[{j}].path"
+            yield path, (*base, j, "path")
             continue
         expression = getattr(binding, "expression", None)
         if expression is not None:
-            yield from expression_reads(expression, f"{base}[{j}].expression")
+            yield from expression_reads(expression, (*base, j, "expression"))
 
 
-def condition_reads(condition: Any, location: str) -> Iterator[tuple[ReadKind, Any, str, str]]:
+def condition_reads(
+    condition: Any, location: Location
+) -> Iterator[tuple[ReadKind, Any, Location, Location]]:
     """``(kind, path, location of the path, coarse location)`` for a condition tree."""
-    stack: list[tuple[Any, str]] = [(condition, location)]
+    stack: list[tuple[Any, Location]] = [(condition, location)]
     while stack:
         cond, loc = stack.pop()
         op = getattr(cond, "op", None)
         if op == "exists":
-            yield "condition", cond.path, f"{loc}.path", loc
+            yield "condition", cond.path, (*loc, "path"), loc
         elif op == "not":
-            stack.append((cond.arg, f"{loc}.arg"))
+            stack.append((cond.arg, (*loc, "arg")))
         elif op in ("and", "or"):
             args = list(enumerate(cond.args))
-            stack.extend((arg, f"{loc}.args[{k}]") for k, arg in reversed(args))
+            stack.extend((arg, (*loc, "args", k)) for k, arg in reversed(args))
         else:
             for side in ("left", "right"):
                 operand = getattr(cond, side, None)
                 path = getattr(operand, "path", None)
                 if path is not None:
-                    yield "operand", path, f"{loc}.{side}.path", f"{loc}.{side}"
+                    yield "operand", path, (*loc, side, "path"), (*loc, side)
 
 
 def node_reads(node: Any, index: int) -> Iterator[PathRead]:
-    base = f"nodes[{index}]"
+    base: Location = ("nodes", index)
     node_type = getattr(node, "type", None)
     if node_type in ("node", "subgraph"):
-        for path, loc in binding_reads(node.input, f"{base}.input"):
+        for path, loc in binding_reads(node.input, (*base, "input")):
             yield PathRead("input", path, loc, loc, node.id)
     elif node_type == "interrupt":
-        for path, loc in binding_reads(node.request, f"{base}.request"):
+        for path, loc in binding_reads(node.request, (*base, "request")):
             yield PathRead("request", path, loc, loc, node.id)
     elif node_type == "condition":
-        for kind, path, loc, coarse in condition_reads(node.check, f"{base}.check"):
+        for kind, path, loc, coarse in condition_reads(node.check, (*base, "check")):
             yield PathRead(kind, path, loc, coarse, node.id)
     elif node_type == "foreach":
-        yield PathRead("over", node.over, f"{base}.over", f"{base}.over", node.id)
+        yield PathRead("over", node.over, (*base, "over"), (*base, "over"), node.id)
 
 
 def workflow_reads(workflow: Any) -> Iterator[PathRead]:
     """Every read, nodes in list order, then the workflow output."""
     for index, node in enumerate(workflow.nodes):
         yield from node_reads(node, index)
-    for path, loc in binding_reads(workflow.output, "output"):
+    for path, loc in binding_reads(workflow.output, ("output",)):
         yield PathRead("output", path, loc, loc, None)

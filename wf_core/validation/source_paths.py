@@ -13,6 +13,7 @@ from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.locations import Location
 from wf_core.paths import format_segments
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.suggest import closest_name
@@ -39,8 +40,8 @@ class SourceChecker:
             self._roots[root] = fields
         return fields
 
-    def error(self, code: str, location: str, message: str, **extra: Any) -> None:
-        self._errors.append(Issue(code=str(code), model_path=location, message=message, **extra))
+    def error(self, code: str, location: Location, message: str, **extra: Any) -> None:
+        self._errors.append(Issue(code=str(code), location=location, message=message, **extra))
 
     def drain_errors(self) -> list[Issue]:
         out, self._errors = self._errors, []
@@ -53,11 +54,11 @@ class SourceChecker:
     def check(
         self,
         path: Any,
-        location: str,
+        location: Location,
         code: str,
         message: str,
         *,
-        extra_location: str | None = None,
+        extra_location: Location | None = None,
     ) -> bool:
         """lda-wf's coarse check, then the full-depth walk; True when the coarse check passed."""
         root, parts = path.root, path.parts
@@ -76,7 +77,7 @@ class SourceChecker:
         self._walk(path, extra_location or location, code)
         return True
 
-    def _walk(self, path: Any, location: str, code: str) -> None:
+    def _walk(self, path: Any, location: Location, code: str) -> None:
         unknown = self.model.source_navigator(path.root).first_unknown(path.parts)
         if unknown is None or unknown.index == 0:
             return
@@ -85,12 +86,12 @@ class SourceChecker:
         suggestion = closest_name(segment, unknown.available)
         data = {"suggestion": suggestion} if suggestion else {}
         if unknown.allows_undeclared:
-            hint = f"; did you mean '{suggestion}'?" if suggestion else ""
+            hint = f"; did you mean {suggestion!r}?" if suggestion else ""
             self._extras.append(
                 Issue(
                     code=ProjectCode.UNDECLARED_PROPERTY,
-                    model_path=location,
-                    message=f"'{segment}' is not declared in the schema of '{prefix}'{hint}",
+                    location=location,
+                    message=f"{segment!r} is not declared in the schema of {prefix!r}{hint}",
                     severity=Severity.WARNING,
                     segment=unknown.index + 1,
                     data=data,
@@ -101,12 +102,12 @@ class SourceChecker:
         self.error(
             code,
             location,
-            f"source path '{path}' has unknown segment '{segment}'{available}",
+            f"source path {str(path)!r} has unknown segment {segment!r}{available}",
             segment=unknown.index + 1,
             data=data,
         )
 
-    def check_destination(self, target: Any, location: str) -> None:
+    def check_destination(self, target: Any, location: Location) -> None:
         if target.parts[0] not in self.root_fields("state"):
             self.error(
                 Code.INVALID_DESTINATION_PATH,
@@ -115,7 +116,7 @@ class SourceChecker:
                 segment=1,
             )
 
-    def check_resume_destination(self, target: Any, location: str) -> None:
+    def check_resume_destination(self, target: Any, location: Location) -> None:
         """Resume targets are checked like output bindings (workflow-format.md, decision 5)."""
         if target.parts[0] not in self.root_fields("state"):
             self.error(
