@@ -65,7 +65,7 @@ def test_a_half_typed_over_keeps_its_node_in_the_graph_with_a_stand_in() -> None
     assert _pairs(result.issues) == [
         (
             "nodes[1].over",
-            "invalid TOML path 'context.foreach.'; quote path segments containing dots or spaces",
+            "invalid TOML path 'context.foreach.'; a segment is missing after the last '.'",
         )
     ]
 
@@ -217,9 +217,7 @@ def test_expression_limit_location_is_inside_the_binding() -> None:
 def test_missing_top_level_pieces_get_substitutes() -> None:
     result = load_workflow({"nodes": [{"id": "j", "type": "join"}]})
     assert _pairs(result.issues) == [
-        ("", "missing required key 'name'"),
-        ("", "missing required key 'start'"),
-        ("", "missing required key 'edges'"),
+        ("", "missing required keys 'name', 'start' and 'edges'"),
     ]
     workflow = result.workflow
     assert workflow is not None

@@ -30,9 +30,57 @@ from wf_core.paths import (
     split_graph_path,
 )
 
+QUOTE = "quote path segments containing dots or spaces"
+GENERIC = (
+    "a path is segments joined by '.', and a segment other than A-Z, a-z, 0-9, '_' and '-' "
+    "is quoted"
+)
+SINGLE_LINE = "a path is a single line"
+NOT_CLOSED = "a quoted segment is not closed"
+
+
+def quote_segment(segment: str) -> str:
+    return (
+        f"quote the segment {segment}: unquoted segments may only contain A-Z, a-z, 0-9, "
+        "'_' and '-'"
+    )
+
+
+# lda-wf always advises quoting; wfls names what is actually wrong.
+HINTS = {
+    "": "a path needs at least one segment",
+    ".": "a segment is missing before the first '.'",
+    ".state": "a segment is missing before the first '.'",
+    " . ": "a segment is missing before the first '.'",
+    "..": "a segment is missing before the first '.'",
+    "state.": "a segment is missing after the last '.'",
+    "a.": "a segment is missing after the last '.'",
+    "a..b": "a segment is missing between two '.'",
+    'input."unclosed': NOT_CLOSED,
+    "input.'unclosed": NOT_CLOSED,
+    "[input]\nname": SINGLE_LINE,
+    "a\n= true }\nx = {b": SINGLE_LINE,
+    "a.b\n": SINGLE_LINE,
+    "a\r": SINGLE_LINE,
+    '"a\nb"': SINGLE_LINE,
+    "items[0]": quote_segment('"items[0]"'),
+    "é": quote_segment('"é"'),
+    "input.a = 1": GENERIC,
+    "a = 1": GENERIC,
+    "a = {b = true} } #": GENERIC,
+    "a = true, b": GENERIC,
+    "a = true } # ": GENERIC,
+    '"\\q"': GENERIC,
+    '"\\ud800"': GENERIC,
+    '"""a"""': GENERIC,
+    '{"root": "local", "parts": []}': (
+        "a path is written as text such as input.a.b, not as an object"
+    ),
+}
+
 
 def toml_error(text: str) -> str:
-    return f"invalid TOML path {text!r}; quote path segments containing dots or spaces"
+    return f"invalid TOML path {text!r}; {HINTS.get(text, QUOTE)}"
 
 
 # Segments a valid path may hold: non-empty, not whitespace-only, no ASCII control

@@ -30,6 +30,8 @@ class ProjectCode(StrEnum):
     DEPRECATED_INPUT_FORM = "deprecated_input_form"
     UNDECLARED_PROPERTY = "undeclared_property"
     DEPRECATED_CONTEXT_KEY = "deprecated_context_key"
+    REGION_BREAKING_EDGE = "region_breaking_edge"
+    UNKNOWN_KEY = "unknown_key"
 
 
 @dataclass(frozen=True, slots=True)

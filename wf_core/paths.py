@@ -105,7 +105,60 @@ def format_segments(segments: Iterable[str]) -> str:
 
 
 def _toml_path_error(text: object) -> str:
-    return f"invalid TOML path {text!r}; quote path segments containing dots or spaces"
+    """lda-wf's message, with a hint that names what is actually wrong.
+
+    lda-wf always suggests quoting; that is only the right advice when a
+    segment holds characters a bare key cannot, so the hint is chosen from
+    where the tolerant scanner found the first fault.
+    """
+    return f"invalid TOML path {text!r}; {_toml_path_hint(text)}"
+
+
+QUOTE_HINT = "quote path segments containing dots or spaces"
+GENERIC_HINT = (
+    "a path is segments joined by '.', and a segment other than A-Z, a-z, 0-9, '_' and '-' "
+    "is quoted"
+)
+
+
+def _toml_path_hint(text: object) -> str:
+    """The advice for a path that does not parse, from where the first fault is."""
+    if not isinstance(text, str):
+        return GENERIC_HINT
+    if not text.strip():
+        return "a path needs at least one segment"
+    if "\n" in text or "\r" in text:
+        return "a path is a single line"
+    if text.lstrip().startswith("{"):
+        return "a path is written as text such as input.a.b, not as an object"
+    from wf_core.path_scan import scan_path  # only broken paths need the scanner
+
+    scan = scan_path(text)
+    offset = scan.error_offset
+    if offset is None:
+        return GENERIC_HINT
+    for segment in scan.segments:
+        if segment.quote is not None and not segment.closed:
+            return "a quoted segment is not closed"
+    stripped = text.strip()
+    if stripped.startswith("."):
+        return "a segment is missing before the first '.'"
+    if stripped.endswith("."):
+        return "a segment is missing after the last '.'"
+    if ".." in "".join(stripped.split()):
+        return "a segment is missing between two '.'"
+    if any(ch in " \t" for ch in stripped) and "=" not in stripped:
+        return QUOTE_HINT
+    for segment in scan.segments:
+        if segment.quote is None and segment.start <= offset < segment.end:
+            quoted = json.dumps(segment.value, ensure_ascii=False)
+            fixed = text[: segment.start] + quoted + text[segment.end :]
+            if scan_path(fixed).valid:
+                return (
+                    f"quote the segment {quoted}: unquoted segments may only contain A-Z, a-z, "
+                    "0-9, '_' and '-'"
+                )
+    return GENERIC_HINT
 
 
 def validate_segment(

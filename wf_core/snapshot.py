@@ -284,6 +284,12 @@ class DocumentSnapshot:
         for issue in self.report.issues:
             if self._about_left_out_node(issue):
                 continue
+            if issue.code == "unknown_start" and "start" in self.load.substituted:
+                issue = replace(
+                    issue,
+                    severity=Severity.INFORMATION,
+                    related=(Related((), "the workflow's 'start' is missing or invalid"),),
+                )
             if issue.location is not None and self.about_stand_in(
                 self.document_location(issue.location)
             ):

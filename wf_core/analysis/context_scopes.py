@@ -59,7 +59,7 @@ class ContextFieldAvailability:
         return self.contract.description
 
 
-def _dump_schema(schema: Any) -> dict[str, Any]:
+def dump_schema(schema: Any) -> dict[str, Any]:
     if hasattr(schema, "model_dump"):
         return schema.model_dump(mode="json", exclude_none=True, by_alias=True)
     if isinstance(schema, Mapping):
@@ -108,15 +108,15 @@ class ContextModel:
 
     @cached_property
     def input_schema(self) -> dict[str, Any]:
-        return _dump_schema(self.workflow.input_schema)
+        return dump_schema(self.workflow.input_schema)
 
     @cached_property
     def state_schema(self) -> dict[str, Any]:
-        return _dump_schema(self.workflow.state_schema)
+        return dump_schema(self.workflow.state_schema)
 
     @cached_property
     def output_schema(self) -> dict[str, Any]:
-        return _dump_schema(self.workflow.output_schema)
+        return dump_schema(self.workflow.output_schema)
 
     def source_navigator(self, root: str) -> SchemaNavigator:
         """The navigator over the declared ``input`` or ``state`` schema."""

@@ -82,7 +82,10 @@ class LoadResult:
     them as unknown on top of the pieces' own issues. ``stand_ins`` are the
     document locations of fields replaced by neutral values (a foreach ``over``,
     a condition ``check``) so their node keeps its place in the graph; findings
-    about a stand-in are not the author's and must be dropped.
+    about a stand-in are not the author's and must be dropped. ``substituted``
+    names the top-level scalars (``name``, ``start``, ...) that were missing or
+    broken and replaced by a neutral value: findings about them are
+    consequences of the load issue, not mistakes of their own.
     """
 
     workflow: Workflow | None
@@ -95,6 +98,7 @@ class LoadResult:
     invalid_node_ids: frozenset[str] = frozenset()
     invalid_node_def_names: frozenset[str] = frozenset()
     stand_ins: frozenset[Location] = frozenset()
+    substituted: frozenset[str] = frozenset()
 
     def document_location(self, location: Location) -> Location:
         """A model location (``("nodes", 2, "input", 0, "path")``) in document indexes.
@@ -210,11 +214,18 @@ def _type_issue(location: Location, expected: str, value: Any) -> Issue:
     )
 
 
-def _missing_issue(key: str) -> Issue:
+def _missing_issue(keys: list[str], values: Mapping[str, Any]) -> Issue:
+    """One error for every required top-level key that is missing: one mistake, one error."""
+    quoted = [repr(k) for k in keys]
+    listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
+    if not values:
+        message = f"the document is empty: a workflow needs {listed}"
+    elif len(keys) == 1:
+        message = f"missing required key {listed}"
+    else:
+        message = f"missing required keys {listed}"
     return Issue(
-        code=ProjectCode.INVALID_MODEL,
-        location=(),
-        message=f"missing required key '{key}'",
+        code=ProjectCode.INVALID_MODEL, location=(), message=message, data={"missing": keys}
     )
 
 
@@ -278,15 +289,19 @@ def _load_scalar(
     issues: list[Issue],
     *,
     required: bool,
+    missing: list[str],
+    substituted: set[str],
 ) -> Any:
     if key not in values:
         if required:
-            issues.append(_missing_issue(key))
+            missing.append(key)
+            substituted.add(key)
         return substitute
     try:
         return adapter.validate_python(values[key])
     except ValidationError as exc:
         issues.extend(_issues((key,), values[key], exc))
+        substituted.add(key)
         return substitute
 
 
@@ -345,12 +360,25 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
     if cache is not None:
         cache.begin()
     issues: list[Issue] = []
+    missing: list[str] = []
+    substituted: set[str] = set()
     pieces: dict[str, Any] = {
-        "name": _load_scalar(values, "name", _STR, "", issues, required=True),
-        "start": _load_scalar(values, "start", _STR, "", issues, required=True),
+        key: _load_scalar(
+            values, key, _STR, "", issues, required=True, missing=missing, substituted=substituted
+        )
+        for key in ("name", "start")
     }
     outcomes_raw = values.get("outcomes")
-    outcomes = _load_scalar(values, "outcomes", _OUTCOMES, None, issues, required=False)
+    outcomes = _load_scalar(
+        values,
+        "outcomes",
+        _OUTCOMES,
+        None,
+        issues,
+        required=False,
+        missing=missing,
+        substituted=substituted,
+    )
     if outcomes is None:
         outcomes = _string_members(outcomes_raw) or ["ok"]
     pieces["outcomes"] = outcomes
@@ -379,7 +407,7 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
         raw_list = values.get(key)
         if key not in values:
             if required:
-                issues.append(_missing_issue(key))
+                missing.append(key)
             raw_list = []
         elif not isinstance(raw_list, list | tuple):
             issues.append(_type_issue((key,), "an array", raw_list))
@@ -420,6 +448,8 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
         pieces[key] = kept_models
         positions[key] = tuple(kept_positions)
 
+    if missing:
+        issues.insert(0, _missing_issue(missing, values))
     try:
         workflow: Workflow | None = Workflow.model_validate(pieces)
     except ValidationError as exc:  # pieces are already valid; kept for safety
@@ -436,4 +466,5 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
         invalid_node_ids=frozenset(invalid_ids),
         invalid_node_def_names=frozenset(invalid_defs),
         stand_ins=frozenset(stand_ins),
+        substituted=frozenset(substituted),
     )

@@ -25,7 +25,7 @@ from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.reads import PathRead, workflow_reads
-from wf_core.validation.suggest import closest_name
+from wf_core.validation.suggest import did_you_mean
 
 WORKFLOW_OUTPUT_ID = "workflow_output"
 
@@ -113,14 +113,25 @@ def _check_read(
     if unknown is not None:
         segment = path.parts[unknown.index]
         available = f" (available: {','.join(unknown.available)})" if unknown.available else ""
-        suggestion = closest_name(segment, unknown.available)
+        related: tuple[Related, ...] = ()
+        owner = model.nodes_by_id.get(segment)
+        inactive_loop = getattr(owner, "type", None) == "foreach"
+        if unknown.index == 1 and path.parts[0] == FOREACH_CONTEXT_KEY and inactive_loop:
+            related = (
+                Related(
+                    ("nodes", NodeRef(segment)),
+                    f"foreach {segment!r} is not active at {node_id!r}: its body does not "
+                    "contain this node",
+                ),
+            )
         report.add(
             Code.INVALID_CONTEXT_PATH,
             read.location,
             f"invalid context path {str(path)!r} at {node_id!r}: unknown segment {segment!r}"
             f"{available}",
             segment=unknown.index + 1,
-            data={"suggestion": suggestion} if suggestion else {},
+            related=related,
+            **did_you_mean(segment, unknown.available),
         )
         return
     if read.kind == "over":

@@ -13,7 +13,7 @@ document layer maps them back to the text.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
@@ -23,11 +23,13 @@ from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
 from wf_core.paths import has_overlapping_paths
 from wf_core.tokens import END
+from wf_core.validation.consequences import relate_consequences
 from wf_core.validation.context_paths import validate_context_paths
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.reads import binding_reads, node_reads
 from wf_core.validation.source_paths import SourceChecker
+from wf_core.validation.suggest import did_you_mean
 
 _SOURCE_MESSAGE = (
     "source path must start with input., state., or context. and reference a declared root "
@@ -62,6 +64,7 @@ def validate_workflow(workflow: Any, *, context: ContextModel | None = None) -> 
         )
     validate_context_paths(workflow, model, report, extras)
     report.issues.extend(extras)
+    report.issues = relate_consequences(workflow, regions, node_defs, report.issues)
     return report
 
 
@@ -92,21 +95,18 @@ def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any
     return node_defs
 
 
-def _root_properties(schema: Any) -> set[str]:
-    properties = getattr(schema, "properties", None)
-    if properties is None and isinstance(schema, Mapping):
-        properties = schema.get("properties")
-    return set(properties or ())
-
-
-def _target_declared(target: Any, declared: set[str]) -> bool:
-    return not target.parts or target.parts[0] in declared
+def _undeclared_target(target: Any, declared: Sequence[str]) -> dict[str, Any] | None:
+    """None when ``target``'s first segment is declared (or it is the root ``.``); else the
+    issue extras: the segment to mark and the closest declared name."""
+    if not target.parts or target.parts[0] in declared:
+        return None
+    return {"segment": 0, **did_you_mean(target.parts[0], declared)}
 
 
 def _validate_workflow_output(
     workflow: Any, model: ContextModel, sources: SourceChecker, report: ValidationReport
 ) -> None:
-    declared = _root_properties(workflow.output_schema)
+    declared = sources.declared_names(workflow.output_schema)
     targets = []
     for i, binding in enumerate(workflow.output):
         if not hasattr(binding, "path") and not hasattr(binding, "value"):
@@ -117,11 +117,13 @@ def _validate_workflow_output(
             )
             continue
         targets.append(binding.target)
-        if not _target_declared(binding.target, declared):
+        undeclared = _undeclared_target(binding.target, declared)
+        if undeclared is not None:
             report.add(
                 Code.INVALID_WORKFLOW_OUTPUT_FIELD,
                 ("output", i, "target"),
                 "destination field is not declared in workflow output schema",
+                **undeclared,
             )
         path = getattr(binding, "path", None)
         if path is not None:
@@ -155,7 +157,10 @@ def _validate_nodes(
             definition = node_defs.get(node.node)
             if definition is None:
                 report.add(
-                    Code.UNKNOWN_NODE_DEF, (*base, "node"), f"unknown node def {node.node!r}"
+                    Code.UNKNOWN_NODE_DEF,
+                    (*base, "node"),
+                    f"unknown node def {node.node!r}",
+                    **did_you_mean(node.node, node_defs),
                 )
                 continue
             _validate_io(node, definition.input_schema, definition.output_schema, base, sources)
@@ -178,16 +183,17 @@ def _validate_nodes(
 
 
 def _validate_io(
-    node: Any, input_schema: Any, output_schema: Any, base: str, sources: SourceChecker
+    node: Any, input_schema: Any, output_schema: Any, base: Location, sources: SourceChecker
 ) -> None:
-    inputs = _root_properties(input_schema)
+    inputs = sources.declared_names(input_schema)
     for j, binding in enumerate(node.input):
-        if not _target_declared(binding.target, inputs):
+        undeclared = _undeclared_target(binding.target, inputs)
+        if undeclared is not None:
             sources.error(
                 Code.INVALID_NODE_INPUT_FIELD,
                 (*base, "input", j, "target"),
-                f"destination field {binding.target.parts[0]!r} is not declared in node input "
-                "schema",
+                f"destination field {str(binding.target)!r} is not declared in node input schema",
+                **undeclared,
             )
     for path, loc in binding_reads(node.input, (*base, "input")):
         sources.check(path, loc, Code.INVALID_SOURCE_PATH, _SOURCE_MESSAGE)
@@ -197,13 +203,15 @@ def _validate_io(
             (*base, "input"),
             "input has overlapping node-local input paths",
         )
-    outputs = _root_properties(output_schema)
+    outputs = sources.declared_names(output_schema)
     for j, binding in enumerate(node.output):
-        if not _target_declared(binding.source, outputs):
+        undeclared = _undeclared_target(binding.source, outputs)
+        if undeclared is not None:
             sources.error(
                 Code.INVALID_NODE_OUTPUT_FIELD,
                 (*base, "output", j, "source"),
-                f"source field {binding.source.parts[0]!r} is not declared in node output schema",
+                f"source field {str(binding.source)!r} is not declared in node output schema",
+                **undeclared,
             )
         sources.check_destination(binding.target, (*base, "output", j, "target"))
     if _state_targets_overlap(b.target for b in node.output):
@@ -273,9 +281,7 @@ def _validate_foreach(node: Any, index: int, model: ContextModel, sources: Sourc
                 "collect_to is required when item_error.action is 'collect'",
             )
         else:
-            properties = getattr(model.workflow.state_schema, "properties", {}) or {}
-            field = properties.get(target.parts[0])
-            if field is None:
+            if target.parts[0] not in sources.root_fields("state"):
                 sources.error(
                     Code.INVALID_FOREACH_COLLECT_DESTINATION,
                     location,
@@ -318,7 +324,12 @@ def _validate_interrupt(node: Any, index: int, sources: SourceChecker) -> None:
 
 def _validate_start(workflow: Any, report: ValidationReport) -> None:
     if workflow.start not in {node.id for node in workflow.nodes}:
-        report.add(Code.UNKNOWN_START, ("start",), f"unknown start node {workflow.start!r}")
+        report.add(
+            Code.UNKNOWN_START,
+            ("start",),
+            f"unknown start node {workflow.start!r}",
+            **did_you_mean(workflow.start, [node.id for node in workflow.nodes]),
+        )
 
 
 def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport):
@@ -339,12 +350,14 @@ def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: Validat
                 Code.UNKNOWN_EDGE_SOURCE,
                 ("edges", i, "from"),
                 f"unknown source node {edge.from_!r}",
+                **did_you_mean(edge.from_, nodes_by_id),
             )
-        elif edge.outcome not in declared_outcomes(source, node_defs):
+        elif edge.outcome not in (outcomes := declared_outcomes(source, node_defs)):
             report.add(
                 Code.UNDECLARED_EDGE_OUTCOME,
                 ("edges", i, "outcome"),
                 f"outcome {edge.outcome!r} is not declared by node {edge.from_!r}",
+                **did_you_mean(edge.outcome, sorted(outcomes)),
             )
         if edge.to == END:
             if "ok" not in workflow.outcomes:
@@ -358,6 +371,7 @@ def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: Validat
                 Code.UNKNOWN_EDGE_DESTINATION,
                 ("edges", i, "to"),
                 f"unknown destination node {edge.to!r}",
+                **did_you_mean(edge.to, [*nodes_by_id, END]),
             )
 
 

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from wf_core.analysis.context_scopes import ContextModel
+from wf_core.analysis.context_scopes import ContextModel, dump_schema
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location
 from wf_core.paths import format_segments
+from wf_core.schema_nav import SchemaNavigator
 from wf_core.validation.issues import ValidationIssueCode as Code
-from wf_core.validation.suggest import closest_name
+from wf_core.validation.suggest import did_you_mean
 
 
 class SourceChecker:
@@ -26,19 +27,30 @@ class SourceChecker:
         self.model = model
         self._errors: list[Issue] = []
         self._extras: list[Issue] = []
-        self._roots: dict[str, set[str]] = {}
+        self._roots: dict[str, list[str]] = {}
+        self._declared: dict[int, tuple[Any, list[str]]] = {}
 
-    def root_fields(self, root: str) -> set[str]:
+    def root_fields(self, root: str) -> list[str]:
+        """The names ``input.<name>``/``state.<name>`` may start with, through the same
+        navigator as every deeper segment (``allOf``/``anyOf``/``oneOf``/``$ref``)."""
         fields = self._roots.get(root)
         if fields is None:
-            schema = (
-                self.model.workflow.input_schema
-                if root == "input"
-                else (self.model.workflow.state_schema)
-            )
-            fields = set(getattr(schema, "properties", None) or ())
+            fields = self.model.source_navigator(root).root.declared_names()
             self._roots[root] = fields
         return fields
+
+    def declared_names(self, schema: Any) -> list[str]:
+        """Top-level names a node's (or the workflow's output) schema declares.
+
+        Node defs are shared by many nodes, so each schema object is walked once.
+        """
+        key = id(schema)
+        hit = self._declared.get(key)
+        if hit is None or hit[0] is not schema:
+            navigator = SchemaNavigator(dump_schema(schema))
+            hit = (schema, navigator.root.declared_names())
+            self._declared[key] = hit
+        return hit[1]
 
     def error(self, code: str, location: Location, message: str, **extra: Any) -> None:
         self._errors.append(Issue(code=str(code), location=location, message=message, **extra))
@@ -65,13 +77,8 @@ class SourceChecker:
         if root == "context" or not parts:
             return True
         if parts[0] not in self.root_fields(root):
-            suggestion = closest_name(parts[0], self.root_fields(root))
             self.error(
-                code,
-                location,
-                message,
-                segment=1,
-                data={"suggestion": suggestion} if suggestion else {},
+                code, location, message, segment=1, **did_you_mean(parts[0], self.root_fields(root))
             )
             return False
         self._walk(path, extra_location or location, code)
@@ -83,18 +90,16 @@ class SourceChecker:
             return
         segment = path.parts[unknown.index]
         prefix = format_segments((path.root, *path.parts[: unknown.index]))
-        suggestion = closest_name(segment, unknown.available)
-        data = {"suggestion": suggestion} if suggestion else {}
+        suggestion = did_you_mean(segment, unknown.available)
         if unknown.allows_undeclared:
-            hint = f"; did you mean {suggestion!r}?" if suggestion else ""
             self._extras.append(
                 Issue(
                     code=ProjectCode.UNDECLARED_PROPERTY,
                     location=location,
-                    message=f"{segment!r} is not declared in the schema of {prefix!r}{hint}",
+                    message=f"{segment!r} is not declared in the schema of {prefix!r}",
                     severity=Severity.WARNING,
                     segment=unknown.index + 1,
-                    data=data,
+                    **suggestion,
                 )
             )
             return
@@ -104,7 +109,7 @@ class SourceChecker:
             location,
             f"source path {str(path)!r} has unknown segment {segment!r}{available}",
             segment=unknown.index + 1,
-            data=data,
+            **suggestion,
         )
 
     def check_destination(self, target: Any, location: Location) -> None:
@@ -114,6 +119,7 @@ class SourceChecker:
                 location,
                 "destination path must start with state. and reference a declared root field",
                 segment=1,
+                **did_you_mean(target.parts[0], self.root_fields("state")),
             )
 
     def check_resume_destination(self, target: Any, location: Location) -> None:
