@@ -340,7 +340,6 @@ def test_legacy_fields_list_of_decls_with_legacy_type() -> None:
             [{"path": "state.a", "type": "string"}, {"path": "state.a", "type": "string"}],
             "duplicate state field path 'a'",
         ),
-        ({"a": {"type": "object"}, "a.b": {"type": "string"}}, "state field path 'a.b' overlaps"),
         ({"a.b": {"type": "string"}, "a": {"type": "object"}}, "state field path 'a' overlaps"),
         ("a", "state_schema.fields must be a mapping or list"),
     ],
@@ -348,6 +347,25 @@ def test_legacy_fields_list_of_decls_with_legacy_type() -> None:
 def test_legacy_fields_errors(fields: object, message: str) -> None:
     with pytest.raises(ValidationError, match=message):
         StateSchema.model_validate({"fields": fields})
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [
+        [
+            {"path": "state.person", "schema": {"type": "object"}},
+            {"path": "state.person.name", "schema": {"type": "string"}},
+        ],
+        {"person": {"type": "object"}, "person.name": {"type": "string"}},
+    ],
+)
+def test_legacy_fields_may_refine_a_declared_field(fields: object) -> None:
+    """lda-wf accepts a field and then a deeper one inside it: the leaf gains a property."""
+    schema = StateSchema.model_validate({"fields": fields})
+    person = schema.properties["person"]
+    assert person["type"] == "object"
+    assert person["properties"]["name"]["type"] == "string"
+    assert person["properties"]["name"]["reducer"] == "wf.std.replace"
 
 
 def test_state_field_and_from_field_map() -> None:

@@ -254,12 +254,12 @@ CASES: list[tuple[str, Callable[[Doc], None], list[tuple[str, str, str]]]] = [
             (
                 "invalid_condition_path",
                 "nodes[3].check.args[0]",
-                "invalid condition path 'state.nope'",
+                "invalid condition path GraphSourcePath(root='state', parts=('nope',))",
             ),
             (
                 "invalid_condition_path",
                 "nodes[3].check.args[1].left",
-                "invalid operand path 'input.nope'",
+                "invalid operand path GraphSourcePath(root='input', parts=('nope',))",
             ),
             ("unreachable_node", "nodes[check]", "node 'check' is unreachable from start"),
         ],

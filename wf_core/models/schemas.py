@@ -320,8 +320,10 @@ def _normalise_legacy_fields(data: dict[str, Any]) -> None:
     """Fold deprecated ``fields`` into nested ``properties`` (in place).
 
     Intermediate levels become ``{"type": "object", "properties": {}}``. A path
-    written twice is a duplicate; a path inside or above another written one
-    overlaps, since one would replace the other's schema.
+    written twice is a duplicate. A field may be declared and then refined by a
+    deeper one (``person``, then ``person.name``: the leaf gains a property), as
+    lda-wf accepts; the other order overlaps, since the later, shallower field
+    would replace what the deeper one declared.
     """
     entries = _legacy_entries(data.pop("fields"))
     existing = data.get("properties")
@@ -332,8 +334,6 @@ def _normalise_legacy_fields(data: dict[str, Any]) -> None:
         where = ".".join(parts)
         if parts in written:
             raise ValueError(f"duplicate state field path {where!r}")
-        if any(p[: len(parts)] == parts or parts[: len(p)] == p for p in written):
-            raise ValueError(f"state field path {where!r} overlaps")
         level = properties
         for part in parts[:-1]:
             node = level.get(part)
@@ -348,6 +348,8 @@ def _normalise_legacy_fields(data: dict[str, Any]) -> None:
             level[part] = node
             level = node["properties"]
         if parts[-1] in level:
+            if any(p[: len(parts)] == parts for p in written):
+                raise ValueError(f"state field path {where!r} overlaps")
             raise ValueError(f"duplicate state field path {where!r}")
         level[parts[-1]] = leaf
         written.add(parts)

@@ -230,16 +230,14 @@ def _validate_condition(node: Any, index: int, sources: SourceChecker, report: V
     check = node.check
     _empty_args(check, ("nodes", index, "check"), sources)
     for read in node_reads(node, index):
-        template = (
-            "invalid condition path {!r}"
-            if read.kind == "condition"
-            else ("invalid operand path {!r}")
-        )
+        # lda-wf prints the path object's repr here, not its text; kept for parity
+        # (the diagnostic's range and the did-you-mean help say the rest).
+        kind = "condition" if read.kind == "condition" else "operand"
         sources.check(
             read.path,
             read.coarse_location,
             Code.INVALID_CONDITION_PATH,
-            template.format(str(read.path)),
+            f"invalid {kind} path {read.path!r}",
             extra_location=read.location,
         )
 
