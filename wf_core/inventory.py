@@ -1,14 +1,19 @@
 """The authoring inventory: every path an author may use, with its schema (lda-wf-model §8).
 
-Unlike lda-wf, every ``path`` here is printed by the one canonical formatter
-(workflow-format.md, decision 2), so ``input."a b"`` is quoted the same way
-in the inventory, in completions and in diagnostics.
+Two differences from lda-wf, both so that the inventory, completion and
+validation can never disagree:
+
+- every ``path`` is printed by the one canonical formatter, so ``input."a b"``
+  is quoted the same way here, in completions and in diagnostics;
+- schemas are walked by the one :class:`~wf_core.schema_nav.SchemaNavigator`
+  (``$ref``, ``allOf``/``anyOf``/``oneOf``) for every root, and each option's
+  ``schema`` is standalone: a reference inside it resolves on its own.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TypedDict
 
 from wf_core.analysis.context_scopes import ContextFieldAvailability, ContextModel
@@ -17,7 +22,6 @@ from wf_core.paths import format_segments
 from wf_core.schema_nav import SchemaNavigator, SchemaView
 
 MAX_DEPTH = 32
-MAX_REF_HOPS = 32
 
 _ROOTS = {
     "input": ("input", "workflow_input"),
@@ -35,6 +39,7 @@ class AuthoringPathOption(TypedDict, total=False):
     label: str
     origin: str
     schema: dict[str, Any]
+    type: str
     required: bool
     availability: str
     uses: list[str]
@@ -42,98 +47,40 @@ class AuthoringPathOption(TypedDict, total=False):
     reason: str
 
 
-def _label(name: str, *schemas: Any) -> str:
-    for schema in schemas:
-        if isinstance(schema, Mapping) and isinstance(schema.get("title"), str):
-            return schema["title"]
+def _label(name: str, title: Any = None) -> str:
+    if isinstance(title, str):
+        return title
     return name.replace("_", " ").replace("-", " ").title()
 
 
-def _description(*schemas: Any) -> str | None:
-    for schema in schemas:
-        if isinstance(schema, Mapping) and isinstance(schema.get("description"), str):
-            return schema["description"]
-    return None
+def view_schema(navigator: SchemaNavigator, view: SchemaView) -> dict[str, Any]:
+    """One standalone schema for a view: each declaring branch detached from its document.
+
+    A property declared in several branches (two ``anyOf`` members) may be either
+    declaration, hence ``anyOf`` of the detached copies.
+    """
+    copies = [navigator.standalone(node) for node in view.nodes]
+    if len(copies) == 1:
+        return copies[0]
+    return {"anyOf": copies}
 
 
-def _resolve_local(schema: Any, root: Mapping[str, Any]) -> tuple[Any, list[str]]:
-    """Follow ``#/$defs/`` and ``#/definitions/`` pointers, at most 32 hops."""
-    refs: list[str] = []
-    current = schema
-    for _ in range(MAX_REF_HOPS):
-        if not isinstance(current, Mapping):
-            break
-        ref = current.get("$ref")
-        if not isinstance(ref, str):
-            break
-        target = None
-        for prefix in ("#/$defs/", "#/definitions/"):
-            if ref.startswith(prefix):
-                name = ref[len(prefix) :].replace("~1", "/").replace("~0", "~")
-                holder = root.get(prefix[2:-1])
-                if isinstance(holder, Mapping):
-                    target = holder.get(name)
-        if target is None or ref in refs:
-            refs.append(ref)
-            break
-        refs.append(ref)
-        current = target
-    return current, refs
+def view_options(
+    navigator: SchemaNavigator,
+    view: SchemaView,
+    segments: tuple[str, ...],
+    *,
+    origin: str,
+    uses: Sequence[str],
+    depth: int = 0,
+    on_branch: frozenset[int] = frozenset(),
+) -> Iterator[AuthoringPathOption]:
+    """Options for the members of ``view``, depth first, parent before child.
 
-
-def _self_contained(fragment: Any, root: Mapping[str, Any]) -> dict[str, Any]:
-    result = copy.deepcopy(dict(fragment)) if isinstance(fragment, Mapping) else {}
-    for key in ("$defs", "definitions"):
-        if isinstance(root.get(key), Mapping):
-            result.setdefault(key, {}).update(copy.deepcopy(dict(root[key])))
-    return result
-
-
-def schema_path_options(
-    schema: Mapping[str, Any], *, root: str, uses: Sequence[str]
-) -> list[AuthoringPathOption]:
-    if root not in _ROOTS:
-        raise ValueError(f"unsupported authoring schema root '{root}'")
-    prefix, origin = _ROOTS[root]
-    options: list[AuthoringPathOption] = []
-
-    def visit(node: Any, segments: tuple[str, ...], branch_refs: frozenset[str], depth: int):
-        if depth >= MAX_DEPTH:
-            return
-        resolved, _ = _resolve_local(node, schema)
-        if not isinstance(resolved, Mapping) or resolved.get("type") == "array":
-            return
-        properties = resolved.get("properties")
-        if not isinstance(properties, Mapping):
-            return
-        required = resolved.get("required") if isinstance(resolved.get("required"), list) else []
-        for name, fragment in properties.items():
-            target, refs = _resolve_local(fragment, schema)
-            option: AuthoringPathOption = {
-                "path": format_segments((prefix, *segments, name)),
-                "label": _label(name, target, fragment),
-                "origin": origin,
-                "schema": _self_contained(target, schema),
-                "required": name in required,
-                "availability": "available",
-                "uses": list(uses),
-            }
-            description = _description(target, fragment)
-            if description:
-                option["description"] = description
-            options.append(option)
-            if any(ref in branch_refs for ref in refs):
-                continue
-            visit(fragment, (*segments, name), branch_refs | set(refs), depth + 1)
-
-    visit(schema, (), frozenset(), 0)
-    return options
-
-
-def _view_options(
-    view: SchemaView, segments: tuple[str, ...], depth: int
-) -> Iterable[AuthoringPathOption]:
-    """Object members under a context item, through every structural branch."""
+    Arrays are not expanded and open objects invent no children (lda-wf's rules);
+    a schema already expanded on this branch (a recursive ``$ref``) is listed but
+    not expanded again, and depth stops at :data:`MAX_DEPTH`.
+    """
     if depth >= MAX_DEPTH or view.declares_array():
         return
     for name in view.declared_names():
@@ -142,29 +89,52 @@ def _view_options(
             continue
         path = (*segments, name)
         option: AuthoringPathOption = {
-            "path": format_segments(("context", *path)),
-            "label": _label(name, child.first("title") and {"title": child.first("title")}),
-            "origin": "runtime_context",
-            "schema": _first_schema(child),
+            "path": format_segments(path),
+            "label": _label(name, child.first("title")),
+            "origin": origin,
+            "schema": view_schema(navigator, child),
+            "type": child.type_summary(),
             "required": view.is_required(name),
             "availability": "available",
-            "uses": ["step_input"],
+            "uses": list(uses),
         }
         description = child.first("description")
         if isinstance(description, str):
             option["description"] = description
         yield option
-        yield from _view_options(child, path, depth + 1)
+        seen = {id(branch.schema) for branch in child.branches()}
+        if seen & on_branch:
+            continue
+        yield from view_options(
+            navigator,
+            child,
+            path,
+            origin=origin,
+            uses=uses,
+            depth=depth + 1,
+            on_branch=on_branch | seen,
+        )
 
 
-def _first_schema(view: SchemaView) -> dict[str, Any]:
-    schema = view.nodes[0].schema if view.nodes else {}
-    return copy.deepcopy(dict(schema)) if isinstance(schema, Mapping) else {}
+def schema_path_options(
+    schema: Mapping[str, Any],
+    *,
+    root: str,
+    uses: Sequence[str],
+    navigator: SchemaNavigator | None = None,
+) -> list[AuthoringPathOption]:
+    """Options for every declared member of ``schema`` under ``root``."""
+    if root not in _ROOTS:
+        raise ValueError(f"unsupported authoring schema root {root!r}")
+    prefix, origin = _ROOTS[root]
+    navigator = navigator or SchemaNavigator(schema)
+    return list(view_options(navigator, navigator.root, (prefix,), origin=origin, uses=uses))
 
 
 def context_path_options(
     fields: Sequence[ContextFieldAvailability], navigator: SchemaNavigator | None = None
 ) -> list[AuthoringPathOption]:
+    """The context fields, then each ``context.foreach.<owner>`` entry and its item members."""
     options: list[AuthoringPathOption] = []
     foreach_field: ContextFieldAvailability | None = None
     for field in fields:
@@ -178,6 +148,11 @@ def context_path_options(
             "uses": ["step_input"],
             "description": field.description,
         }
+        if navigator is not None:
+            view = navigator.at_path((field.name,))
+            if view is not None:
+                option["schema"] = view_schema(navigator, view)
+                option["type"] = view.type_summary()
         if field.reason:
             option["reason"] = field.reason
         options.append(option)
@@ -188,25 +163,30 @@ def context_path_options(
     navigator = navigator or SchemaNavigator(
         {"type": "object", "properties": {FOREACH_CONTEXT_KEY: foreach_field.schema}}
     )
-    entries = foreach_field.schema.get("properties", {})
-    for owner, entry in entries.items():
+    for owner in foreach_field.schema.get("properties", {}):
         for prop in FOREACH_ENTRY_KEYS:
-            prop_schema = entry.get("properties", {}).get(prop, {})
+            segments = ("context", FOREACH_CONTEXT_KEY, owner, prop)
+            view = navigator.at_path(segments[1:])
+            if view is None:
+                continue
             options.append(
                 {
-                    "path": format_segments(("context", FOREACH_CONTEXT_KEY, owner, prop)),
+                    "path": format_segments(segments),
                     "label": _label(prop),
                     "origin": "runtime_context",
-                    "schema": copy.deepcopy(prop_schema),
+                    "schema": view_schema(navigator, view),
+                    "type": view.type_summary(),
                     "required": True,
                     "availability": "available",
                     "uses": ["step_input"],
                 }
             )
             if prop == "item":
-                view = navigator.at_path((FOREACH_CONTEXT_KEY, owner, "item"))
-                if view is not None:
-                    options.extend(_view_options(view, (FOREACH_CONTEXT_KEY, owner, "item"), 1))
+                options.extend(
+                    view_options(
+                        navigator, view, segments, origin="runtime_context", uses=["step_input"]
+                    )
+                )
     return options
 
 
@@ -226,7 +206,13 @@ def readable_sources_for_node(
     """Input options, then the node's context entries, then state options (§8.2)."""
     model = model or ContextModel(workflow)
     uses = ["step_input", "workflow_output"]
-    options = schema_path_options(model.input_schema, root="input", uses=uses)
+    options = schema_path_options(
+        model.input_schema, root="input", uses=uses, navigator=model.source_navigator("input")
+    )
     options.extend(context_path_options_for_node(workflow, node_id, model=model))
-    options.extend(schema_path_options(model.state_schema, root="state", uses=uses))
+    options.extend(
+        schema_path_options(
+            model.state_schema, root="state", uses=uses, navigator=model.source_navigator("state")
+        )
+    )
     return options

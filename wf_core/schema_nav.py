@@ -387,6 +387,8 @@ def standalone_schema(branch: Branch, document: Any) -> dict[str, Any]:
             body = {"allOf": [target_body, siblings]} if siblings else target_body
     if not _has_ref(body):
         return body
+    if "$id" in body and ("$defs" in body or "definitions" in body):
+        return body  # already detached (an item schema), its references resolve inside it
     home = _resource_root(branch) or document
     if not isinstance(home, Mapping):
         return body

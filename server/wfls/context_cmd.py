@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from wf_core.inventory import readable_sources_for_node
-from wf_core.schema_nav import SchemaNavigator
 
 
 def node_context(snapshot: Any, node_id: str) -> dict[str, Any] | None:
@@ -69,8 +68,7 @@ def run_context(file: str, node_id: str, *, as_json: bool) -> int:
     out.write("readable paths:\n")
     width = max((len(o["path"]) for o in result["paths"]), default=0)
     for option in result["paths"]:
-        summary = SchemaNavigator(option["schema"]).root.type_summary()
-        out.write(f"  {option['path']:<{width}}  {summary}\n")
+        out.write(f"  {option['path']:<{width}}  {option.get('type', 'any')}\n")
     out.write("context schema:\n")
     out.write(json.dumps(result["schema"], indent=2, ensure_ascii=False) + "\n")
     return EXIT_OK

@@ -17,7 +17,7 @@ from wfls.features.cursor import (
     read_navigator,
     string_at,
 )
-from wfls.features.schema_text import schema_markdown
+from wfls.features.schema_text import _without_defs, schema_markdown
 from wfls.features.types import HoverResult
 
 
@@ -127,7 +127,7 @@ def foreach_entry_markdown(
     if model is None or owner not in model.nodes_by_id:
         return None
     node = model.nodes_by_id[owner]
-    item = json.dumps(model.item_schema(owner), indent=2, ensure_ascii=False)
+    item = json.dumps(_without_defs(model.item_schema(owner)), indent=2, ensure_ascii=False)
     return "\n\n".join(
         [
             f"**foreach `{owner}`**: the current iteration of this loop",
