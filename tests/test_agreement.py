@@ -9,6 +9,7 @@ clean too.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
@@ -91,7 +92,7 @@ def workflows(draw: st.DrawFn) -> dict[str, Any]:
         {"id": "use", "type": "node", "node": "task", "input": [{"target": "x", "path": "input"}]}
     )
     chain = [*loops, "use"]
-    for source, target in zip(chain, chain[1:], strict=False):
+    for source, target in itertools.pairwise(chain):
         edges.append({"from": source, "outcome": "loop", "to": target})
     if loops:
         edges.append({"from": "use", "outcome": "ok", "to": loops[-1]})
