@@ -67,6 +67,8 @@ class Issue:
     segment: int | None = None
     related: tuple[Related, ...] = ()
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    on_key: bool = False  # the range is the key at ``location``, not its value
+    span_at: Location | None = None  # where the range is, when not at ``location`` itself
 
     @property
     def model_path(self) -> str | None:

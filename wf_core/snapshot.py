@@ -22,6 +22,7 @@ from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_docu
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.deprecations import find_deprecated_forms
+from wf_core.models.keys import unknown_keys
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow
 from wf_core.path_scan import scan_path
 from wf_core.spans import LineIndex, Span
@@ -252,7 +253,9 @@ class DocumentSnapshot:
         location = issue.location
         if location is None:
             return PlacedIssue(issue, None, issue.span or Span(0, 0), issue.related)
-        span = issue.span or self.span_of(self.document_location(location), segment=issue.segment)
+        span = issue.span or self.span_of(
+            self.document_location(issue.span_at or location), segment=issue.segment
+        )
         related = tuple(
             replace(
                 r,
@@ -273,13 +276,15 @@ class DocumentSnapshot:
             for i in (*self.extra_issues, *self.parsed.issues)
         ]
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        for issue in (*self.load.issues, *find_deprecated_forms(values)):
+        for issue in (*self.load.issues, *find_deprecated_forms(values), *unknown_keys(values)):
             # Loader and deprecation findings are already in document locations.
             location = issue.location or ()
             literal = self.parsed.source_map.string(location) if location else None
             if literal is not None and not literal.closed:
                 continue  # the syntax error on the unterminated string says it all
             span = self.span_of(location, segment=issue.segment) if location else Span(0, 0)
+            if issue.on_key and (entry := self.parsed.source_map.get(location)) is not None:
+                span = entry.key or span
             placed.append(PlacedIssue(issue, issue.location, issue.span or span, issue.related))
         for issue in self.report.issues:
             if self._about_left_out_node(issue):

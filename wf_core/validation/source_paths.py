@@ -78,7 +78,12 @@ class SourceChecker:
             return True
         if parts[0] not in self.root_fields(root):
             self.error(
-                code, location, message, segment=1, **did_you_mean(parts[0], self.root_fields(root))
+                code,
+                location,
+                message,
+                segment=1,
+                span_at=extra_location,
+                **did_you_mean(parts[0], self.root_fields(root)),
             )
             return False
         self._walk(path, extra_location or location, code)

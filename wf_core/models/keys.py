@@ -1,0 +1,157 @@
+"""The keys a document may write at each place, derived from the model.
+
+lda-wf ignores keys it does not know, so an author's ``descripton = "x"`` or
+``timout = 3`` silently does nothing. wfls reports them (``unknown_key``, a
+warning with the closest allowed key), offers the allowed keys in completion,
+and closes the published JSON Schema (``additionalProperties: false``) at the
+same places. All three read this module, so they cannot disagree.
+
+Schemas (``input_schema``, a node def's schemas, ...) are open JSON Schema: their
+keys are not ours and are never checked. Models that forbid extra keys
+(bindings, expressions, ``item_error``, ``concurrent``, ``workflow``) already
+make an unknown key an error while loading; they are not checked twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from functools import cache
+from typing import Any
+
+from pydantic import BaseModel
+
+from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.locations import Location
+from wf_core.models.conditions import (
+    BinaryCondition,
+    ExistsCondition,
+    LiteralOperand,
+    NotCondition,
+    PathOperand,
+    VariadicCondition,
+)
+from wf_core.models.schemas import NodeDef
+from wf_core.models.steps import (
+    ConditionNode,
+    EndNode,
+    ForeachNode,
+    InterruptNode,
+    JoinNode,
+    NodeUse,
+    SubgraphNode,
+)
+from wf_core.models.workflow import Edge, Workflow
+from wf_core.validation.suggest import did_you_mean
+
+TOP_LEVEL_EXTRAS = ("$schema",)
+"""Keys allowed at the top level beyond the model's: ``$schema`` lets editors
+associate the format's JSON Schema with a document."""
+
+STEP_MODELS: dict[str, type[BaseModel]] = {
+    "node": NodeUse,
+    "subgraph": SubgraphNode,
+    "condition": ConditionNode,
+    "foreach": ForeachNode,
+    "join": JoinNode,
+    "end": EndNode,
+    "interrupt": InterruptNode,
+}
+
+DEPRECATED_KEYS: dict[type[BaseModel], tuple[str, ...]] = {
+    NodeUse: ("input_values", "in_map", "out_map"),
+    ForeachNode: ("parallel",),
+    InterruptNode: ("request_map", "out_map"),
+}
+"""Keys the model still reads (and reports as deprecated) but does not keep."""
+
+_INTERNAL = frozenset({"has_explicit_contract"})
+
+CONDITION_MODELS: dict[str, type[BaseModel]] = {
+    "exists": ExistsCondition,
+    "not": NotCondition,
+    "and": VariadicCondition,
+    "or": VariadicCondition,
+    **dict.fromkeys(("eq", "ne", "gt", "ge", "lt", "le"), BinaryCondition),
+}
+
+
+@cache
+def model_keys(model: type[BaseModel]) -> tuple[str, ...]:
+    """The document keys of ``model``: its fields by alias, in declaration order."""
+    keys = [
+        info.alias or name for name, info in model.model_fields.items() if name not in _INTERNAL
+    ]
+    keys.extend(k for k in DEPRECATED_KEYS.get(model, ()) if k not in keys)
+    return tuple(keys)
+
+
+def top_level_keys() -> tuple[str, ...]:
+    return model_keys(Workflow)
+
+
+def node_keys(node_type: str | None) -> tuple[str, ...]:
+    model = STEP_MODELS.get(node_type or "")
+    return model_keys(model) if model is not None else ("id", "type")
+
+
+Table = tuple[Location, Mapping[str, Any], tuple[str, ...]]
+
+
+def _checked_tables(values: Mapping[str, Any]) -> Iterator[Table]:
+    """Every table whose keys are a fixed set, with its location and the allowed keys."""
+    yield (), values, (*top_level_keys(), *TOP_LEVEL_EXTRAS)
+    for key, model in (("edges", Edge), ("node_defs", NodeDef)):
+        items = values.get(key)
+        for index, item in enumerate(items if isinstance(items, list) else ()):
+            if isinstance(item, Mapping):
+                yield (key, index), item, model_keys(model)
+    nodes = values.get("nodes")
+    for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
+        if not isinstance(node, Mapping) or node.get("type") not in STEP_MODELS:
+            continue
+        yield ("nodes", index), node, node_keys(node["type"])
+        if node["type"] == "condition" and isinstance(node.get("check"), Mapping):
+            yield from _condition_tables(node["check"], ("nodes", index, "check"))
+
+
+def _condition_tables(condition: Mapping[str, Any], location: Location) -> Iterator[Table]:
+    stack: list[tuple[Mapping[str, Any], Location]] = [(condition, location)]
+    while stack:
+        cond, where = stack.pop()
+        model = CONDITION_MODELS.get(cond.get("op")) if isinstance(cond.get("op"), str) else None
+        if model is None:
+            continue
+        yield where, cond, model_keys(model)
+        if isinstance(cond.get("arg"), Mapping):
+            stack.append((cond["arg"], (*where, "arg")))
+        args = cond.get("args")
+        for k, arg in enumerate(args if isinstance(args, list) else ()):
+            if isinstance(arg, Mapping):
+                stack.append((arg, (*where, "args", k)))
+        for side in ("left", "right"):
+            operand = cond.get(side)
+            if isinstance(operand, Mapping):
+                operand_model = PathOperand if "path" in operand else LiteralOperand
+                yield (*where, side), operand, model_keys(operand_model)
+
+
+def unknown_keys(values: Any) -> list[Issue]:
+    """An ``unknown_key`` warning for each key the model does not know (document locations)."""
+    if not isinstance(values, Mapping):
+        return []
+    issues: list[Issue] = []
+    for location, table, allowed in _checked_tables(values):
+        for key in table:
+            if key in allowed:
+                continue
+            issues.append(
+                Issue(
+                    code=ProjectCode.UNKNOWN_KEY,
+                    location=(*location, key),
+                    message=f"unknown key {key!r}: lda-wf ignores it",
+                    severity=Severity.WARNING,
+                    data={"key": key, **did_you_mean(key, allowed).get("data", {})},
+                    on_key=True,
+                )
+            )
+    return issues
