@@ -21,6 +21,8 @@ _DEFINITION_KEYS = ("$defs", "definitions")
 _TOP_ORDER = ("name", "start", "outcomes", "edges", "output")
 
 
+ONE_LINE_WIDTH = 80
+"""A list of one table stays on one line up to this many characters."""
 _LITERAL_SAFE = re.compile(r"[^'\x00-\x1f\x7f]*")
 
 
@@ -37,7 +39,9 @@ def to_json(workflow: Any) -> str:
 
 
 def to_toml(workflow: Any) -> str:
-    return dump_toml(canonical_dump(workflow))
+    """Readable TOML: values equal to the model's defaults are left out (they mean the
+    same either way), so a converted document stays as short as one written by hand."""
+    return dump_toml(workflow.model_dump(mode="json", by_alias=True, exclude_defaults=True))
 
 
 def dump_toml(data: Mapping[str, Any]) -> str:
@@ -91,23 +95,37 @@ def _without_nulls(value: Any, where: str, *, data: bool = False) -> Any:
 
 
 def _inline(value: Any) -> Any:
-    """Nested values as inline tables; lists of tables one element per line."""
-    if isinstance(value, Mapping):
-        table: InlineTable = tomlkit.inline_table()
-        for key, item in value.items():
-            table.append(key, _inline(item))
-        return table
-    if isinstance(value, list):
-        array: Array = tomlkit.array()
-        for item in value:
-            array.append(_inline(item))
-        if any(isinstance(item, Mapping) for item in value):
-            array.multiline(True)
-        return array
+    """Nested values as inline tables ``{ a = 1 }``; lists of tables one element per line."""
+    if isinstance(value, Mapping | list):
+        return tomlkit.parse(f"x = {_inline_text(value)}\n")["x"]
+    return _scalar(value)
+
+
+def _scalar(value: Any) -> Any:
     if isinstance(value, str) and '"' in value and _LITERAL_SAFE.fullmatch(value):
         # Paths with quoted segments read best as literal strings: no escaping.
         return tomlkit.string(value, literal=True)
     return value
+
+
+def _inline_text(value: Any, depth: int = 0) -> str:
+    """TOML text of an inline value, spaced the way people write it (``{ a = 1 }``)."""
+    if isinstance(value, Mapping):
+        if not value:
+            return "{}"
+        pairs = ", ".join(
+            f"{tomlkit.key(str(k)).as_string()} = {_inline_text(v, depth + 1)}"
+            for k, v in value.items()
+        )
+        return "{ " + pairs + " }"
+    if isinstance(value, list):
+        items = [_inline_text(v, depth + 1) for v in value]
+        one_line = "[" + ", ".join(items) + "]"
+        tables = any(isinstance(v, Mapping) for v in value)
+        if depth == 0 and tables and (len(items) > 1 or len(one_line) > ONE_LINE_WIDTH):
+            return "[\n" + "".join(f"  {item},\n" for item in items) + "]"
+        return one_line
+    return tomlkit.item(_scalar(value)).as_string()
 
 
 def _schema_table(schema: Mapping[str, Any]) -> Table:

@@ -45,6 +45,7 @@ def decode(data: bytes) -> tuple[str, Issue | None]:
             message=f"the file is not valid UTF-8 (byte 0x{data[error.start]:02x} at byte offset "
             f"{error.start})",
             span=Span(offset, offset + 1),
+            data={"undecodable": True},
         )
         return text, issue
 

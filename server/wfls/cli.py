@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from wf_core.export import ExportError, to_json, to_toml
@@ -20,13 +21,16 @@ from wfls import __version__
 from wfls.reporting import (
     Finding,
     findings_for,
+    read_error,
     render_github,
     render_json,
     render_sarif,
     render_text,
+    terminal_safe,
 )
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+NO_DOCUMENTS = "no workflow documents (*.wf.toml, *.wf.json) in this folder"
 
 
 class _Parser(argparse.ArgumentParser):
@@ -45,11 +49,16 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
 
     check = commands.add_parser("check", help="validate workflow files and folders")
-    check.add_argument("paths", nargs="+", metavar="PATH")
+    check.add_argument("paths", nargs="+", metavar="PATH", help="files, folders, or - for stdin")
     check.add_argument(
         "--format", choices=("text", "json", "sarif", "github"), default="text", dest="fmt"
     )
     check.add_argument("--strict", action="store_true", help="fail on warnings too")
+    check.add_argument(
+        "--stdin-filename",
+        metavar="NAME",
+        help="the name of the document read from - (its suffix picks TOML or JSON)",
+    )
 
     context = commands.add_parser("context", help="what a node can read")
     context.add_argument("file")
@@ -72,7 +81,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return serve(tcp=args.tcp)
         if args.command == "check":
-            return run_check(args.paths, fmt=args.fmt, strict=args.strict)
+            return run_check(
+                args.paths, fmt=args.fmt, strict=args.strict, stdin_filename=args.stdin_filename
+            )
         if args.command == "context":
             from wfls.context_cmd import run_context
 
@@ -91,39 +102,84 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def load_file(path: Path) -> DocumentSnapshot:
     """Analyse one file from disk; raises OSError when it cannot be read."""
-    text, decode_issue = decode(path.read_bytes())
+    return load_text(path.read_bytes(), str(path), uri=path.resolve().as_uri())
+
+
+def load_text(data: bytes, name: str, *, uri: str | None = None) -> DocumentSnapshot:
+    text, decode_issue = decode(data)
     return analyze_text(
         text,
-        syntax_of(path),
-        uri=path.as_uri() if path.is_absolute() else None,
+        syntax_of(name),
+        uri=uri,
         extra_issues=(decode_issue,) if decode_issue else (),
     )
 
 
-def collect_files(paths: Sequence[str]) -> tuple[list[Path], list[str]]:
+@dataclass
+class Inputs:
+    """What ``wfls check`` was asked to read: files (each once) and paths it could not."""
+
+    files: list[Path]
+    unreadable: list[tuple[str, str]]  # (path as given, reason)
+
+
+def collect_files(paths: Sequence[str]) -> Inputs:
     files: list[Path] = []
-    problems: list[str] = []
+    seen: set[Path] = set()
+    unreadable: list[tuple[str, str]] = []
+
+    def add(path: Path) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            files.append(path)
+
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            files.extend(iter_workflow_files(path))
+            found = list(iter_workflow_files(path))
+            if not found:
+                unreadable.append(
+                    (raw, "no workflow documents (*.wf.toml, *.wf.json) in this folder")
+                )
+            for file in found:
+                add(file)
         elif path.is_file():
-            files.append(path)
+            add(path)
+        elif path.exists():
+            unreadable.append((raw, "not a regular file"))
         else:
-            problems.append(f"wfls: cannot read '{raw}': no such file or directory")
-    return files, problems
+            unreadable.append((raw, "no such file or directory"))
+    return Inputs(files, unreadable)
 
 
-def run_check(paths: Sequence[str], *, fmt: str = "text", strict: bool = False) -> int:
-    files, problems = collect_files(paths)
+def run_check(
+    paths: Sequence[str],
+    *,
+    fmt: str = "text",
+    strict: bool = False,
+    stdin_filename: str | None = None,
+) -> int:
+    """Check ``paths`` (``-`` is standard input) and print every finding in ``fmt``."""
+    inputs = collect_files([p for p in paths if p != "-"])
     findings: list[Finding] = []
-    for path in files:
+    checked = 0
+    if "-" in paths:
+        name = stdin_filename or "<stdin>"
+        findings.extend(findings_for(name, load_text(sys.stdin.buffer.read(), name)))
+        checked += 1
+    for path in inputs.files:
         try:
             snapshot = load_file(path)
         except OSError as error:
-            problems.append(f"wfls: cannot read '{path}': {error.strerror or error}")
+            inputs.unreadable.append((str(path), error.strerror or str(error)))
             continue
+        checked += 1
         findings.extend(findings_for(str(path), snapshot))
+    if fmt != "text":
+        findings.extend(
+            read_error(raw, f"cannot read {raw!r}: {why}") for raw, why in inputs.unreadable
+        )
     renderers = {
         "text": render_text,
         "json": render_json,
@@ -131,17 +187,17 @@ def run_check(paths: Sequence[str], *, fmt: str = "text", strict: bool = False) 
         "sarif": lambda items: render_sarif(items, version=__version__),
     }
     sys.stdout.write(renderers[fmt](findings))
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    if fmt == "text":
+    for raw, why in inputs.unreadable:
+        print(terminal_safe(f"wfls: cannot read {raw!r}: {why}"), file=sys.stderr)
+    if fmt == "text" and checked:
         errors = sum(1 for f in findings if f.severity == Severity.ERROR)
         warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
         print(
-            f"{len(files)} file(s) checked: {errors} error(s), {warnings} warning(s), "
+            f"{checked} file(s) checked: {errors} error(s), {warnings} warning(s), "
             f"{len(findings) - errors - warnings} other",
             file=sys.stderr,
         )
-    if problems:
+    if inputs.unreadable:
         return EXIT_USAGE
     failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK

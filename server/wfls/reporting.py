@@ -1,21 +1,56 @@
 """Diagnostics for people and machines: text, JSON, SARIF 2.1.0, GitHub annotations.
 
 The JSON shape is a contract (language-server.md): 1-based lines, columns in
-code points, ``model_path`` null for syntax errors.
+code points, ``model_path`` null for syntax errors; ``help`` (a did-you-mean)
+and ``related`` (other places that explain the finding) are added when present.
+
+Text output is for a terminal: one mistake reads as one error, with the
+findings that only follow from it indented beneath; source excerpts are cut
+around the range, and user text never reaches the terminal with raw control
+characters.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
+from wf_core.issues import Severity
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue
+from wf_core.spans import Span
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/lda-wf/wfls"
 _SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "information": "notice", "hint": "notice"}
+EXCERPT_WIDTH = 100
+"""Characters of a source line shown around a range; a minified document has one
+line of many kilobytes, which must not be printed once per finding."""
+
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with control characters (escape sequences included) shown as ``\\xNN``."""
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+@dataclass(frozen=True)
+class Position:
+    line: int  # 1-based
+    column: int  # 1-based, code points
+
+
+@dataclass(frozen=True)
+class RelatedPlace:
+    start: Position
+    end: Position
+    message: str
 
 
 @dataclass(frozen=True)
@@ -23,63 +58,198 @@ class Finding:
     """One diagnostic of one file, in 1-based line/column (code points)."""
 
     file: str
-    start_line: int
-    start_column: int
-    end_line: int
-    end_column: int
+    start: Position
+    end: Position
     severity: str
     code: str
     model_path: str | None
     message: str
-    source_line: str
+    source_line: str = ""
+    help: str | None = None
+    related: tuple[RelatedPlace, ...] = ()
+    cause: int | None = None  # index (in the file's findings) of the finding this follows from
+    consequences: list[int] = field(default_factory=list, compare=False)
 
     def as_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "file": self.file,
-            "start": {"line": self.start_line, "column": self.start_column},
-            "end": {"line": self.end_line, "column": self.end_column},
+            "start": {"line": self.start.line, "column": self.start.column},
+            "end": {"line": self.end.line, "column": self.end.column},
             "severity": self.severity,
             "code": self.code,
             "model_path": self.model_path,
             "message": self.message,
         }
+        if self.help:
+            out["help"] = self.help
+        if self.related:
+            out["related"] = [
+                {
+                    "start": {"line": r.start.line, "column": r.start.column},
+                    "end": {"line": r.end.line, "column": r.end.column},
+                    "message": r.message,
+                }
+                for r in self.related
+            ]
+        return out
 
 
-def findings_for(file: str, snapshot: DocumentSnapshot) -> list[Finding]:
-    return [finding_for(file, snapshot, placed) for placed in snapshot.issues]
-
-
-def finding_for(file: str, snapshot: DocumentSnapshot, placed: PlacedIssue) -> Finding:
-    lines = snapshot.lines
-    start_line, start_col = lines.position(placed.span.start)
-    end_line, end_col = lines.position(placed.span.end)
+def read_error(file: str, reason: str) -> Finding:
+    """A path ``wfls check`` could not read, as a finding for the machine formats."""
     return Finding(
         file=file,
-        start_line=start_line + 1,
-        start_column=start_col + 1,
-        end_line=end_line + 1,
-        end_column=end_col + 1,
-        severity=placed.severity.value,
-        code=placed.code,
-        model_path=placed.model_path,
-        message=placed.message,
-        source_line=lines.line_text(start_line) if lines.line_count else "",
+        start=Position(1, 1),
+        end=Position(1, 1),
+        severity="error",
+        code="read_error",
+        model_path=None,
+        message=reason,
     )
 
 
-def render_text(findings: Sequence[Finding]) -> str:
-    out: list[str] = []
-    for f in findings:
-        out.append(f"{f.file}:{f.start_line}:{f.start_column}: {f.severity}[{f.code}]: {f.message}")
-        line = f.source_line.expandtabs(1)
-        if line.strip():
-            width = (
-                f.end_column - f.start_column
-                if f.end_line == f.start_line
-                else len(line) - f.start_column + 1
+def help_text(placed: PlacedIssue) -> str | None:
+    suggestion = placed.issue.data.get("suggestion")
+    return f"did you mean {suggestion!r}?" if isinstance(suggestion, str) else None
+
+
+def findings_for(file: str, snapshot: DocumentSnapshot) -> list[Finding]:
+    """The file's findings; a file that is not UTF-8 reports that alone (nothing else
+    in it can be trusted to mean what its author wrote)."""
+    issues = list(snapshot.issues)
+    undecodable = [p for p in issues if p.issue.data.get("undecodable")]
+    if undecodable:
+        issues = undecodable
+    lines = snapshot.lines
+
+    def position(offset: int) -> Position:
+        line, column = lines.position(offset)
+        return Position(line + 1, column + 1)
+
+    findings = [
+        Finding(
+            file=file,
+            start=position(p.span.start),
+            end=position(p.span.end),
+            severity=p.severity.value,
+            code=p.code,
+            model_path=p.model_path,
+            message=p.message,
+            source_line=lines.line_text(lines.position(p.span.start)[0])
+            if lines.line_count
+            else "",
+            help=help_text(p),
+            related=tuple(
+                RelatedPlace(position(r.span.start), position(r.span.end), r.message)
+                for r in p.related
+                if r.span is not None
+            ),
+        )
+        for p in issues
+    ]
+    return _link_causes(issues, findings)
+
+
+def _line_at(snapshot: DocumentSnapshot, offset: int) -> str:
+    lines = snapshot.lines
+    return lines.line_text(lines.position(offset)[0]) if lines.line_count else ""
+
+
+def _link_causes(issues: Sequence[PlacedIssue], findings: list[Finding]) -> list[Finding]:
+    """Tie each ``information`` finding that follows from another to that finding.
+
+    The cause is the finding (not itself a consequence) whose range is the range of
+    the consequence's last related place: that is where the analysis pointed.
+    """
+    by_span: dict[Span, int] = {}
+    # A mistake (error, warning) is preferred as the cause; a consequence may have
+    # consequences of its own, which then nest under it.
+    for index, placed in sorted(
+        enumerate(issues), key=lambda item: item[1].severity == Severity.INFORMATION
+    ):
+        by_span.setdefault(placed.span, index)
+    linked: list[Finding] = []
+    for index, (placed, finding) in enumerate(zip(issues, findings, strict=True)):
+        cause = None
+        if placed.severity == Severity.INFORMATION and placed.related:
+            span = placed.related[-1].span
+            cause = by_span.get(span) if span is not None else None
+            if cause == index:
+                cause = None
+        linked.append(_with_cause(finding, cause))
+    for index, finding in enumerate(linked):
+        if finding.cause is not None and not _loops(linked, index):
+            linked[finding.cause].consequences.append(index)
+    for index, finding in enumerate(linked):
+        if finding.cause is not None and _loops(linked, index):
+            linked[index] = _with_cause(finding, None)  # a cycle of causes: shown on its own
+    return linked
+
+
+def _loops(findings: Sequence[Finding], index: int) -> bool:
+    """True when following causes from ``index`` comes back to it."""
+    seen = {index}
+    cause = findings[index].cause
+    while cause is not None:
+        if cause in seen:
+            return True
+        seen.add(cause)
+        cause = findings[cause].cause
+    return False
+
+
+def _with_cause(finding: Finding, cause: int | None) -> Finding:
+    return Finding(**{**finding.__dict__, "cause": cause, "consequences": []})
+
+
+def _excerpt(line: str, start: int, end: int) -> tuple[str, int, int]:
+    """The part of ``line`` shown, and the range's columns (0-based) inside it."""
+    line = line.expandtabs(1)
+    if len(line) <= EXCERPT_WIDTH:
+        return line, start, end
+    end = min(end, start + EXCERPT_WIDTH - 20)
+    left = max(0, start - 30)
+    right = min(len(line), max(end + 30, left + EXCERPT_WIDTH))
+    shown = line[left:right]
+    prefix = "…" if left else ""
+    suffix = "…" if right < len(line) else ""
+    return prefix + shown + suffix, start - left + len(prefix), end - left + len(prefix)
+
+
+def _render_one(f: Finding, indent: str) -> list[str]:
+    out = [
+        terminal_safe(
+            f"{indent}{f.file}:{f.start.line}:{f.start.column}: {f.severity}[{f.code}]: {f.message}"
+        )
+    ]
+    if f.source_line.strip():
+        start = f.start.column - 1
+        end = f.end.column - 1 if f.end.line == f.start.line else len(f.source_line)
+        shown, left, right = _excerpt(f.source_line, start, max(end, start + 1))
+        out.append(f"{indent}  {terminal_safe(shown)}")
+        out.append(f"{indent}  " + " " * left + "^" * max(1, right - left))
+    if f.help:
+        out.append(terminal_safe(f"{indent}  = help: {f.help}"))
+    for r in f.related:
+        out.append(
+            terminal_safe(
+                f"{indent}  = note: {r.message} ({f.file}:{r.start.line}:{r.start.column})"
             )
-            out.append(f"  {line}")
-            out.append("  " + " " * (f.start_column - 1) + "^" * max(1, width))
+        )
+    return out
+
+
+def render_text(findings: Sequence[Finding]) -> str:
+    """Each finding with its excerpt; consequences indented under their cause."""
+    out: list[str] = []
+    by_file: dict[str, list[Finding]] = {}
+    for f in findings:
+        by_file.setdefault(f.file, []).append(f)
+    for file_findings in by_file.values():
+        stack = [(f, "") for f in reversed(file_findings) if f.cause is None]
+        while stack:
+            f, indent = stack.pop()
+            out.extend(_render_one(f, indent))
+            stack.extend((file_findings[i], indent + "    ") for i in reversed(f.consequences))
     return "\n".join(out) + ("\n" if out else "")
 
 
@@ -87,47 +257,83 @@ def render_json(findings: Iterable[Finding]) -> str:
     return json.dumps([f.as_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
 
 
-def render_github(findings: Iterable[Finding]) -> str:
-    def escape(value: str, *, prop: bool = False) -> str:
-        value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-        if prop:
-            value = value.replace(":", "%3A").replace(",", "%2C")
-        return value
+def _github_escape(value: str, *, prop: bool = False) -> str:
+    """Workflow-command escaping: ``%``, CR and LF always; ``:`` and ``,`` in properties."""
+    value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+    if prop:
+        value = value.replace(":", "%3A").replace(",", "%2C")
+    return value
 
+
+def render_github(findings: Iterable[Finding]) -> str:
     lines = []
     for f in findings:
         props = ",".join(
             [
-                f"file={escape(f.file, prop=True)}",
-                f"line={f.start_line}",
-                f"col={f.start_column}",
-                f"endLine={f.end_line}",
-                f"endColumn={f.end_column}",
-                f"title={escape(f.code, prop=True)}",
+                f"file={_github_escape(f.file, prop=True)}",
+                f"line={f.start.line}",
+                f"col={f.start.column}",
+                f"endLine={f.end.line}",
+                f"endColumn={f.end.column}",
+                f"title={_github_escape(f.code, prop=True)}",
             ]
         )
-        lines.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{escape(f.message)}")
+        message = f.message + (f" ({f.help})" if f.help else "")
+        lines.append(f"::{_GITHUB_LEVEL[f.severity]} {props}::{_github_escape(message)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
+def artifact_uri(file: str) -> str:
+    """A SARIF artifact location: a percent-encoded relative reference, or a ``file:`` URI."""
+    path = Path(file)
+    if path.is_absolute():
+        return path.as_uri()
+    return quote(path.as_posix(), safe="/")
+
+
+def _sarif_rule(code: str) -> dict[str, Any]:
+    from wf_core.codes import CODES
+
+    info = CODES.get(code)
+    if info is None:
+        return {"id": code, "name": code}
+    return {
+        "id": code,
+        "name": code,
+        "shortDescription": {"text": info.title},
+        "fullDescription": {"text": info.trigger},
+        "help": {"text": info.fix},
+        "helpUri": f"{INFORMATION_URI}/blob/main/docs/diagnostics.md#{code}",
+        "defaultConfiguration": {"level": _SARIF_LEVEL[info.severity.value]},
+        "properties": {"origin": info.origin},
+    }
+
+
 def render_sarif(findings: Sequence[Finding], *, version: str) -> str:
-    rules: dict[str, dict[str, Any]] = {}
+    from wf_core.codes import CODES
+
+    rules = [_sarif_rule(code) for code in CODES]
+    index = {rule["id"]: i for i, rule in enumerate(rules)}
     results = []
     for f in findings:
-        rules.setdefault(f.code, {"id": f.code, "name": f.code})
+        if f.code not in index:
+            index[f.code] = len(rules)
+            rules.append(_sarif_rule(f.code))
+        text = f.message + (f" ({f.help})" if f.help else "")
         result: dict[str, Any] = {
             "ruleId": f.code,
+            "ruleIndex": index[f.code],
             "level": _SARIF_LEVEL[f.severity],
-            "message": {"text": f.message},
+            "message": {"text": text},
             "locations": [
                 {
                     "physicalLocation": {
-                        "artifactLocation": {"uri": f.file},
+                        "artifactLocation": {"uri": artifact_uri(f.file)},
                         "region": {
-                            "startLine": f.start_line,
-                            "startColumn": f.start_column,
-                            "endLine": f.end_line,
-                            "endColumn": f.end_column,
+                            "startLine": f.start.line,
+                            "startColumn": f.start.column,
+                            "endLine": f.end.line,
+                            "endColumn": f.end.column,
                         },
                     }
                 }
@@ -136,6 +342,23 @@ def render_sarif(findings: Sequence[Finding], *, version: str) -> str:
         if f.model_path is not None:
             result["locations"][0]["logicalLocations"] = [
                 {"fullyQualifiedName": f.model_path, "kind": "member"}
+            ]
+        if f.related:
+            result["relatedLocations"] = [
+                {
+                    "id": k,
+                    "message": {"text": r.message},
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": artifact_uri(f.file)},
+                        "region": {
+                            "startLine": r.start.line,
+                            "startColumn": r.start.column,
+                            "endLine": r.end.line,
+                            "endColumn": r.end.column,
+                        },
+                    },
+                }
+                for k, r in enumerate(f.related)
             ]
         results.append(result)
     sarif = {
@@ -147,8 +370,8 @@ def render_sarif(findings: Sequence[Finding], *, version: str) -> str:
                     "driver": {
                         "name": "wfls",
                         "version": version,
-                        "informationUri": "https://example.invalid/wfls",
-                        "rules": list(rules.values()),
+                        "informationUri": INFORMATION_URI,
+                        "rules": rules,
                     }
                 },
                 "columnKind": "unicodeCodePoints",
