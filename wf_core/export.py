@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import tomlkit
-from tomlkit.items import Array, InlineTable, Table
+from tomlkit.items import Table
 
 SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
 _DEFINITION_KEYS = ("$defs", "definitions")

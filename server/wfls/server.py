@@ -21,14 +21,17 @@ from __future__ import annotations
 import asyncio
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
+from cattrs.errors import ClassValidationError
+from cattrs.v import transform_error
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from wf_core.snapshot import DocumentSnapshot
 from wfls import __version__, convert
@@ -38,8 +41,29 @@ from wfls.store import DocumentStore
 
 logger = logging.getLogger("wfls")
 
+
+class _DecodeNoise(logging.Filter):
+    """pygls logs a traceback for every request it cannot decode; wfls answers those
+    with ``InvalidParams`` and logs one line, so the traceback is noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Unable to deserialize message")
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
+
 PUSH_DELAY = 0.075
 """Seconds of quiet after the last change before pushing diagnostics."""
+
+
+@dataclass(frozen=True)
+class RejectedRequest:
+    """A request that could not be decoded; it is answered with ``error``."""
+
+    id: Any
+    method: str
+    error: JsonRpcException
+    jsonrpc: str = "2.0"
 
 
 class WflsProtocol(LanguageServerProtocol):
@@ -51,6 +75,41 @@ class WflsProtocol(LanguageServerProtocol):
     anyone: responses and cancellations look futures up by id and tolerate a
     missing one.
     """
+
+    def structure_message(self, data: Any) -> Any:
+        """Deserialize, turning a request whose params do not fit into a rejection.
+
+        pygls raises while decoding such a request, before it knows which request
+        it was, so the client would wait for a reply that never comes. A request
+        always gets an answer: here, ``InvalidParams`` at once.
+        """
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                cause = error.__cause__
+                if isinstance(cause, ClassValidationError):
+                    detail = "; ".join(transform_error(cause))
+                    error = JsonRpcInvalidParams(f"Invalid Params: {detail}")
+                return RejectedRequest(data["id"], str(data["method"]), error)
+            raise
+
+    def handle_message(self, message: Any) -> None:
+        if isinstance(message, RejectedRequest):
+            logger.warning("%s: %s", message.method, message.error.message)
+            self._send_response(message.id, error=message.error.to_response_error())
+            return
+        super().handle_message(message)
+
+    @lsp_method(types.EXIT)
+    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
+        """``exit``. Over a socket, pygls ends the process from an event-loop callback,
+        which logs a traceback; instead, stop serving and let ``serve`` return."""
+        if not isinstance(self.writer, asyncio.StreamWriter):
+            yield from super().lsp_exit(*args)
+            return
+        self.writer.close()
+        self._server.shutdown()
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         super()._handle_notification(method_name, params)
@@ -310,10 +369,19 @@ def serve(tcp: str | None = None) -> int:
     server = create_server()
     if tcp is not None:
         host, _, port = tcp.rpartition(":")
-        if not host or not port.isdigit():
-            print(f"wfls: --tcp expects HOST:PORT, not {tcp!r}", file=sys.stderr)
+        if not host or not port.isdigit() or not 0 < int(port) < 65536:
+            print(
+                f"wfls: --tcp expects HOST:PORT with a port from 1 to 65535, not {tcp!r}",
+                file=sys.stderr,
+            )
             return 2
-        server.start_tcp(host, int(port))
+        try:
+            server.start_tcp(host.strip("[]"), int(port))
+        except SystemExit as stop:  # the client's ``exit``: the status is the answer
+            return stop.code if isinstance(stop.code, int) else 1
+        except OSError as error:
+            print(f"wfls: cannot listen on {tcp}: {error.strerror or error}", file=sys.stderr)
+            return 2
     else:
         server.start_io()
     return 0 if server.protocol._shutdown else 1
