@@ -11,14 +11,15 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): $(BIN)/python pyproject.toml
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	@echo "Setting up $(VENV) (first run only; about a minute)"
+	@$(BIN)/python -m pip install -qq --upgrade pip
+	@$(BIN)/python -m pip install -qq -e '.[test]'
+	@touch $(STAMP)
 
 run: $(STAMP)
 	@$(BIN)/wfls check examples/ ; status=$$?; \
 	echo; echo "wfls check exited with $$status (1 = the examples with mistakes were found)"; \
-	@echo; $(BIN)/wfls context examples/billing.wf.toml charge
+	echo; $(BIN)/wfls context examples/billing.wf.toml charge
 
 test: $(STAMP)
 	$(BIN)/ruff check .
