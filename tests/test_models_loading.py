@@ -269,8 +269,7 @@ def test_bad_node_def_and_output_binding() -> None:
     result = load_workflow(document)
     assert _pairs(result.issues) == [
         ("output[0]", "binding needs one of path or value"),
-        ("node_defs[0]", "missing required key 'input_schema'"),
-        ("node_defs[0]", "missing required key 'output_schema'"),
+        ("node_defs[0]", "missing required keys 'input_schema' and 'output_schema'"),
         ("node_defs[0].outcomes", "must not be empty"),
     ]
     assert result.node_def_positions == (1,)

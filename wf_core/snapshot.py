@@ -13,6 +13,7 @@ when an earlier node failed to validate and is missing from the model).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -23,7 +24,7 @@ from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.deprecations import find_deprecated_forms
 from wf_core.models.keys import unknown_keys
-from wf_core.models.loading import LoadResult, ModelCache, load_workflow
+from wf_core.models.loading import LoadResult, ModelCache, load_workflow, missing_keys_issue
 from wf_core.path_scan import scan_path
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
@@ -170,6 +171,48 @@ class DocumentSnapshot:
             return (edge.from_ if location[2] == "from" else edge.to) in left_out
         return False
 
+    def _written_but_broken(self, issue: Issue) -> Issue | None:
+        """A required key whose value has a syntax error is not missing: the syntax error
+        is the one mistake. The others stay reported (None when none is left)."""
+        keys = issue.data["missing"]
+        if self.syntax == "json":
+            pattern = r'"{}"\s*:'
+        else:
+            pattern = r'(?m)^[ \t]*(?:{0}|"{0}"|\'{0}\')[ \t]*='
+        missing = [k for k in keys if not re.search(pattern.format(re.escape(k)), self.text)]
+        if missing == keys:
+            return issue
+        if not missing:
+            return None
+        values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
+        return missing_keys_issue(missing, values)
+
+    def _about_broken_node_def(self, issue: Issue) -> Issue:
+        """A node naming a node def that failed to load: a consequence of that def's error."""
+        workflow = self.workflow
+        location = issue.location or ()
+        if workflow is None or len(location) < 2 or not isinstance(location[1], int):
+            return issue
+        name = workflow.nodes[location[1]].node
+        if name not in self.load.invalid_node_def_names:
+            return issue
+        defs = self.parsed.values.get("node_defs") if isinstance(self.parsed.values, dict) else None
+        index = next(
+            (
+                i
+                for i, d in enumerate(defs if isinstance(defs, list) else ())
+                if isinstance(d, dict) and d.get("name") == name
+            ),
+            None,
+        )
+        if index is None:
+            return issue
+        return replace(
+            issue,
+            severity=Severity.INFORMATION,
+            related=(Related(("node_defs", index), f"node def {name!r} failed to load"),),
+        )
+
     @cached_property
     def _reachable_through_left_out_nodes(self) -> frozenset[str]:
         """Nodes reached from ``start`` when nodes that failed to load still pass edges on.
@@ -278,6 +321,10 @@ class DocumentSnapshot:
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
         for issue in (*self.load.issues, *find_deprecated_forms(values), *unknown_keys(values)):
             # Loader and deprecation findings are already in document locations.
+            if issue.data.get("missing") and self.parsed.issues:
+                issue = self._written_but_broken(issue)
+                if issue is None:
+                    continue
             location = issue.location or ()
             literal = self.parsed.source_map.string(location) if location else None
             if literal is not None and not literal.closed:
@@ -289,6 +336,8 @@ class DocumentSnapshot:
         for issue in self.report.issues:
             if self._about_left_out_node(issue):
                 continue
+            if issue.code == "unknown_node_def":
+                issue = self._about_broken_node_def(issue)
             if issue.code == "unknown_start" and "start" in self.load.substituted:
                 issue = replace(
                     issue,

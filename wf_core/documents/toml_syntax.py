@@ -690,9 +690,11 @@ class _Recovery(RecoveryCursor):
         equals = self.pos
         self.pos += 1
         self.skip_ws()
+        reported = len(self.problems)
         value = self.value(0)
         if value is None:
-            if self.pos == equals + 1 or self.at_line_end():
+            # A value that was there but broken has reported itself already.
+            if len(self.problems) == reported and (self.pos == equals + 1 or self.at_line_end()):
                 self.problem(
                     equals,
                     equals + 1,

@@ -192,9 +192,17 @@ def _document_error_location(
 
 
 def _issues(base: Location, value: Any, exc: ValidationError) -> list[Issue]:
-    issues = []
+    """One issue per error, except that the keys missing from one table are one issue."""
+    issues: list[Issue] = []
+    missing: dict[Location, list[str]] = {}
     for error in exc.errors(include_url=False):
         location, key = _document_error_location(base, value, error)
+        if error["type"] == "missing" and isinstance(key, str):
+            if location not in missing:
+                missing[location] = []
+                issues.append(Issue(code=ProjectCode.INVALID_MODEL, location=location, message=""))
+            missing[location].append(key)
+            continue
         issues.append(
             Issue(
                 code=ProjectCode.INVALID_MODEL,
@@ -203,7 +211,23 @@ def _issues(base: Location, value: Any, exc: ValidationError) -> list[Issue]:
                 severity=Severity.ERROR,
             )
         )
-    return issues
+    return [
+        _missing_in_table(issue.location or (), missing[issue.location or ()])
+        if not issue.message
+        else issue
+        for issue in issues
+    ]
+
+
+def _missing_in_table(location: Location, keys: list[str]) -> Issue:
+    quoted = [repr(k) for k in keys]
+    if len(quoted) == 1:
+        message = f"missing required key {quoted[0]}"
+    else:
+        message = f"missing required keys {', '.join(quoted[:-1])} and {quoted[-1]}"
+    return Issue(
+        code=ProjectCode.INVALID_MODEL, location=location, message=message, data={"keys": keys}
+    )
 
 
 def _type_issue(location: Location, expected: str, value: Any) -> Issue:
@@ -214,7 +238,7 @@ def _type_issue(location: Location, expected: str, value: Any) -> Issue:
     )
 
 
-def _missing_issue(keys: list[str], values: Mapping[str, Any]) -> Issue:
+def missing_keys_issue(keys: list[str], values: Mapping[str, Any]) -> Issue:
     """One error for every required top-level key that is missing: one mistake, one error."""
     quoted = [repr(k) for k in keys]
     listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
@@ -449,7 +473,7 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
         positions[key] = tuple(kept_positions)
 
     if missing:
-        issues.insert(0, _missing_issue(missing, values))
+        issues.insert(0, missing_keys_issue(missing, values))
     try:
         workflow: Workflow | None = Workflow.model_validate(pieces)
     except ValidationError as exc:  # pieces are already valid; kept for safety
