@@ -108,9 +108,7 @@ def _scalar(value: Any) -> str:
 
 
 def _flat(value: Any) -> bool:
-    return isinstance(value, dict) and all(
-        not isinstance(v, dict | list) for v in value.values()
-    )
+    return isinstance(value, dict) and all(not isinstance(v, dict | list) for v in value.values())
 
 
 def _yaml_flow(value: Any) -> str:

@@ -73,6 +73,7 @@ class Target:
     edit_at: int
     """Start of a 4-character segment (``name``) toggled to ``nama`` and back."""
     incremental: bool
+    nodes: int
     document: PeerDocument | None = None
     """For peers: where the deliberate schema error is."""
 
@@ -106,6 +107,7 @@ def wfls_target(nodes: int, incremental: bool) -> Target:
         hover_at=segment - 3,
         edit_at=segment,
         incremental=incremental,
+        nodes=nodes,
     )
 
 
@@ -155,6 +157,7 @@ def peer_targets(peers: Path, lines: int) -> list[Target]:
                 hover_at=key,
                 edit_at=segment,
                 incremental=False,
+                nodes=document.nodes,
                 document=document,
             )
         )
@@ -175,7 +178,7 @@ async def settle(session: Session, quiet: float = 1.5, deadline: float = 20.0) -
 async def control(server: Server, target: Target) -> dict[str, Any]:
     """The same document without its schema association: the error must not be reported."""
     assert target.document is not None
-    first_line, _, rest = target.text.partition("\n")
+    _directive, _, rest = target.text.partition("\n")
     path = target.path.with_name("control-" + target.path.name)
     text = "# (no schema)\n" + rest
     path.write_text(text)
@@ -183,13 +186,21 @@ async def control(server: Server, target: Target) -> dict[str, Any]:
     await settle(session)
     published = session.history[-1][1].diagnostics if session.history else []
     flagged = [d for d in published if target.document.in_error_node(d.range.start.line)]
-    return {"publications": len(session.history), "diagnostics": len(published), "flagged": len(flagged)}
+    return {
+        "publications": len(session.history),
+        "diagnostics": len(published),
+        "flagged": len(flagged),
+    }
 
 
 async def measure(target: Target, requests: int, edits: int) -> dict[str, Any]:
     log = RESULTS / "peers" / f"{target.label.split()[0]}.log"
     server = target.make_server(log)
-    row: dict[str, Any] = {"server": target.label, "lines": target.text.count("\n")}
+    row: dict[str, Any] = {
+        "server": target.label,
+        "lines": target.text.count("\n"),
+        "nodes": target.nodes,
+    }
     try:
         await server.start(target.path.parent)
         row["initialize"] = server.initialize_time * 1000
@@ -245,8 +256,44 @@ async def measure(target: Target, requests: int, edits: int) -> dict[str, Any]:
     return row
 
 
+WFLS_LINES_PER_NODE = 11.2
+"""Lines per node of the generated workflow (22,430 lines for 2,000 nodes)."""
+
+
+def wfls_targets(nodes: int) -> list[Target]:
+    return [wfls_target(nodes, True), wfls_target(nodes, False)]
+
+
+def run(targets: list[Target], args: argparse.Namespace, scaled: bool = False) -> list[dict]:
+    if args.only:
+        targets = [t for t in targets if any(o.lower() in t.label.lower() for o in args.only)]
+    requests, edits = (
+        (max(3, args.requests // 3), max(3, args.edits // 2))
+        if scaled
+        else (
+            args.requests,
+            args.edits,
+        )
+    )
+    rows = []
+    for target in targets:
+        print(f"measuring {target.label} on {target.text.count(chr(10)):,} lines ...", flush=True)
+        row = asyncio.run(measure(target, requests, edits))
+        rows.append(row)
+        if "verified" in row:
+            check = row["schema_error"]
+            print(
+                f"  schema check: {check['reported']} diagnostics, {check['inside_node']} in the "
+                f"node with the error (lines {check['node_lines'][0]}-{check['node_lines'][1]}); "
+                f"without the schema: {row['control']['flagged']}; "
+                f"{'verified' if row['verified'] else 'NOT VERIFIED'}",
+                flush=True,
+            )
+    return rows
+
+
 def ratio(a: float, b: float) -> str:
-    return f"{a / b:.2f}×" if b else "–"
+    return f"{a / b:.2f}x" if b else "n/a"
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
@@ -264,9 +311,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     for row in rows:
         cells = " | ".join(f"{row[k]:,.0f} ms" for k, _ in columns)
         name = row["server"].split(" (")[0]
-        out.append(
-            f"| {name} | {row['sync']} | {row['lines']:,} | {cells} | {row['peak_rss_mb']:,.0f} MB |"
-        )
+        rss = f"{row['peak_rss_mb']:,.0f} MB"
+        out.append(f"| {name} | {row['sync']} | {row['lines']:,} | {cells} | {rss} |")
     wfls = next((r for r in rows if r["server"].startswith("wfls") and r["sync"] == "full"), None)
     for peer in ("yaml-language-server", "Taplo"):
         other = next((r for r in rows if r["server"] == peer), None)
@@ -293,30 +339,27 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--requests", type=int, default=30)
     parser.add_argument("--edits", type=int, default=10)
     parser.add_argument("--only", nargs="*", help="labels to run (wfls, yaml, taplo)")
+    parser.add_argument(
+        "--scale",
+        nargs="*",
+        type=int,
+        default=[],
+        metavar="LINES",
+        help="also run every server on documents of about these many lines (for the plot)",
+    )
     args = parser.parse_args(argv)
     (RESULTS / "peers").mkdir(parents=True, exist_ok=True)
+    peers = args.peers.resolve()
 
-    targets = [wfls_target(args.nodes, True), wfls_target(args.nodes, False)]
-    targets += peer_targets(args.peers.resolve(), args.lines)
-    if args.only:
-        targets = [t for t in targets if any(o.lower() in t.label.lower() for o in args.only)]
-    rows = []
-    for target in targets:
-        print(f"measuring {target.label} on {target.text.count(chr(10)):,} lines ...", flush=True)
-        row = asyncio.run(measure(target, args.requests, args.edits))
-        rows.append(row)
-        if "verified" in row:
-            check = row["schema_error"]
-            print(
-                f"  schema check: {check['reported']} diagnostics, {check['inside_node']} in the "
-                f"node with the error (lines {check['node_lines'][0]}-{check['node_lines'][1]}); "
-                f"without the schema: {row['control']['flagged']}; "
-                f"{'verified' if row['verified'] else 'NOT VERIFIED'}",
-                flush=True,
-            )
-
+    rows = run(wfls_targets(args.nodes) + peer_targets(peers, args.lines), args)
     print()
     print(markdown(rows))
+    scale = []
+    for lines in args.scale:  # what the table above measured already is not run again
+        nodes = max(10, round(lines / WFLS_LINES_PER_NODE / 10) * 10)
+        targets = wfls_targets(nodes) if nodes != args.nodes else []
+        targets += peer_targets(peers, lines) if lines != args.lines else []
+        scale += run(targets, args, scaled=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     result = {
         "date": stamp,
@@ -324,11 +367,12 @@ def main(argv: list[str]) -> int:
         "versions": versions(args.peers.resolve()),
         "settings": vars(args) | {"peers": str(args.peers)},
         "rows": rows,
+        "scale": scale,
     }
     for name in (f"peers-{stamp}.json", "peers-latest.json"):
         (RESULTS / name).write_text(json.dumps(result, indent=1))
     print(f"\nraw results: bench/results/peers-{stamp}.json")
-    unverified = [r["server"] for r in rows if r.get("verified") is False]
+    unverified = [r["server"] for r in rows + scale if r.get("verified") is False]
     if unverified:
         print(f"schema validation NOT verified for: {', '.join(unverified)}", file=sys.stderr)
         return 1
