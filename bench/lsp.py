@@ -24,9 +24,9 @@ with the ratio of the per-node cost at the largest size to that at 2,000
 nodes (1.0 = linear).
 
 ``--soak STEPS`` instead runs one long session (``--soak-nodes``, default
-2,000): each step is an edit inside a path string followed by a completion or
-a hover; every 500 steps it waits for that version's diagnostics and prints the
-server's resident memory.
+2,000): each step is an edit inside a path string (its last segment becomes
+``n000``, ``n001``, ...) followed by a completion or a hover; every 500 steps
+it waits for that version's diagnostics and prints the server's resident memory.
 
 The client declares push diagnostics only, the common case. Pushes wait for
 ``PUSH_DELAY`` of quiet (the server's debounce), which is part of the
@@ -190,7 +190,9 @@ async def soak(nodes: int, steps: int, every: int = 500) -> list[dict[str, float
         for step in range(1, steps + 1):
             last = step % every == 0
             published = session.expect(session.version + 1) if last else None
-            session.edit(segment, 4, "nama" if step % 2 else "name")
+            # Each step writes a text no earlier version had: a text equal to the
+            # analysed one is not answered through the edit (it waits for an analysis).
+            session.edit(segment, 4, f"n{step % 1000:03d}")
             if step % 2:
                 await session.completion(segment)
             else:

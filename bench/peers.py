@@ -164,15 +164,15 @@ def peer_targets(peers: Path, lines: int) -> list[Target]:
     return targets
 
 
-async def settle(session: Session, quiet: float = 1.5, deadline: float = 20.0) -> None:
-    """Wait until ``quiet`` seconds pass without a new publication (at most ``deadline``)."""
+async def settle(session: Session, quiet: float = 1.5, deadline: float = 60.0) -> None:
+    """Wait for a first publication, then until ``quiet`` seconds pass without another."""
     end = time.perf_counter() + deadline
-    seen = -1
+    seen = 0
     while time.perf_counter() < end:
-        if len(session.history) == seen:
+        await asyncio.sleep(quiet)
+        if session.history and len(session.history) == seen:
             return
         seen = len(session.history)
-        await asyncio.sleep(quiet)
 
 
 async def control(server: Server, target: Target) -> dict[str, Any]:

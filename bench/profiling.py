@@ -17,6 +17,11 @@ directly, as that worker does):
   with ``diagnostics_for`` again;
 - ``check``: ``wfls check FILE`` (``cli.main``), output discarded.
 
+The time spent in the garbage collector is printed per stage: its full
+collections traverse every live object, so their pauses grow with the
+document and land on whichever function happens to allocate; ``--no-gc``
+profiles without them, to see the algorithms' own growth.
+
 Ratios: "per-node growth" is (cumulative seconds / nodes) at the largest size
 over the same at the smallest: 1.0 is linear, 8.0 at 2k → 16k is quadratic.
 For ``edit``, call counts per edit that grow with the document show work
@@ -28,6 +33,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import gc
 import io
 import pstats
 import sys
@@ -83,6 +89,29 @@ class InProcessServer:
         return self.server.diagnostics_for(self.uri)
 
 
+class GcClock:
+    """Time spent in the cyclic garbage collector, and its full collections."""
+
+    def __init__(self) -> None:
+        self.seconds, self.full, self._start = 0.0, 0, 0.0
+        gc.callbacks.append(self._event)
+
+    def _event(self, phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            self._start = time.perf_counter()
+        else:
+            self.seconds += time.perf_counter() - self._start
+            self.full += info["generation"] == 2
+
+    def reset(self) -> tuple[float, int]:
+        spent = self.seconds, self.full
+        self.seconds, self.full = 0.0, 0
+        return spent
+
+
+GC = GcClock()
+
+
 def profile_stages(nodes: int) -> dict[str, tuple[pstats.Stats, float, int]]:
     """stage → (stats, wall seconds, repetitions)."""
     text = generate_toml(nodes)
@@ -92,11 +121,19 @@ def profile_stages(nodes: int) -> dict[str, tuple[pstats.Stats, float, int]]:
 
     def run(stage: str, action: Any, repetitions: int = 1) -> None:
         profiler = cProfile.Profile()
+        GC.reset()
         start = time.perf_counter()
         profiler.enable()
         action()
         profiler.disable()
         wall = time.perf_counter() - start
+        spent, full = GC.reset()
+        print(
+            f"  {stage}: {wall / repetitions * 1000:,.0f} ms per run under the profiler, of "
+            f"which garbage collection {spent / repetitions * 1000:,.0f} ms "
+            f"({full} full collections in {repetitions} runs)",
+            flush=True,
+        )
         profiler.dump_stats(RESULTS / f"{stage}-{nodes}.prof")
         out[stage] = (pstats.Stats(profiler), wall, repetitions)
 
@@ -173,7 +210,14 @@ def main(argv: list[str]) -> int:
     parser.add_argument("nodes", nargs="*", type=int)
     parser.add_argument("--top", type=int, default=25)
     parser.add_argument("--stages", nargs="*", default=["open", "edit", "check"])
+    parser.add_argument(
+        "--no-gc",
+        action="store_true",
+        help="disable the cyclic garbage collector, whose pauses land on whatever runs",
+    )
     args = parser.parse_args(argv)
+    if args.no_gc:
+        gc.disable()
     sizes = sorted(args.nodes or [2000, 16000])
     RESULTS.mkdir(parents=True, exist_ok=True)
     profiles = {}
