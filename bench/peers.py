@@ -293,7 +293,9 @@ def run(targets: list[Target], args: argparse.Namespace, scaled: bool = False) -
 
 
 def ratio(a: float, b: float) -> str:
-    return f"{a / b:.2f}x" if b else "n/a"
+    if not b:
+        return "n/a"
+    return f"{a / b:.2f}x" if a / b >= 0.1 else f"{a / b:.1g}x"
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:

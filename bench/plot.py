@@ -61,7 +61,7 @@ def plot(peers: dict[str, Any], scaling: dict[str, Any] | None, out: Path) -> No
     wide = series(
         [{**r, "server": f"wfls ({r['sync']} sync)"} for r in (scaling or {}).get("rows", [])]
     )
-    fig, axes = plt.subplots(2, 3, figsize=(11, 6.4), dpi=80)
+    fig, axes = plt.subplots(2, 3, figsize=(11, 6.4), dpi=64)
     for ax, (key, title, with_scaling) in zip(axes.flat, PANELS, strict=True):
         for server, points in by_server.items():
             colour, marker = STYLE.get(server, ("tab:gray", "."))
@@ -98,7 +98,8 @@ def plot(peers: dict[str, Any], scaling: dict[str, Any] | None, out: Path) -> No
         ax.set_xlabel("document lines", fontsize=9)
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower center", ncol=3, fontsize=8, frameon=False)
-    date = peers.get("date", "")[:8]
+    stamp = peers.get("date", "")
+    date = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}"
     fig.suptitle(
         f"wfls beside yaml-language-server and Taplo (shared 2-core machine, {date})",
         fontsize=11,
