@@ -4,8 +4,9 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: run test lint format bench clean vscode
+.PHONY: run test lint format bench bench-peers bench-scaling soak-memory bench-plot clean vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +45,33 @@ bench: $(STAMP)
 	$(BIN)/python bench/lsp.py
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/parse.py
+
+# The extra the benchmarks need beyond the tests (matplotlib, py-spy).
+$(BENCH_STAMP): $(STAMP)
+	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
+	touch $(BENCH_STAMP)
+
+# wfls beside yaml-language-server and Taplo (installed with npm into a cache folder
+# outside the repository, reused when present): the table at 2,000 nodes / 2,169 lines,
+# then every server at about 2k to 22k lines for the plot; results in bench/results/.
+bench-peers: $(BENCH_STAMP)
+	@if ! command -v npm >/dev/null 2>&1; then \
+		echo "npm not found: skipping the peer benchmark"; exit 0; fi; \
+	peers=$$(sh bench/peers/install.sh) && \
+	$(BIN)/python bench/peers.py --peers "$$peers" --scale 2169 5630 11230 22430
+
+# wfls from 500 to 16,000 nodes, both sync kinds, and wfls check on 14,000 nodes.
+bench-scaling: $(BENCH_STAMP)
+	$(BIN)/python bench/lsp.py 500 1000 2000 4000 8000 16000 --sync both \
+		--edits 8 --requests 15 --check 14000
+
+# One session of 10,000 edits and requests; prints the server's memory every 500.
+soak-memory: $(BENCH_STAMP)
+	$(BIN)/python bench/lsp.py --soak 10000
+
+# docs/images/bench.png from the latest results of bench-peers and bench-scaling.
+bench-plot: $(BENCH_STAMP)
+	$(BIN)/python bench/plot.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

@@ -1,211 +1,276 @@
 """Benchmark of ``wfls serve`` over a real stdio session, as an editor drives it.
 
-Run: ``.venv/bin/python bench/lsp.py [NODES...]`` (default 500 1000 2000 4000).
+Run: ``.venv/bin/python bench/lsp.py [NODES...]`` (default 500 1000 2000 4000);
+``make bench-scaling`` runs 500 to 16,000 nodes with both sync kinds and the
+``wfls check`` timing; ``make soak-memory`` runs the memory soak.
 
-Per generated workflow (``generate.generate_toml``) it measures, from the
-client's side of the pipe:
+Per generated workflow (``generate.generate_toml``) and sync kind it measures,
+from the client's side of the pipe (``bench/lspclient.py``):
 
+- initialize: process start until the ``initialize`` answer;
 - open → diagnostics: ``didOpen`` until the ``publishDiagnostics`` of version 1;
-- edit → diagnostics: an incremental edit inside a path string of a body node
-  until the ``publishDiagnostics`` of that version (median of the edits);
-- completion / hover after an edit: an edit, then the request, timed until the
-  answer (the server analyses the new version first); the diagnostics of each
-  edit are awaited untimed afterwards, so one measurement never overlaps the next;
+- edit → diagnostics: a one-character edit inside a path string of the last
+  body node until the ``publishDiagnostics`` of that version (median);
+- completion / hover after an edit: an edit, then the request at once, timed
+  until the answer; the diagnostics of each edit are awaited untimed
+  afterwards, so one measurement never overlaps the next;
 - the server's peak resident memory (``VmHWM`` of ``/proc/<pid>/status``).
+
+``--sync`` chooses incremental changes (the default), full-document changes,
+or both. ``--check N...`` also times ``wfls check`` (wall clock of the
+command, median of three) on generated workflows of N nodes. Per-node costs
+(ms per 1,000 nodes) of the figures that grow with the document are printed,
+with the ratio of the per-node cost at the largest size to that at 2,000
+nodes (1.0 = linear).
+
+``--soak STEPS`` instead runs one long session (``--soak-nodes``, default
+2,000): each step is an edit inside a path string (its last segment becomes
+``n000``, ``n001``, ...) followed by a completion or a hover; every 500 steps
+it waits for that version's diagnostics and prints the server's resident memory.
 
 The client declares push diagnostics only, the common case. Pushes wait for
 ``PUSH_DELAY`` of quiet (the server's debounce), which is part of the
-diagnostics figures. Timings are printed, never asserted.
+diagnostics figures. Raw results go to ``bench/results/`` as JSON. Timings
+are printed, never asserted.
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import statistics
+import json
+import subprocess
 import sys
+import tempfile
 import time
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from lsprotocol import types
-from pygls.lsp.client import LanguageClient
-
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
+from lspclient import Server, median_ms, p95_ms
 
 from wfls.server import PUSH_DELAY
 
 SIZES = (500, 1000, 2000, 4000)
-REQUESTS = 30
-EDITS = 10
-TIMEOUT = 300.0
-CAPABILITIES = types.ClientCapabilities(
-    general=types.GeneralClientCapabilities(position_encodings=["utf-16"]),
-    text_document=types.TextDocumentClientCapabilities(
-        publish_diagnostics=types.PublishDiagnosticsClientCapabilities(
-            related_information=True, version_support=True
-        ),
-        completion=types.CompletionClientCapabilities(
-            completion_item=types.ClientCompletionItemOptions(
-                documentation_format=[types.MarkupKind.Markdown], insert_replace_support=True
-            )
-        ),
-        hover=types.HoverClientCapabilities(content_format=[types.MarkupKind.Markdown]),
-    ),
-)
+RESULTS = Path(__file__).resolve().parent / "results"
+FIGURES = ("open", "edit", "completion", "hover")
+"""The figures that grow with the document (initialize does not)."""
 
 
-def position(text: str, offset: int) -> types.Position:
-    """UTF-16 position of ``offset`` (the generated text is ASCII)."""
-    line = text.count("\n", 0, offset)
-    return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
+def wfls_server() -> Server:
+    return Server("wfls", [sys.executable, "-m", "wfls", "serve"])
 
 
-class Session:
-    def __init__(self, client: LanguageClient, uri: str, text: str) -> None:
-        self.client, self.uri, self.text, self.version = client, uri, text, 1
-        self._published: dict[int, asyncio.Future[float]] = {}
-
-    def on_publish(self, params: types.PublishDiagnosticsParams) -> None:
-        if params.uri == self.uri and params.version is not None:
-            future = self._published.get(params.version)
-            if future is not None and not future.done():
-                future.set_result(time.perf_counter())
-
-    def expect(self, version: int) -> asyncio.Future[float]:
-        future = asyncio.get_running_loop().create_future()
-        self._published[version] = future
-        return future
-
-    def edit(self, offset: int, length: int, new_text: str) -> int:
-        start, end = position(self.text, offset), position(self.text, offset + length)
-        self.text = self.text[:offset] + new_text + self.text[offset + length :]
-        self.version += 1
-        self.client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=self.uri, version=self.version
-                ),
-                content_changes=[
-                    types.TextDocumentContentChangePartial(
-                        range=types.Range(start=start, end=end), text=new_text
-                    )
-                ],
-            )
-        )
-        return self.version
+def edit_point(text: str) -> int:
+    """Start of ``name`` in the last body node's ``...item.name`` path."""
+    return text.rindex(".item.name") + len(".item.")
 
 
-def rss_peak_mb(pid: int) -> float:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return float("nan")
-
-
-def summary(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return statistics.median(ordered) * 1000, p95 * 1000
-
-
-async def measure(nodes: int) -> dict[str, object]:
+async def measure(nodes: int, incremental: bool, edits: int, requests: int) -> dict[str, Any]:
     text = generate_toml(nodes)
-    client = LanguageClient("wfls-bench", "1")
-    await client.start_io(sys.executable, "-m", "wfls", "serve")
-    uri = f"file:///bench/generated-{nodes}.wf.toml"
-    session = Session(client, uri, text)
-    client.feature(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)(
-        lambda params: session.on_publish(params)
-    )
-    await client.initialize_async(types.InitializeParams(capabilities=CAPABILITIES))
-    client.initialized(types.InitializedParams())
-
-    async with asyncio.timeout(TIMEOUT):
-        opened = session.expect(1)
-        start = time.perf_counter()
-        client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(
-                    uri=uri, language_id="toml", version=1, text=text
-                )
-            )
+    server = wfls_server()
+    try:
+        await server.start()
+        session = server.open(
+            f"file:///bench/generated-{nodes}.wf.toml", "toml", text, incremental=incremental
         )
-        open_time = await opened - start
-
-        # The last body node's binding path: edits toggle one character of its last segment.
-        marker = ".item.name"
-        segment = session.text.rindex(marker) + len(".item.")
-        edit_times = []
-        for i in range(EDITS):
-            published = session.expect(session.version + 1)
-            start = time.perf_counter()
-            session.edit(segment, 4, "name" if i % 2 else "nama")
-            edit_times.append(await published - start)
-
-        request_times: dict[str, list[float]] = {"completion": [], "hover": []}
-        for method in request_times:
-            for i in range(REQUESTS):
+        open_time = await session.open_time()
+        segment = edit_point(text)
+        edit_times = [
+            await session.edit_time(segment, 4, "nama" if i % 2 == 0 else "name")
+            for i in range(edits)
+        ]
+        after_edit: dict[str, list[float]] = {"completion": [], "hover": []}
+        for method, times in after_edit.items():
+            for i in range(requests):
                 published = session.expect(session.version + 1)
-                session.edit(segment, 4, "name" if i % 2 else "nama")
-                where = types.TextDocumentPositionParams(
-                    text_document=types.TextDocumentIdentifier(uri=uri),
-                    position=position(session.text, segment - (0 if method == "completion" else 3)),
-                )
-                start = time.perf_counter()
+                session.edit(segment, 4, "nama" if i % 2 == 0 else "name")
                 if method == "completion":
-                    answer = await client.text_document_completion_async(
-                        types.CompletionParams(
-                            text_document=where.text_document, position=where.position
-                        )
-                    )
+                    spent, answered = await session.completion(segment)
                 else:
-                    answer = await client.text_document_hover_async(
-                        types.HoverParams(
-                            text_document=where.text_document, position=where.position
-                        )
-                    )
-                request_times[method].append(time.perf_counter() - start)
-                if not answer:
-                    raise RuntimeError(f"{method} gave no answer at {where.position}")
-                await published
-
-    peak = rss_peak_mb(client._server.pid) if client._server else float("nan")
-    await client.shutdown_async(None)
-    client.exit(None)
-    await client.stop()
+                    spent, answered = await session.hover(segment - 3)
+                if not answered:
+                    raise RuntimeError(f"{method} gave no answer after an edit ({nodes} nodes)")
+                times.append(spent)
+                await session.wait(published)
+        peak = server.rss()
+    finally:
+        await server.close()
     return {
         "nodes": nodes,
         "lines": text.count("\n"),
+        "sync": "incremental" if incremental else "full",
+        "initialize": server.initialize_time * 1000,
         "open": open_time * 1000,
-        "edit": statistics.median(edit_times) * 1000,
-        "completion": summary(request_times["completion"]),
-        "hover": summary(request_times["hover"]),
-        "rss": peak,
+        "edit": median_ms(edit_times),
+        "completion": median_ms(after_edit["completion"]),
+        "completion_p95": p95_ms(after_edit["completion"]),
+        "hover": median_ms(after_edit["hover"]),
+        "hover_p95": p95_ms(after_edit["hover"]),
+        "peak_rss_mb": peak,
     }
 
 
-def main(argv: list[str]) -> int:
-    sizes = [int(a) for a in argv] or list(SIZES)
+def check_time(nodes: int, runs: int = 3) -> dict[str, Any]:
+    """Wall clock of ``wfls check`` on a generated workflow (median of ``runs``)."""
+    wfls = Path(sys.executable).with_name("wfls")
+    command = [str(wfls)] if wfls.exists() else [sys.executable, "-m", "wfls"]
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / f"generated-{nodes}.wf.toml"
+        path.write_text(generate_toml(nodes))
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            done = subprocess.run(
+                [*command, "check", str(path)], capture_output=True, timeout=600, check=False
+            )
+            times.append(time.perf_counter() - start)
+            if done.returncode not in (0, 1):
+                raise RuntimeError(f"wfls check failed: {done.stderr.decode()[-500:]}")
+    return {"nodes": nodes, "check": median_ms(times), "runs": [t * 1000 for t in times]}
+
+
+def per_node_table(rows: list[dict[str, Any]]) -> str:
+    """ms per 1,000 nodes, and the largest size's per-node cost over that at 2,000 nodes."""
+    out = []
+    for sync in ("incremental", "full"):
+        mine = [r for r in rows if r["sync"] == sync]
+        if not mine:
+            continue
+        out.append(f"per-node cost, {sync} sync (ms per 1,000 nodes):")
+        out.append(f"{'nodes':>6} " + " ".join(f"{f:>11}" for f in FIGURES))
+        for r in mine:
+            cells = " ".join(f"{r[f] / r['nodes'] * 1000:>11.1f}" for f in FIGURES)
+            out.append(f"{r['nodes']:>6} {cells}")
+        base = next((r for r in mine if r["nodes"] == 2000), None)
+        top = max(mine, key=lambda r: r["nodes"])
+        if base and top is not base:
+            cells = " ".join(
+                f"{(top[f] / top['nodes']) / (base[f] / base['nodes']):>10.2f}x" for f in FIGURES
+            )
+            out.append(f"{top['nodes'] // 1000}k/2k {cells}")
+    return "\n".join(out)
+
+
+def print_row(row: dict[str, Any]) -> None:
     print(
-        f"wfls serve over stdio; diagnostics include the {PUSH_DELAY * 1000:.0f} ms debounce; "
-        f"completion/hover: median / p95 of {REQUESTS} requests, each after an edit"
+        f"{row['nodes']:>6} {row['lines']:>8,} {row['sync']:>11} {row['initialize']:>8.0f}ms "
+        f"{row['open']:>8.0f}ms {row['edit']:>8.0f}ms "
+        f"{row['completion']:>6.0f}/{row['completion_p95']:>4.0f} ms "
+        f"{row['hover']:>6.0f}/{row['hover_p95']:>4.0f} ms {row['peak_rss_mb']:>6.0f} MB",
+        flush=True,
     )
-    header = (
-        f"{'nodes':>6} {'lines':>7} {'open→diag':>10} {'edit→diag':>10} "
-        f"{'completion':>16} {'hover':>16} {'peak RSS':>9}"
-    )
-    print(header)
-    print("-" * len(header))
-    for nodes in sizes:
-        row = asyncio.run(measure(nodes))
-        completion, hover = row["completion"], row["hover"]
+
+
+def save(kind: str, result: dict[str, Any]) -> Path:
+    RESULTS.mkdir(exist_ok=True)
+    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
+    result = {"date": stamp, **result}
+    path = RESULTS / f"{kind}-{stamp}.json"
+    for target in (path, RESULTS / f"{kind}-latest.json"):
+        target.write_text(json.dumps(result, indent=1))
+    return path
+
+
+async def soak(nodes: int, steps: int, every: int = 500) -> list[dict[str, float]]:
+    """One session of ``steps`` edits, each followed by a completion or a hover."""
+    text = generate_toml(nodes)
+    server = wfls_server()
+    samples = []
+    try:
+        await server.start()
+        session = server.open(f"file:///bench/soak-{nodes}.wf.toml", "toml", text)
+        await session.open_time()
+        segment = edit_point(text)
+        print(f"{'step':>6} {'RSS':>8} {'peak':>8} {'step ms':>8}", flush=True)
+        started = time.perf_counter()
+        for step in range(1, steps + 1):
+            last = step % every == 0
+            published = session.expect(session.version + 1) if last else None
+            # Each step writes a text no earlier version had: a text equal to the
+            # analysed one is not answered through the edit (it waits for an analysis).
+            session.edit(segment, 4, f"n{step % 1000:03d}")
+            if step % 2:
+                await session.completion(segment)
+            else:
+                await session.hover(segment - 3)
+            if published is not None:
+                await session.wait(published)
+                sample = {
+                    "step": step,
+                    "rss_mb": server.rss("VmRSS"),
+                    "peak_mb": server.rss("VmHWM"),
+                    "ms_per_step": (time.perf_counter() - started) / every * 1000,
+                }
+                samples.append(sample)
+                print(
+                    f"{step:>6} {sample['rss_mb']:>5.0f} MB {sample['peak_mb']:>5.0f} MB "
+                    f"{sample['ms_per_step']:>8.1f}",
+                    flush=True,
+                )
+                started = time.perf_counter()
+    finally:
+        await server.close()
+    return samples
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("nodes", nargs="*", type=int, help=f"sizes (default {SIZES})")
+    parser.add_argument("--sync", choices=("incremental", "full", "both"), default="incremental")
+    parser.add_argument("--edits", type=int, default=10)
+    parser.add_argument("--requests", type=int, default=30, help="per method, each after an edit")
+    parser.add_argument("--check", nargs="*", type=int, default=[], metavar="NODES")
+    parser.add_argument("--soak", type=int, metavar="STEPS", help="run the memory soak instead")
+    parser.add_argument("--soak-nodes", type=int, default=2000)
+    args = parser.parse_args(argv)
+
+    if args.soak:
         print(
-            f"{row['nodes']:>6} {row['lines']:>7} {row['open']:>8.0f}ms {row['edit']:>8.0f}ms "
-            f"{completion[0]:>7.0f}/{completion[1]:>4.0f} ms {hover[0]:>7.0f}/{hover[1]:>4.0f} ms "
-            f"{row['rss']:>6.0f} MB",
+            f"memory soak: {args.soak} edits, each then a completion or hover, "
+            f"{args.soak_nodes} nodes; diagnostics awaited every 500 steps"
+        )
+        samples = asyncio.run(soak(args.soak_nodes, args.soak))
+        path = save("soak", {"nodes": args.soak_nodes, "steps": args.soak, "samples": samples})
+        print(f"raw results: {path.relative_to(RESULTS.parent.parent)}")
+        return 0
+
+    sizes = args.nodes or ([] if args.check else list(SIZES))
+    syncs = [True, False] if args.sync == "both" else [args.sync == "incremental"]
+    rows: list[dict[str, Any]] = []
+    if sizes:
+        print(
+            f"wfls serve over stdio; diagnostics include the {PUSH_DELAY * 1000:.0f} ms "
+            f"debounce; edit: median of {args.edits}; completion/hover: median / p95 of "
+            f"{args.requests} requests, each right after an edit"
+        )
+        header = (
+            f"{'nodes':>6} {'lines':>8} {'sync':>11} {'init':>10} {'open→diag':>10} "
+            f"{'edit→diag':>10} {'completion':>14} {'hover':>14} {'peak RSS':>9}"
+        )
+        print(header)
+        print("-" * len(header))
+        for nodes in sizes:
+            for incremental in syncs:
+                row = asyncio.run(measure(nodes, incremental, args.edits, args.requests))
+                rows.append(row)
+                print_row(row)
+        print()
+        print(per_node_table(rows))
+    checks = []
+    for nodes in args.check:
+        checks.append(check_time(nodes))
+        c = checks[-1]
+        print(
+            f"wfls check, {nodes:,} nodes: {c['check']:,.0f} ms "
+            f"({c['check'] / nodes * 1000:.1f} ms per 1,000 nodes)",
             flush=True,
         )
+    path = save("scaling", {"rows": rows, "check": checks, "settings": vars(args)})
+    print(f"raw results: {path.relative_to(RESULTS.parent.parent)}")
     return 0
 
 
