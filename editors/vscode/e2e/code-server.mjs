@@ -2,7 +2,7 @@
 // data, extensions and config under a temporary folder, listening on a free
 // port of 127.0.0.1 only.
 import { spawn, execFile } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -116,6 +116,24 @@ export class CodeServer {
     );
     this.url = url;
     return url;
+  }
+
+  /** What an extension wrote to its output channel `name` (VS Code keeps a log file per channel). */
+  outputLog(name) {
+    const found = [];
+    const walk = (dir) => {
+      for (const entry of readdirSync(dir, { withFileTypes: true })) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) walk(full);
+        else if (entry.name.endsWith(`-${name}.log`)) found.push(full);
+      }
+    };
+    try {
+      walk(path.join(this.userData, 'logs'));
+    } catch {
+      return '';
+    }
+    return found.map((file) => readFileSync(file, 'utf8')).join('\n');
   }
 
   async stop() {

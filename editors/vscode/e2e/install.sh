@@ -11,8 +11,11 @@
 #   browser-<v>/      puppeteer-core and @sparticuz/chromium, a headless
 #                     Chromium shipped inside the npm package
 #
-# Nothing is downloaded from outside the PyPI and npm registries.
+# Nothing is downloaded from outside the PyPI and npm registries. Progress goes
+# to stderr; stdout gets only the result, as shell assignments:
+#   NODE=<Node 24>  CODE_SERVER=<its entry.js>  BROWSER=<folder with node_modules>
 set -euo pipefail
+exec 3>&1 1>&2
 
 NODE_VERSION=24.19.0
 CODE_SERVER_VERSION=4.139.1
@@ -119,4 +122,8 @@ if [[ ! -d "$CACHE/browser-$CHROMIUM_VERSION" ]]; then
   install_into "$CACHE/browser-$CHROMIUM_VERSION" install_browser
 fi
 
-echo "$CACHE"
+{
+  echo "NODE=$NODE_HOME/shims/node"
+  echo "CODE_SERVER=$CACHE/code-server-$CODE_SERVER_VERSION/node_modules/code-server/out/node/entry.js"
+  echo "BROWSER=$CACHE/browser-$CHROMIUM_VERSION"
+} >&3
