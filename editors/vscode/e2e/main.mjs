@@ -111,6 +111,9 @@ async function main() {
     await deadline(90_000, 'the workbench with billing.wf.toml open', async () => {
       await wb.open(`${url}/?folder=${encodeURIComponent(workspace)}`, 'billing.wf.toml');
       await wb.openFile('billing.wf.toml');
+    }).catch(async (error) => {
+      await page.screenshot({ path: path.join(outDir, 'setup-failed.png') }).catch(() => {});
+      throw error;
     });
     const shot = async (name, clip) => page.screenshot({ path: path.join(outDir, `${name}.png`), clip });
     const selected = options.only?.length ? CHECKS.filter(([name]) => options.only.includes(name)) : CHECKS;

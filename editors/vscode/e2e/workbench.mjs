@@ -54,7 +54,9 @@ export class Workbench {
   }
 
   async focusEditor() {
-    await this.page.click('.editor-group-container.active .monaco-editor .view-lines');
+    const lines = '.editor-group-container.active .monaco-editor .view-lines';
+    await this.page.waitForSelector(lines, { visible: true, timeout: SHORT });
+    await this.page.click(lines);
   }
 
   /** Moves the cursor to a 1-based line and column and waits until the status bar says so. */

@@ -94,7 +94,20 @@ export async function deactivate(): Promise<void> {
   controller = undefined;
 }
 
+let missingShown = false;
+
+/** One message at a time, however many restarts find nothing while it is open. */
 async function reportMissing(output: vscode.OutputChannel): Promise<void> {
+  if (missingShown) return;
+  missingShown = true;
+  try {
+    await askAboutMissing(output);
+  } finally {
+    missingShown = false;
+  }
+}
+
+async function askAboutMissing(output: vscode.OutputChannel): Promise<void> {
   const openSetting = 'Open Setting';
   const showOutput = 'Show Output';
   const choice = await vscode.window.showErrorMessage(
