@@ -45,7 +45,7 @@ vscode: vscode-deps
 # Chromium; installs both into $${XDG_CACHE_HOME:-~/.cache}/wfls-e2e on first use.
 e2e-vscode: $(STAMP)
 	@[ -d editors/vscode/node_modules ] || $(MAKE) --no-print-directory vscode-deps
-	editors/vscode/e2e/run.sh $(abspath $(BIN)/wfls)
+	WFLS_E2E_PYTHON=$(abspath $(BIN)/python) editors/vscode/e2e/run.sh $(abspath $(BIN)/wfls)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -4,7 +4,7 @@
 // a screenshot of what it checked with `shot(name)`. A new check is a new
 // function added to CHECKS.
 import assert from 'node:assert/strict';
-import { until } from './wait.mjs';
+import { until, untilEqual } from './wait.mjs';
 
 /** The server may still be starting: answers are awaited this long. */
 const SERVER = 60_000;
@@ -48,8 +48,8 @@ async function completion(wb, { text, shot }) {
   // Delete `customers.item.name`, leaving `"context.foreach."`.
   for (let i = 0; i < 'customers.item.name'.length; i++) await wb.press('Shift+ArrowRight');
   await wb.press('Delete');
-  const before = await wb.lineText(line);
-  assert.equal(before, '  { target = "customer", path = "context.foreach." },');
+  const emptied = '  { target = "customer", path = "context.foreach." },';
+  await untilEqual(SHORT, `line ${line} emptied after the loops`, () => wb.lineText(line), emptied);
 
   const rows = await suggestions(wb, ['customers', '"orders.v2"']);
   await shot('completion');
@@ -68,7 +68,7 @@ async function completion(wb, { text, shot }) {
   await wb.page.click(`.suggest-widget.visible .monaco-list-row[data-index="${index}"]`);
   // In a basic string the quotes of the segment are escaped.
   const expected = '  { target = "customer", path = "context.foreach.\\"orders.v2\\"" },';
-  await until(SHORT, 'the accepted item in the line', async () => (await wb.lineText(line)) === expected);
+  await untilEqual(SHORT, 'the accepted item in the line', () => wb.lineText(line), expected);
   await revert(wb);
 }
 
@@ -137,7 +137,7 @@ async function definition(wb, { text, shot }) {
     await new Promise((resolve) => setTimeout(resolve, 300)); // let a late answer land before looking
     return (await wb.cursor()).line === node.line;
   });
-  assert.equal((await wb.lineText(node.line))?.trim(), 'id = "customers"');
+  await untilEqual(SHORT, 'the node line', async () => (await wb.lineText(node.line))?.trim(), 'id = "customers"');
   await shot('definition');
 }
 

@@ -23,7 +23,7 @@ CHROMIUM_VERSION=153.0.0
 PUPPETEER_VERSION=25.16.0
 
 CACHE="${WFLS_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/wfls-e2e}"
-PYTHON="${PYTHON:-python3}"
+PYTHON="${WFLS_E2E_PYTHON:-python3}" # any Python with pip: the wheel is only unpacked
 mkdir -p "$CACHE"
 
 log() { echo "e2e install: $*" >&2; }

@@ -44,3 +44,17 @@ export async function until(ms, what, probe, { every = 100 } = {}) {
     throw error;
   }
 }
+
+/** Polls ``read`` until it returns ``expected``; fails with the last value read. */
+export async function untilEqual(ms, what, read, expected) {
+  let last;
+  try {
+    await until(ms, what, async () => {
+      last = await read();
+      return last === expected;
+    });
+  } catch (error) {
+    if (error instanceof Timeout) error.message += ` (last read: ${JSON.stringify(last)})`;
+    throw error;
+  }
+}
