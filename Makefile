@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: run test lint format bench bench-peers bench-scaling soak-memory bench-plot clean vscode
+.PHONY: run test lint format bench bench-peers bench-scaling soak-memory bench-plot clean vscode vscode-deps e2e-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,11 +27,27 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/python -m pytest -q
 	@if command -v npm >/dev/null 2>&1 && [ -f editors/vscode/package.json ]; then \
-		$(MAKE) vscode; \
+		$(MAKE) --no-print-directory vscode; \
 	else echo "npm not found: skipping the VS Code extension"; fi
+	@if reason=$$(editors/vscode/e2e/run.sh --check); then \
+		$(MAKE) --no-print-directory e2e-vscode; \
+	else echo "skipping the VS Code end-to-end test: $$reason"; fi
 
-vscode:
-	cd editors/vscode && npm ci --no-audit --no-fund && npm run build && npm test && npm run package
+# npm's registry flakes now and then: `npm ci` gets three tries.
+vscode-deps:
+	@cd editors/vscode && for try in 1 2 3; do \
+		npm ci --no-audit --no-fund --loglevel=error && exit 0; \
+		echo "npm ci failed (try $$try of 3)"; sleep $$((try * 10)); \
+	done; exit 1
+
+vscode: vscode-deps
+	cd editors/vscode && npm run --silent build && npm test && npm run --silent package
+
+# The packaged extension in a real VS Code (code-server) driven by a headless
+# Chromium; installs both into $${XDG_CACHE_HOME:-~/.cache}/wfls-e2e on first use.
+e2e-vscode: $(STAMP)
+	@[ -d editors/vscode/node_modules ] || $(MAKE) --no-print-directory vscode-deps
+	WFLS_E2E_PYTHON=$(abspath $(BIN)/python) editors/vscode/e2e/run.sh $(abspath $(BIN)/wfls)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -31,6 +31,10 @@ vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
 vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
 vim.lsp.enable('wfls')
 
+local function line_text(row)
+  return vim.api.nvim_buf_get_lines(0, row, row + 1, false)[1]
+end
+
 vim.api.nvim_create_autocmd('VimEnter', {
   nested = true, -- so that :edit below fires FileType and the LSP attaches
   callback = function()
@@ -55,7 +59,7 @@ vim.api.nvim_create_autocmd('VimEnter', {
       local hover = vim.lsp.buf_request_sync(0, 'textDocument/hover', at(vim.g.wfls_hover), 20000)
       out.hover = hover and hover[client.id] and hover[client.id].result
 
-      -- Type a dot after the item segment, then complete there.
+      -- Completion: type a dot after the item segment, then complete there.
       local edit = vim.g.wfls_edit
       vim.api.nvim_buf_set_text(0, edit[1], edit[2], edit[1], edit[2], { '.' })
       local completion = vim.lsp.buf_request_sync(
@@ -67,16 +71,53 @@ vim.api.nvim_create_autocmd('VimEnter', {
       end
       vim.api.nvim_buf_set_text(0, edit[1], edit[2], edit[1], edit[2] + 1, { '' })
 
+      -- Completion applied: empty the path after `context.foreach.`, complete,
+      -- apply the edit of the "orders.v2" item as Neovim does, read the line.
+      local loop = vim.g.wfls_loop
+      local original = line_text(loop[1])
+      vim.api.nvim_buf_set_text(0, loop[1], loop[2], loop[1], loop[3], { '' })
+      local loops = vim.lsp.buf_request_sync(
+        0, 'textDocument/completion', at({ loop[1], loop[2] }), 20000)
+      local items = loops and loops[client.id] and loops[client.id].result
+      items = items and (items.items or items) or {}
+      out.loop_labels = {}
+      for _, item in ipairs(items) do
+        table.insert(out.loop_labels, item.label)
+        if item.label == '"orders.v2"' then
+          local text_edit = item.textEdit
+          local range = text_edit.range or text_edit.replace
+          vim.lsp.util.apply_text_edits(
+            { { range = range, newText = text_edit.newText } },
+            vim.api.nvim_get_current_buf(), client.offset_encoding)
+        end
+      end
+      out.completed_line = line_text(loop[1])
+      vim.api.nvim_buf_set_lines(0, loop[1], loop[1] + 1, false, { original })
+
+      -- Go to definition from a foreach id in a path, as `gd` would.
+      local use = vim.g.wfls_definition
+      vim.api.nvim_win_set_cursor(0, { use[1] + 1, use[2] })
+      vim.lsp.buf.definition()
+      vim.wait(20000, function()
+        return vim.api.nvim_win_get_cursor(0)[1] ~= use[1] + 1
+      end, 50)
+      out.definition_cursor = vim.api.nvim_win_get_cursor(0)
+      out.definition_line = line_text(out.definition_cursor[1] - 1)
+
       -- Introduce a typo and wait for the diagnostics that report it.
+      local function typos()
+        local found = {}
+        for _, d in ipairs(vim.diagnostic.get(0)) do
+          if d.code == 'invalid_context_path' then
+            table.insert(found, d)
+          end
+        end
+        return found
+      end
       local typo = vim.g.wfls_typo
       vim.api.nvim_buf_set_text(0, typo[1], typo[2], typo[1], typo[2] + 4, { 'nmae' })
       vim.wait(20000, function()
-        for _, d in ipairs(vim.diagnostic.get(0)) do
-          if d.code == 'invalid_context_path' then
-            return true
-          end
-        end
-        return false
+        return #typos() > 0
       end, 50)
       out.diagnostics = {}
       for _, d in ipairs(vim.diagnostic.get(0)) do
@@ -85,11 +126,35 @@ vim.api.nvim_create_autocmd('VimEnter', {
           message = d.message, source = d.source,
         })
       end
+      -- Fix it: the diagnostic goes away.
+      vim.api.nvim_buf_set_text(0, typo[1], typo[2], typo[1], typo[2] + 4, { 'name' })
+      out.cleared = vim.wait(20000, function()
+        return #typos() == 0
+      end, 50)
+      out.remaining = #vim.diagnostic.get(0)
+
+      vim.cmd('checkhealth wfls')
+      out.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
     end)
     if not ok then
       out.error = tostring(err)
     end
     finish()
+  end,
+})
+"""
+
+HEALTH_ONLY = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+vim.api.nvim_create_autocmd('VimEnter', {
+  callback = function()
+    vim.cmd('checkhealth wfls')
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode({ health = vim.api.nvim_buf_get_lines(0, 0, -1, false) }))
+    file:close()
+    vim.cmd('qa!')
   end,
 })
 """
@@ -102,34 +167,43 @@ def _position(text: str, offset: int) -> list[int]:
     return [line, len(text[start:offset].encode("utf-8"))]
 
 
+def _run(tmp_path: Path, init: str, settings: dict) -> dict:
+    script = tmp_path / "init.lua"
+    script.write_text(init, encoding="utf-8")
+    result = tmp_path / "result.json"
+    settings = {
+        "wfls_runtime": str(ROOT / "editors" / "neovim"),
+        "wfls_result": str(result),
+        **settings,
+    }
+    command = [str(NVIM), "--headless", "--clean"]
+    for key, value in settings.items():
+        command += ["--cmd", f"let g:{key} = json_decode('{json.dumps(value)}')"]
+    command += ["-u", str(script)]
+    subprocess.run(command, cwd=tmp_path, timeout=120, check=False, capture_output=True)
+    return json.loads(result.read_text(encoding="utf-8"))
+
+
 def test_neovim_uses_wfls(tmp_path: Path):
     document = tmp_path / "billing.wf.toml"
     shutil.copy(ROOT / "examples" / "billing.wf.toml", document)
     text = document.read_text(encoding="utf-8")
     item_path = "'context.foreach.\"orders.v2\".item'"
     item = text.index(item_path) + item_path.index("item")
-    name = text.index("context.foreach.customers.item.name") + len(
-        "context.foreach.customers.item."
-    )
-    init = tmp_path / "init.lua"
-    init.write_text(INIT, encoding="utf-8")
-    result = tmp_path / "result.json"
+    customer_path = "context.foreach.customers.item.name"
+    path = text.index(customer_path)
+    loop = path + len("context.foreach.")
+    name = path + len("context.foreach.customers.item.")
     settings = {
-        "wfls_runtime": str(ROOT / "editors" / "neovim"),
         "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
         "wfls_document": str(document),
-        "wfls_result": str(result),
         "wfls_hover": _position(text, item + 1),
         "wfls_edit": _position(text, item + len("item")),
+        "wfls_loop": [*_position(text, loop), _position(text, path + len(customer_path))[1]],
+        "wfls_definition": _position(text, loop + 3),
         "wfls_typo": _position(text, name),
     }
-    command = [str(NVIM), "--headless", "--clean"]
-    for key, value in settings.items():
-        command += ["--cmd", f"let g:{key} = json_decode('{json.dumps(value)}')"]
-    command += ["-u", str(init)]
-    subprocess.run(command, cwd=tmp_path, timeout=120, check=False, capture_output=True)
-
-    out = json.loads(result.read_text(encoding="utf-8"))
+    out = _run(tmp_path, INIT, settings)
     assert "error" not in out, out.get("error")
     assert out["filetype"] == "toml"
     assert out["json_filetype"] == "json"
@@ -143,6 +217,17 @@ def test_neovim_uses_wfls(tmp_path: Path):
 
     assert {"sku", "qty"} <= set(out["completion"])
 
+    # Both loops offered after `context.foreach.`; the applied edit quotes and escapes.
+    assert {"customers", '"orders.v2"'} <= set(out["loop_labels"])
+    assert out["completed_line"] == (
+        '  { target = "customer", path = "context.foreach.\\"orders.v2\\"" },'
+    )
+
+    # Definition: the cursor lands on the foreach node's id.
+    node_line = text[: text.index('id = "customers"')].count("\n") + 1
+    assert out["definition_cursor"][0] == node_line
+    assert out["definition_line"] == 'id = "customers"'
+
     typos = [d for d in out["diagnostics"] if d["code"] == "invalid_context_path"]
     assert len(typos) == 1
     [typo] = typos
@@ -150,3 +235,35 @@ def test_neovim_uses_wfls(tmp_path: Path):
     assert typo["source"] == "wfls"
     assert [typo["lnum"], typo["col"]] == settings["wfls_typo"]
     assert typo["end_col"] == settings["wfls_typo"][1] + 4
+    assert out["cleared"] is True
+    assert out["remaining"] == 0
+
+    health = "\n".join(out["health"])
+    assert "wfls" in health
+    assert "OK wfls 0.1.0 answers" in health or f"OK wfls {_version()} answers" in health
+    assert "client 1 is running wfls" in health
+    assert "ERROR" not in health
+
+
+def _version() -> str:
+    from wfls import __version__
+
+    return __version__
+
+
+def test_checkhealth_says_when_the_server_is_missing(tmp_path: Path):
+    out = _run(
+        tmp_path,
+        HEALTH_ONLY,
+        {"wfls_cmd": [str(tmp_path / "no-such-wfls"), "serve"]},
+    )
+    health = "\n".join(out["health"])
+    assert f"ERROR {tmp_path / 'no-such-wfls'} was not found" in health
+    assert "pip install wfls" in health
+
+
+def test_checkhealth_runs_the_python_form(tmp_path: Path):
+    out = _run(tmp_path, HEALTH_ONLY, {"wfls_cmd": [sys.executable, "-m", "wfls", "serve"]})
+    health = "\n".join(out["health"])
+    assert f"OK wfls {_version()} answers {sys.executable} -m wfls --version" in health
+    assert "no wfls client is running" in health

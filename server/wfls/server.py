@@ -306,6 +306,7 @@ def features() -> list[Feature]:
         did_change_configuration,
         did_close,
         did_open,
+        execute_command,
         hover,
         initialized,
         shutdown,
@@ -334,6 +335,11 @@ def features() -> list[Feature]:
         ),
         Feature(types.TEXT_DOCUMENT_HOVER, hover.handle),
         Feature(types.TEXT_DOCUMENT_DEFINITION, definition.handle),
+        Feature(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            execute_command.handle,
+            types.ExecuteCommandOptions(commands=list(execute_command.COMMANDS)),
+        ),
     ]
 
 
@@ -341,10 +347,28 @@ def register_features(server: WflsServer) -> None:
     """The one place where wfls registers LSP methods (called from ``initialize``)."""
     for feature in features():
         if feature.when(server.flags):
-            if feature.options is None:
+            if feature.method == types.WORKSPACE_EXECUTE_COMMAND:
+                _register_commands(server, feature)
+            elif feature.options is None:
                 server.feature(feature.method)(feature.handler)
             else:
                 server.feature(feature.method, feature.options)(feature.handler)
+
+
+def _register_commands(server: WflsServer, feature: Feature) -> None:
+    """pygls answers ``workspace/executeCommand`` itself, dispatching on the command
+    name to what ``server.command`` registered (and advertising those names): each
+    command of the feature's options is registered there, all served by its handler."""
+
+    def command(name: str) -> Callable[..., Any]:
+        async def run(ls, *arguments):  # type: ignore[no-untyped-def]
+            params = types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            return await feature.handler(ls, params)
+
+        return run
+
+    for name in feature.options.commands:
+        server.command(name)(command(name))
 
 
 def create_server() -> WflsServer:

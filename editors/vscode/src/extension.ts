@@ -1,134 +1,133 @@
-// Starts `wfls serve` over stdio for workflow documents and keeps it in step
-// with the `wfls.*` settings.
+// Starts `wfls serve` for workflow documents, keeps it in step with the
+// `wfls.*` settings, and shows what it does: a language status item, the
+// server output, and commands about the node under the cursor.
 import * as os from 'node:os';
 import * as vscode from 'vscode';
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
-import { SERVER_SIDE_SETTINGS, serverCommand } from './server';
+import { CAN_RUN_CONTEXT, runWithSampleInput, showNodeContext, trackRunWorkflow } from './commands';
+import { ServerController, type ServerClient } from './controller';
+import {
+  type Found,
+  findServer,
+  pythonExtensionInterpreter,
+  readLaunchSettings,
+  runForOutput,
+} from './discovery';
+import { WORKFLOW_SELECTOR } from './documents';
+import { StatusItem } from './status';
 
 const CLIENT_ID = 'wfls'; // also makes the client honour `wfls.trace.server`
-const CLIENT_NAME = 'wfls';
 
-// The server claims documents by URI suffix, whatever their language id, so
-// the selector does too: `*.wf.json` stays in VS Code's JSON language and
-// keeps its JSON features. Untitled documents count when they have a path
-// (`code new.wf.toml` for a file that does not exist yet).
-const DOCUMENT_SELECTOR = ['file', 'untitled'].flatMap((scheme) => [
-  { scheme, pattern: '**/*.wf.toml' },
-  { scheme, pattern: '**/*.wf.json' },
-]);
+/** The settings the server reads (section `wfls`), also sent as `initializationOptions`. */
+export const SERVER_SIDE_SETTINGS = ['undeclaredPropertySeverity', 'hintDeprecatedKeys'] as const;
 
-interface Running {
-  client: LanguageClient;
-  /** Feeds `workspace/didChangeWatchedFiles`; the client does not dispose it. */
-  watcher: vscode.FileSystemWatcher;
-}
-
-let running: Running | undefined;
-let output: vscode.OutputChannel;
-// Restarts are chained so that quick successive setting changes or command
-// invocations never run two servers at once.
-let pending: Promise<void> = Promise.resolve();
+let controller: ServerController | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
-  output = vscode.window.createOutputChannel('wfls');
+  const output = vscode.window.createOutputChannel('wfls');
+  const log = (line: string) => output.appendLine(line);
+  const folders = () => (vscode.workspace.workspaceFolders ?? []).map((f) => f.uri.fsPath);
+  const serverSettings = () => {
+    const config = vscode.workspace.getConfiguration('wfls');
+    return Object.fromEntries(SERVER_SIDE_SETTINGS.map((key) => [key, config.get(key)]));
+  };
+  // Each start watches anew; the client does not dispose the watcher it is given.
+  let watcher: vscode.FileSystemWatcher | undefined;
+
+  controller = new ServerController({
+    readSettings: readLaunchSettings,
+    find: (settings) =>
+      findServer({
+        settings,
+        folders: folders(),
+        trusted: vscode.workspace.isTrusted,
+        platform: process.platform,
+        env: process.env,
+        homeDir: os.homedir(),
+        pythonInterpreter: () => pythonExtensionInterpreter(vscode.workspace.workspaceFolders?.[0]?.uri),
+        run: (command, args) => runForOutput(command, args, folders()[0]),
+        log,
+      }),
+    createClient: (found: Found, args: string[]): ServerClient => {
+      watcher?.dispose();
+      watcher = vscode.workspace.createFileSystemWatcher('**/*.wf.{toml,json}');
+      // No `transport`: with TransportKind.stdio the client would append
+      // `--stdio`, which `wfls serve` does not take; stdio is its default.
+      const serverOptions: ServerOptions = {
+        command: found.command,
+        args: [...found.prefix, 'serve', ...args],
+        options: { cwd: folders()[0] },
+      };
+      const clientOptions: LanguageClientOptions = {
+        documentSelector: WORKFLOW_SELECTOR,
+        synchronize: { fileEvents: watcher },
+        initializationOptions: serverSettings(),
+        outputChannel: output,
+        traceOutputChannel: output,
+        diagnosticCollectionName: 'wfls',
+      };
+      return new LanguageClient(CLIENT_ID, 'wfls', serverOptions, clientOptions);
+    },
+    serverSettings,
+    log,
+    reportMissing: () => void reportMissing(output),
+    reportStartFailure: (found, reason) => void reportStartFailure(output, found, reason),
+  });
+
   context.subscriptions.push(
     output,
-    vscode.commands.registerCommand('wfls.restartServer', () => restart()),
+    { dispose: () => watcher?.dispose() },
+    vscode.commands.registerCommand('wfls.restartServer', () => controller?.restart('Restart requested')),
     vscode.commands.registerCommand('wfls.showOutput', () => output.show(true)),
-    vscode.workspace.onDidChangeConfiguration((e) => {
-      // Server-side settings reach the running server through
-      // `synchronize.configurationSection`; only the command line needs a restart.
-      if (e.affectsConfiguration('wfls.server')) void restart();
-    }),
+    vscode.commands.registerCommand('wfls.showNodeContext', () => controller && showNodeContext(controller)),
+    vscode.commands.registerCommand('wfls.runWithSampleInput', () => controller && runWithSampleInput(controller)),
+    vscode.workspace.onDidChangeConfiguration((e) => controller?.onConfigurationChanged(e)),
+    new StatusItem(controller),
+    trackRunWorkflow(controller),
   );
-  await restart();
+  void vscode.commands.executeCommand('setContext', CAN_RUN_CONTEXT, false);
+  await controller.restart('Activated');
 }
 
 export async function deactivate(): Promise<void> {
-  await pending;
-  await stopClient();
+  await controller?.dispose();
+  controller = undefined;
 }
 
-function restart(): Promise<void> {
-  pending = pending.then(async () => {
-    await stopClient();
-    await startClient();
-  });
-  return pending;
-}
+let missingShown = false;
 
-async function stopClient(): Promise<void> {
-  const current = running;
-  running = undefined;
-  if (!current) return;
-  current.watcher.dispose();
+/** One message at a time, however many restarts find nothing while it is open. */
+async function reportMissing(output: vscode.OutputChannel): Promise<void> {
+  if (missingShown) return;
+  missingShown = true;
   try {
-    await current.client.dispose();
-  } catch (err) {
-    // A server that already died cannot be stopped; it is gone either way.
-    output.appendLine(`Stopping the server: ${describe(err)}`);
+    await askAboutMissing(output);
+  } finally {
+    missingShown = false;
   }
 }
 
-async function startClient(): Promise<void> {
-  const config = vscode.workspace.getConfiguration('wfls');
-  const folder = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  const launch = serverCommand(
-    {
-      path: config.get('server.path'),
-      pythonPath: config.get('server.pythonPath'),
-      args: config.get('server.args'),
-    },
-    { homeDir: os.homedir(), workspaceFolder: folder },
-  );
-
-  // No `transport` on purpose: with `TransportKind.stdio` the client would
-  // append `--stdio`, which `wfls serve` does not take; stdio is its default.
-  const serverOptions: ServerOptions = {
-    command: launch.command,
-    args: launch.args,
-    options: { cwd: folder },
-  };
-
-  const watcher = vscode.workspace.createFileSystemWatcher('**/*.wf.{toml,json}');
-  const clientOptions: LanguageClientOptions = {
-    documentSelector: DOCUMENT_SELECTOR,
-    synchronize: { configurationSection: 'wfls', fileEvents: watcher },
-    initializationOptions: Object.fromEntries(SERVER_SIDE_SETTINGS.map((key) => [key, config.get(key)])),
-    outputChannel: output,
-    traceOutputChannel: output,
-    diagnosticCollectionName: 'wfls',
-  };
-
-  const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, serverOptions, clientOptions);
-  output.appendLine(`Starting ${[launch.command, ...launch.args].join(' ')}`);
-  try {
-    await client.start();
-    running = { client, watcher };
-  } catch (err) {
-    watcher.dispose();
-    await client.dispose().catch(() => undefined);
-    output.appendLine(`The server did not start: ${describe(err)}`);
-    void reportStartFailure(launch.command, err);
-  }
-}
-
-async function reportStartFailure(command: string, err: unknown): Promise<void> {
-  const openSettings = 'Open Settings';
+async function askAboutMissing(output: vscode.OutputChannel): Promise<void> {
+  const openSetting = 'Open Setting';
   const showOutput = 'Show Output';
   const choice = await vscode.window.showErrorMessage(
-    `wfls: the language server could not be started with "${command}" (${describe(err)}). ` +
-      'Install it with pip (the wfls package), or set wfls.server.path or wfls.server.pythonPath.',
-    openSettings,
+    'wfls: the language server was not found. Install the wfls Python package into the workspace’s ' +
+      '.venv (pip install wfls), or set wfls.server.path to its executable.',
+    openSetting,
     showOutput,
   );
-  if (choice === openSettings) {
-    await vscode.commands.executeCommand('workbench.action.openSettings', 'wfls.server');
+  if (choice === openSetting) {
+    await vscode.commands.executeCommand('workbench.action.openSettings', 'wfls.server.path');
   } else if (choice === showOutput) {
     output.show(true);
   }
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
+async function reportStartFailure(output: vscode.OutputChannel, found: Found, reason: string): Promise<void> {
+  const showOutput = 'Show Output';
+  const choice = await vscode.window.showErrorMessage(
+    `wfls: the language server ${found.command} (from ${found.source}) did not start: ${reason}`,
+    showOutput,
+  );
+  if (choice === showOutput) output.show(true);
 }

@@ -19,22 +19,29 @@ test('publishing fields are present, and the licence file exists', () => {
   assert.equal(manifest.license, 'MIT');
   assert.match(readFileSync(path.join(extensionRoot, 'LICENSE'), 'utf8'), /^MIT License/);
   assert.ok(manifest.publisher);
-  assert.ok(manifest.repository?.url);
+  assert.deepEqual(manifest.repository, {
+    type: 'git',
+    url: 'https://github.com/lda-wf/wfls',
+    directory: 'editors/vscode',
+  });
   assert.equal(manifest.engines.vscode, '^1.90.0');
   // vsce refuses @types/vscode newer than the engine: the API used must exist in 1.90.
   assert.match(manifest.devDependencies['@types/vscode'], /^~1\.90\./);
 });
 
-test('the extension activates for *.wf.toml and *.wf.json and for its commands', () => {
-  for (const event of [
+test('the icon is a 128×128 PNG', () => {
+  const png = readFileSync(path.join(extensionRoot, manifest.icon));
+  assert.deepEqual([...png.subarray(1, 4)], [...Buffer.from('PNG')]);
+  assert.deepEqual([png.readUInt32BE(16), png.readUInt32BE(20)], [128, 128]);
+  assert.ok(png.length < 16_000);
+});
+
+test('the extension activates for *.wf.toml and *.wf.json (contributed commands activate it by themselves)', () => {
+  assert.deepEqual(manifest.activationEvents, [
     'onLanguage:wf-toml',
     'workspaceContains:**/*.wf.toml',
     'workspaceContains:**/*.wf.json',
-    'onCommand:wfls.restartServer',
-    'onCommand:wfls.showOutput',
-  ]) {
-    assert.ok(manifest.activationEvents.includes(event), event);
-  }
+  ]);
 });
 
 test('wf-toml is a language for *.wf.toml; *.wf.json stays JSON', () => {
@@ -73,18 +80,29 @@ test('each grammar file exists and declares the scope the manifest gives it', ()
   assert.equal(injection.language, undefined, 'an injection grammar must not claim a language');
 });
 
-test('both commands are contributed, titled, and registered by the bundle', () => {
+test('the commands are contributed, titled, and registered by the bundle', () => {
   const commands = Object.fromEntries(manifest.contributes.commands.map((c) => [c.command, `${c.category}: ${c.title}`]));
   assert.deepEqual(commands, {
     'wfls.restartServer': 'wfls: Restart Server',
     'wfls.showOutput': 'wfls: Show Server Output',
+    'wfls.showNodeContext': 'wfls: Show Context at Node',
+    'wfls.runWithSampleInput': 'wfls: Run with Sample Input',
   });
   const source = readFileSync(path.join(extensionRoot, 'src/extension.ts'), 'utf8');
   for (const id of Object.keys(commands)) assert.ok(source.includes(`registerCommand('${id}'`), id);
+  // Commands the server advertises are registered by the language client under
+  // their own names: none of ours may take one of them.
+  for (const id of ['wfls.ownerStack', 'wfls.nodeContext', 'wfls.runWorkflow']) assert.ok(!(id in commands), id);
+});
+
+test('the document commands are offered for workflow documents only', () => {
+  const palette = Object.fromEntries(manifest.contributes.menus.commandPalette.map((m) => [m.command, m.when]));
+  assert.match(palette['wfls.showNodeContext'], /resourceFilename =~ \/\\\.wf\\\.\(toml\|json\)\$\//);
+  assert.match(palette['wfls.runWithSampleInput'], /wfls\.canRunWorkflow/);
 });
 
 test('the client settings have the documented defaults', () => {
-  assert.equal(properties['wfls.server.path'].default, 'wfls');
+  assert.equal(properties['wfls.server.path'].default, '');
   assert.equal(properties['wfls.server.pythonPath'].default, '');
   assert.deepEqual(properties['wfls.server.args'].default, []);
   assert.equal(properties['wfls.server.args'].items.type, 'string');
@@ -92,18 +110,45 @@ test('the client settings have the documented defaults', () => {
   assert.deepEqual(properties['wfls.trace.server'].enum, ['off', 'messages', 'verbose']);
 });
 
+// In code-server, with a user settings file that VS Code rewrites at start-up
+// ("extensions.autoUpdate": false becomes "off"), settings of scope
+// machine-overridable never reached the extension (their user value was
+// dropped, with no change event later), so the server path was ignored.
+test('the launch settings are window-scoped, and a workspace cannot set them without trust', () => {
+  const launch = Object.keys(properties).filter((key) => key.startsWith('wfls.server.'));
+  assert.deepEqual(launch.sort(), ['wfls.server.args', 'wfls.server.path', 'wfls.server.pythonPath']);
+  for (const key of launch) assert.equal(properties[key].scope, 'window', key);
+  const untrusted = manifest.capabilities.untrustedWorkspaces;
+  assert.equal(untrusted.supported, 'limited');
+  assert.deepEqual(untrusted.restrictedConfigurations.sort(), launch.sort());
+});
+
 test('the server-side settings have the types and defaults the server expects', () => {
   assert.deepEqual(properties['wfls.undeclaredPropertySeverity'].enum, ['error', 'warning', 'information', 'hint', 'off']);
   assert.equal(properties['wfls.undeclaredPropertySeverity'].default, 'warning');
   assert.equal(properties['wfls.hintDeprecatedKeys'].type, 'boolean');
   assert.equal(properties['wfls.hintDeprecatedKeys'].default, true);
-  assert.equal(properties['wfls.extraGlobs'].type, 'array');
-  assert.equal(properties['wfls.extraGlobs'].items.type, 'string');
-  assert.deepEqual(properties['wfls.extraGlobs'].default, []);
+});
+
+test('every setting is documented in the README with its default', () => {
+  const readme = readFileSync(path.join(extensionRoot, 'README.md'), 'utf8').split('\n');
+  for (const [key, spec] of Object.entries(properties)) {
+    const row = readme.find((line) => line.startsWith(`| \`${key}\` |`));
+    assert.ok(row, `${key} has a row in the settings table`);
+    const shown = spec.default === '' ? '(empty)' : `\`${typeof spec.default === 'string' ? spec.default : JSON.stringify(spec.default)}\``;
+    assert.equal(row.split('|')[2].trim(), shown, key);
+  }
+});
+
+test('the settings sent at initialize are the server-side ones the manifest declares', () => {
+  const source = readFileSync(path.join(extensionRoot, 'src/extension.ts'), 'utf8');
+  const sent = /SERVER_SIDE_SETTINGS = \[([^\]]*)\]/.exec(source)[1].match(/'([^']+)'/g).map((s) => s.slice(1, -1));
+  const declared = Object.keys(properties)
+    .filter((key) => !key.startsWith('wfls.server.') && !key.startsWith('wfls.trace.'))
+    .map((key) => key.slice('wfls.'.length));
+  assert.deepEqual(sent.sort(), declared.sort());
 });
 
 test('every setting is under wfls. so that the section `wfls` carries it', () => {
   for (const key of Object.keys(properties)) assert.match(key, /^wfls\./);
-  const source = readFileSync(path.join(extensionRoot, 'src/extension.ts'), 'utf8');
-  assert.match(source, /configurationSection: 'wfls'/);
 });

@@ -2,7 +2,7 @@
 // folder (so this test does not depend on a .vsix left from an earlier run),
 // and checks that the .vsix holds what VS Code loads and nothing else.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
@@ -17,27 +17,37 @@ const vsceBin = path.join(path.dirname(require.resolve('@vscode/vsce/package.jso
 let tmp;
 let vsix;
 let entries;
+let said;
 
 before(() => {
   tmp = mkdtempSync(path.join(os.tmpdir(), 'wfls-vsix-'));
   const out = path.join(tmp, 'wfls.vsix');
   // Same flags as the `package` script; vsce runs `vscode:prepublish` (the build) itself.
-  execFileSync(process.execPath, [vsceBin, 'package', '--no-dependencies', '-o', out], {
+  const run = spawnSync(process.execPath, [vsceBin, 'package', '--no-dependencies', '-o', out], {
     cwd: extensionRoot,
-    stdio: 'pipe',
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0' },
   });
+  said = `${run.stdout}\n${run.stderr}`;
+  assert.equal(run.status, 0, said);
   vsix = readFileSync(out);
   entries = listZip(vsix);
 });
 
 after(() => rmSync(tmp, { recursive: true, force: true }));
 
-test('the vsix holds exactly the bundle, grammars, language configuration, manifest, README and LICENSE', () => {
+test('vsce packages without a warning', () => {
+  assert.doesNotMatch(said, /WARNING/i, said);
+  assert.match(said, /DONE/);
+});
+
+test('the vsix holds exactly the bundle, grammars, language configuration, manifest, README, LICENSE and icon', () => {
   assert.deepEqual(entries.map((e) => e.name).sort(), [
     '[Content_Types].xml',
     'extension.vsixmanifest',
     'extension/LICENSE.txt',
     'extension/dist/extension.js',
+    'extension/images/icon.png',
     'extension/language-configuration.json',
     'extension/package.json',
     'extension/readme.md',

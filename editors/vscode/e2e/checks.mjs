@@ -1,0 +1,190 @@
+// The checks, one function each, run in this order against billing.wf.toml
+// (a copy of examples/billing.wf.toml). Each starts from the file as it is on
+// disk, with the cursor anywhere, leaves the editor reverted to it, and saves
+// a screenshot of what it checked with `shot(name)`. A new check is a new
+// function added to CHECKS.
+import assert from 'node:assert/strict';
+import { until, untilEqual } from './wait.mjs';
+
+/** The server may still be starting: answers are awaited this long. */
+const SERVER = 60_000;
+const SHORT = 10_000;
+
+/** 1-based line and column of `needle` (plus `offset`) in the fixture text. */
+export function find(text, needle, offset = 0, after = '') {
+  const index = text.indexOf(needle, after ? text.indexOf(after) : 0) + offset;
+  assert.ok(index >= offset, `${needle} is in the fixture`);
+  const before = text.slice(0, index);
+  const line = before.split('\n').length;
+  return { line, column: index - before.lastIndexOf('\n') };
+}
+
+async function revert(wb) {
+  await wb.runCommand('File: Revert File');
+}
+
+/** Opens the suggestions, again if needed, until the server's items show. */
+async function suggestions(wb, labels) {
+  return until(SERVER, `suggestions ${labels.join(', ')}`, async () => {
+    await wb.press('Control+Space');
+    const rows = await wb.page
+      .waitForSelector('.suggest-widget.visible .monaco-list-row', { timeout: 3_000 })
+      .then(() =>
+        wb.page.$$eval('.suggest-widget.visible .monaco-list-row', (els) =>
+          els.map((el) => el.getAttribute('aria-label') ?? ''),
+        ),
+      )
+      .catch(() => []);
+    if (labels.every((label) => rows.some((row) => row.startsWith(label)))) return rows;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+}
+
+/** Completion after `context.foreach.` offers both loops; accepting one inserts it quoted. */
+async function completion(wb, { text, shot }) {
+  const { line, column } = find(text, 'context.foreach.customers.item.name', 'context.foreach.'.length);
+  await wb.goto(line, column);
+  // Delete `customers.item.name`, leaving `"context.foreach."`.
+  for (let i = 0; i < 'customers.item.name'.length; i++) await wb.press('Shift+ArrowRight');
+  await wb.press('Delete');
+  const emptied = '  { target = "customer", path = "context.foreach." },';
+  await untilEqual(SHORT, `line ${line} emptied after the loops`, () => wb.lineText(line), emptied);
+
+  const rows = await suggestions(wb, ['customers', '"orders.v2"']);
+  await shot('completion');
+  // A small picture of the list and the line it completes, for the README.
+  const box = await wb.page.$eval('.suggest-widget.visible', (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y, width: r.width, height: r.height };
+  });
+  await shot('completion-readme', {
+    x: Math.max(0, box.x - 340),
+    y: Math.max(0, box.y - 140),
+    width: box.width + 360,
+    height: box.height + 150,
+  });
+  const index = rows.findIndex((row) => row.startsWith('"orders.v2"'));
+  await wb.page.click(`.suggest-widget.visible .monaco-list-row[data-index="${index}"]`);
+  // In a basic string the quotes of the segment are escaped.
+  const expected = '  { target = "customer", path = "context.foreach.\\"orders.v2\\"" },';
+  await untilEqual(SHORT, 'the accepted item in the line', () => wb.lineText(line), expected);
+  await revert(wb);
+}
+
+/** Hover on a foreach id in a path: the loop, and the owner stack at this node. */
+async function hover(wb, { text, shot }) {
+  const { line, column } = find(text, 'context.foreach.customers.item.name', 'context.foreach.cu'.length);
+  await wb.goto(line, column);
+  const shown = await until(SERVER, 'a hover with the owner stack', async () => {
+    await wb.press('Control+K');
+    await wb.press('Control+I');
+    const content = await wb.page
+      .waitForSelector('.monaco-hover .hover-contents', { visible: true, timeout: 3_000 })
+      .then(() => wb.hoverText())
+      .catch(() => undefined);
+    if (content?.includes('owner stack here')) return content;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+  assert.match(shown, /foreach customers/);
+  assert.match(shown, /owner stack here: customers > orders\.v2/);
+  assert.match(shown, /over: input\.customers/);
+  await shot('hover');
+  await wb.page.keyboard.press('Escape');
+}
+
+/** A typo raises a Problems entry with its wfls code; undoing it clears it. */
+async function diagnostics(wb, { text, shot }) {
+  await until(SERVER, 'no problems in the example', async () => (await wb.problemCounts()).errors === 0);
+  const { line, column } = find(text, 'context.foreach.customers.item.name', 'context.foreach.customers.item.'.length);
+  await wb.goto(line, column);
+  for (let i = 0; i < 'name'.length; i++) await wb.press('Shift+ArrowRight');
+  await wb.type('nmae');
+  await until(SERVER, 'one error in the status bar', async () => (await wb.problemCounts()).errors === 1);
+  await wb.press('Control+Shift+M');
+  const entry = await until(SHORT, 'the Problems entry', async () => {
+    const rows = await wb.page
+      .$$eval('.markers-panel .monaco-list-row', (els) => els.map((el) => el.textContent ?? ''))
+      .catch(() => []);
+    return rows.find((row) => row.includes('nmae'));
+  });
+  assert.match(entry, /invalid_context_path/);
+  assert.match(entry, /wfls/);
+  await shot('diagnostics');
+  await wb.focusEditor();
+  await wb.goto(line, column);
+  await wb.press('Control+Z');
+  await until(SHORT, 'the line restored', async () => (await wb.lineText(line))?.includes('item.name'));
+  await until(SERVER, 'the error cleared', async () => (await wb.problemCounts()).errors === 0);
+  await until(SHORT, 'the Problems entry gone', async () => {
+    const rows = await wb.page
+      .$$eval('.markers-panel .monaco-list-row', (els) => els.map((el) => el.textContent ?? ''))
+      .catch(() => []);
+    return !rows.some((row) => row.includes('nmae'));
+  });
+  await wb.runCommand('View: Hide Panel');
+  await wb.focusEditor();
+}
+
+/** F12 on a foreach id in a path moves the cursor to that foreach node. */
+async function definition(wb, { text, shot }) {
+  const use = find(text, 'context.foreach.customers.item.name', 'context.foreach.cust'.length);
+  const node = find(text, 'id = "customers"');
+  await until(SERVER, `the cursor on line ${node.line}`, async () => {
+    await wb.goto(use.line, use.column);
+    await wb.press('F12');
+    await new Promise((resolve) => setTimeout(resolve, 300)); // let a late answer land before looking
+    return (await wb.cursor()).line === node.line;
+  });
+  await untilEqual(SHORT, 'the node line', async () => (await wb.lineText(node.line))?.trim(), 'id = "customers"');
+  await shot('definition');
+}
+
+/** The language status item: the server's version, state, and the owner stack at the cursor. */
+async function languageStatus(wb, { text, shot }) {
+  const { line, column } = find(text, 'node = "charge_order"', 0, 'id = "charge"');
+  await wb.goto(line, column);
+  const label = await until(SERVER, 'the wfls language status', async () => {
+    const said = await wb.ariaLabel('[id="status.languageStatus"]');
+    return said.includes('owner stack') ? said : false;
+  });
+  assert.match(label, /wfls \d+\.\d+\.\d+, running · node charge: owner stack customers › orders\.v2/);
+  // The same, as a person sees it: the hover of the {} item.
+  await wb.page.hover('[id="status.languageStatus"]');
+  const shown = await until(SHORT, 'the language status hover', async () => {
+    const hover = await wb.hoverText();
+    return hover.includes('owner stack') ? hover : false;
+  });
+  assert.match(shown, /wfls \d+\.\d+\.\d+/);
+  await shot('language-status');
+  await wb.page.mouse.move(600, 300);
+}
+
+/** "wfls: Show Context at Node" opens the node's context as an untitled JSON document. */
+async function showContext(wb, { text, shot }) {
+  const { line, column } = find(text, 'node = "charge_order"', 0, 'id = "charge"');
+  await wb.goto(line, column);
+  await wb.runCommand('wfls: Show Context at Node');
+  await until(SHORT, 'an untitled editor', async () => /Untitled/.test(await wb.activeTab()));
+  const json = await until(SHORT, 'the context in the editor', async () => {
+    const shown = await wb.visibleText();
+    return shown.includes('"owner_stack"') ? shown : false;
+  });
+  assert.match(json, /"node": "charge"/);
+  assert.match(json, /"owner_stack": \[\s*"customers",\s*"orders\.v2"\s*\]/);
+  assert.match(json, /"schema": \{/);
+  const mode = await wb.textOf('[id="status.editor.mode"]');
+  assert.match(mode ?? '', /JSON/);
+  await shot('show-context');
+  await wb.runCommand('View: Revert and Close Editor');
+}
+
+export const CHECKS = [
+  ['completion', completion],
+  ['hover', hover],
+  ['diagnostics', diagnostics],
+  ['definition', definition],
+  ['language-status', languageStatus],
+  ['show-context', showContext],
+];

@@ -1,0 +1,67 @@
+"""``workspace/executeCommand``: the node under the cursor, for editor commands.
+
+Both commands take one argument ``{"uri": str, "position": {"line", "character"}}``
+(the position in the negotiated encoding) and answer for the ``[[nodes]]``
+entry holding that position, or null outside every node and for documents
+that are not open:
+
+- ``wfls.ownerStack`` → ``{"node", "owner_stack"}``;
+- ``wfls.nodeContext`` → what ``wfls context FILE NODE --json`` prints.
+
+Malformed arguments get an ``InvalidParams`` error reply.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+
+from wfls.features import node_context
+from wfls.handlers import snapshot_at
+
+if TYPE_CHECKING:
+    from wfls.server import WflsServer
+
+logger = logging.getLogger("wfls")
+
+COMMANDS: dict[str, Callable[[Any, int], Any]] = {
+    "wfls.ownerStack": node_context.owner_stack_at,
+    "wfls.nodeContext": node_context.node_context_at,
+}
+
+
+def _target(arguments: Any) -> tuple[str, types.Position]:
+    """The uri and position of ``[{"uri", "position"}]``, or InvalidParams."""
+    if not isinstance(arguments, list) or len(arguments) != 1:
+        raise JsonRpcInvalidParams('expected one argument {"uri", "position"}')
+    [argument] = arguments
+    uri = argument.get("uri") if isinstance(argument, dict) else None
+    position = argument.get("position") if isinstance(argument, dict) else None
+    if not isinstance(uri, str) or not isinstance(position, dict):
+        raise JsonRpcInvalidParams('expected one argument {"uri", "position"}')
+    line, character = position.get("line"), position.get("character")
+    for value in (line, character):
+        if type(value) is not int or value < 0:
+            raise JsonRpcInvalidParams("position needs non-negative integer line and character")
+    return uri, types.Position(line=line, character=character)
+
+
+async def handle(ls: WflsServer, params: types.ExecuteCommandParams) -> Any:
+    feature = COMMANDS.get(params.command)
+    if feature is None:
+        raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
+    uri, position = _target(params.arguments)
+    try:
+        found = await snapshot_at(ls, uri, position)
+        if found is None:
+            return None
+        snapshot, _codec, offset = found
+        return feature(snapshot, offset)
+    except Exception:
+        # As in every other handler: an analysis failure is logged and answered empty.
+        logger.exception("%s failed", params.command)
+        return None
