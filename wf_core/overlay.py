@@ -22,6 +22,9 @@ from typing import Any
 from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.locations import Location
+from wf_core.semantic.build import PathResolver, path_occurrence, segment_occurrences
+from wf_core.semantic.index import IndexView, SemanticIndex
+from wf_core.semantic.model import Occurrence, PathOccurrence, Role, Symbol, SymbolKind
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex, Span
 
@@ -98,6 +101,18 @@ class _OverlaySourceMap:
         self._location = location
         self._literal = literal
 
+    @property
+    def shift(self) -> _Shift:
+        return self._shift
+
+    @property
+    def edited_location(self) -> Location:
+        return self._location
+
+    @property
+    def edited_literal(self) -> StringLiteral:
+        return self._literal
+
     def get(self, location: Location) -> Entry | None:
         entry = self._base.get(location)
         if entry is None:
@@ -136,6 +151,124 @@ class _OverlayParsed:
     values: Any
     source_map: _OverlaySourceMap
     issues: tuple[Any, ...] = ()
+
+
+def _shift_occurrence(occurrence: Occurrence, shift: _Shift) -> Occurrence:
+    return replace(occurrence, span=shift.span(occurrence.span))
+
+
+def _shift_path(path: PathOccurrence, shift: _Shift) -> PathOccurrence:
+    return replace(
+        path,
+        literal=_shift_literal(path.literal, shift),
+        segments=tuple(replace(s, span=shift.span(s.span)) for s in path.segments),
+    )
+
+
+class _EditedIndex:
+    """The analysed version's index seen through the edit.
+
+    Everything outside the edited literal is the base's, shifted; the edited
+    literal is resolved again with the base's resolver (same schemas, same
+    stacks: the edit cannot have changed them).
+    """
+
+    def __init__(
+        self,
+        base: SemanticIndex,
+        shift: _Shift,
+        old: StringLiteral,
+        location: Location,
+        literal: StringLiteral,
+    ) -> None:
+        self._base = base
+        self._shift = shift
+        self._old = old.span
+        self._span = literal.span
+        self.resolver: PathResolver = base.resolver
+        self._path: PathOccurrence | None = None
+        self._occurrences: list[Occurrence] = []
+        old_path = base.path_at(old.content.start)
+        if old_path is not None and old_path.location == location:
+            self._path = path_occurrence(
+                base.resolver,
+                location,
+                old_path.role,
+                literal,
+                old_path.node_index,
+                old_path.node_id,
+            )
+            self._occurrences = list(segment_occurrences(self._path))
+            return
+        old_name = base.occurrence_at(old.content.start)
+        if old_name is not None and old_name.location == location:
+            symbol = old_name.symbol
+            if old_name.kind == SymbolKind.NODE:
+                known = literal.value in base.resolver.node_ids
+                symbol = Symbol(SymbolKind.NODE, (literal.value,), literal.value) if known else None
+            elif literal.value != old_name.name:
+                symbol = None
+            self._occurrences = [
+                replace(old_name, name=literal.value, span=literal.content, symbol=symbol)
+            ]
+
+    def _inside_old(self, span: Span) -> bool:
+        return self._old.start <= span.start and span.end <= self._old.end
+
+    def occurrence_at(self, offset: int) -> Occurrence | None:
+        if self._span.start <= offset <= self._span.end:
+            return next((o for o in self._occurrences if o.span.contains(offset)), None)
+        found = self._base.occurrence_at(self._shift.back(offset))
+        if found is None or self._inside_old(found.span):
+            return None
+        return _shift_occurrence(found, self._shift)
+
+    def path_at(self, offset: int) -> PathOccurrence | None:
+        if self._span.start <= offset <= self._span.end:
+            return self._path
+        found = self._base.path_at(self._shift.back(offset))
+        if found is None or found.literal.span == self._old:
+            return None
+        return _shift_path(found, self._shift)
+
+    @property
+    def occurrences(self) -> Iterator[Occurrence]:
+        edited = iter(self._occurrences)
+        for occurrence in self._base.occurrences:
+            if self._inside_old(occurrence.span):
+                yield from edited
+                continue
+            yield _shift_occurrence(occurrence, self._shift)
+        yield from edited
+
+    @property
+    def paths(self) -> Iterator[PathOccurrence]:
+        for path in self._base.paths:
+            if path.literal.span == self._old:
+                if self._path is not None:
+                    yield self._path
+                continue
+            yield _shift_path(path, self._shift)
+
+    def occurrences_of(self, symbol: Symbol) -> list[Occurrence]:
+        return [o for o in self.occurrences if o.symbol is not None and _same(o.symbol, symbol)]
+
+    def definitions(self, symbol: Symbol) -> list[Occurrence]:
+        return [o for o in self.occurrences_of(symbol) if o.role == Role.DEFINITION]
+
+    def references(self, symbol: Symbol, *, include_declaration: bool = True) -> list[Occurrence]:
+        return [
+            o
+            for o in self.occurrences_of(symbol)
+            if include_declaration or o.role == Role.REFERENCE
+        ]
+
+    def symbols(self) -> Iterator[Symbol]:
+        return iter(self._base.symbols())
+
+
+def _same(a: Symbol, b: Symbol) -> bool:
+    return a.kind == b.kind and a.key == b.key
 
 
 class EditedSnapshot:
@@ -178,6 +311,16 @@ class EditedSnapshot:
 
     def node_at_document_index(self, index: int) -> Any:
         return self.base.node_at_document_index(index)
+
+    @cached_property
+    def index(self) -> IndexView:
+        overlay = self.parsed.source_map
+        old = self.base.parsed.source_map.string(overlay.edited_location)
+        assert old is not None  # the edit was found inside this literal
+        edited = _EditedIndex(
+            self.base.index, overlay.shift, old, overlay.edited_location, overlay.edited_literal
+        )
+        return edited
 
 
 def derive_edited_snapshot(

@@ -26,6 +26,7 @@ from wf_core.models.deprecations import find_deprecated_forms
 from wf_core.models.keys import unknown_keys
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow, missing_keys_issue
 from wf_core.path_scan import scan_path
+from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.issues import ValidationReport
@@ -122,6 +123,13 @@ class DocumentSnapshot:
         if self._context_cache is not None:
             return self._context_cache.model_for(workflow)
         return ContextModel(workflow)
+
+    @cached_property
+    def index(self) -> SemanticIndex:
+        """Every name and path of this version (built on first use)."""
+        from wf_core.semantic.build import IndexBuilder
+
+        return IndexBuilder(self.parsed.values, self.parsed.source_map, self.context).build()
 
     @cached_property
     def report(self) -> ValidationReport:

@@ -31,3 +31,28 @@ class HoverResult:
 class Target:
     span: Span
     uri: str | None = None  # None: the same document
+
+
+@dataclass(frozen=True)
+class TextEdit:
+    span: Span
+    new_text: str
+
+
+@dataclass(frozen=True)
+class DocumentEdit:
+    """Edits of one document version (``version`` None: the document as on disk)."""
+
+    uri: str | None  # None: the document the request was about
+    version: int | None
+    edits: tuple[TextEdit, ...]
+
+
+@dataclass(frozen=True)
+class Highlight:
+    span: Span
+    write: bool  # a definition (the name is declared here) rather than a use
+
+
+class Refusal(Exception):
+    """A request that cannot be done here, with the reason to show the author."""

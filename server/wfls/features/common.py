@@ -1,0 +1,67 @@
+"""Small questions features ask of an analysis view, answered in one place."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from wf_core.schema_nav import SchemaNavigator
+from wf_core.semantic.model import PathOccurrence, PathRole
+from wf_core.view import AnalysisView
+
+
+def document_nodes(view: AnalysisView) -> list[Mapping[str, Any]]:
+    """The document's node tables, loaded or not (the resolver already collected them)."""
+    return view.index.resolver.nodes
+
+
+def node_values(view: AnalysisView, index: int | None) -> Mapping[str, Any]:
+    nodes = document_nodes(view)
+    return nodes[index] if index is not None and 0 <= index < len(nodes) else {}
+
+
+def node_index_of(view: AnalysisView, node_id: str) -> int | None:
+    return view.index.resolver.node_ids.get(node_id)
+
+
+def stack_text(stack: tuple[str, ...] | None) -> str:
+    if stack is None:
+        return "none (unreachable, or reachable under two foreach regions)"
+    return " > ".join(f"`{s}`" for s in stack) if stack else "no active loop"
+
+
+def owner_stack(view: AnalysisView, node_id: str | None) -> tuple[str, ...] | None:
+    model = view.context
+    if model is None or node_id is None:
+        return None
+    return model.stack_of(node_id)
+
+
+def read_navigator(view: AnalysisView, path: PathOccurrence, root: str) -> SchemaNavigator | None:
+    """The navigator a path is checked against where it is written (validation's own)."""
+    model = view.context
+    if model is None:
+        return None
+    if path.role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET):
+        return local_navigator(view, path)
+    if root in ("input", "state"):
+        return model.source_navigator(root)
+    if root != "context" or not path.role.reads_graph:
+        return None
+    if path.role == PathRole.OUTPUT or path.node_index is None:
+        return model.navigator_for_stack(None)
+    if path.node_id is None:
+        return None
+    return model.navigator_for_node(path.node_id)
+
+
+def local_navigator(view: AnalysisView, path: PathOccurrence) -> SchemaNavigator | None:
+    """The navigator over the schema a local target or source names fields of."""
+    resolver = view.index.resolver
+    if path.role == PathRole.OUTPUT_TARGET:
+        site = resolver.site(("output_schema",))
+    elif path.node_index is not None:
+        site = resolver.node_schema_site(path.node_index, path.role == PathRole.LOCAL_SOURCE)
+    else:
+        site = None
+    return site.navigator if site is not None else None

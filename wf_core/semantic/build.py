@@ -1,0 +1,640 @@
+"""Building the semantic index of one document version.
+
+One walk over the document's values finds every name and every path string;
+each path segment is resolved at the node that reads it (its owner stack from
+the context model) against the document's schemas. Nodes that failed to load
+are still walked: their names and paths are written, so they are indexed, and
+what cannot be resolved without the model (an owner stack) is left
+unresolved rather than guessed.
+
+Where path strings live (their roles) is decided here and only here for the
+editor; ``wf_core.validation.reads`` walks the model for validation, and a
+test checks that both find the same reads.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from wf_core.analysis.context_scopes import ContextModel
+from wf_core.context_contracts import (
+    FOREACH_CONTEXT_KEY,
+    FOREACH_ENTRY_KEYS,
+    LOOP_INDEX_KEY,
+    LOOP_ITEM_KEY,
+    STANDARD_CONTEXT_NAMES,
+    is_valid_alias,
+)
+from wf_core.documents import SourceMap, StringLiteral
+from wf_core.locations import Location
+from wf_core.path_scan import scan_path
+from wf_core.schema_nav import SchemaView
+from wf_core.semantic.index import SemanticIndex
+from wf_core.semantic.model import (
+    NameSyntax,
+    Occurrence,
+    PathOccurrence,
+    PathRole,
+    PathSegment,
+    Role,
+    SegmentKind,
+    Symbol,
+    SymbolKind,
+)
+from wf_core.semantic.schemas import SchemaSite, property_declarations
+from wf_core.tokens import END
+
+ROOTS = ("input", "state", "context")
+_SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
+_BUILTIN_OUTCOMES = {
+    "foreach": ("loop", "done", "completed_with_errors"),
+    "condition": ("true", "false"),
+    "join": ("done",),
+}
+_READ_LISTS = {"node": "input", "subgraph": "input", "interrupt": "request"}
+_WRITE_LISTS = {"node": "output", "subgraph": "output", "interrupt": "resume"}
+
+
+def _dict(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+class PathResolver:
+    """Classifies the segments of path strings; kept by the index so that a path being
+    typed can be resolved again against the same document (see ``wf_core.overlay``)."""
+
+    def __init__(self, values: Mapping[str, Any], context: ContextModel | None) -> None:
+        self.values = values
+        self.context = context
+        self.nodes: list[Mapping[str, Any]] = [_dict(n) for n in _list(values.get("nodes"))]
+        self.node_ids: dict[str, int] = {}
+        for index, node in enumerate(self.nodes):
+            if isinstance(node.get("id"), str):
+                self.node_ids.setdefault(node["id"], index)
+        self.aliases: dict[str, list[str]] = {}
+        for node in self.nodes:
+            alias = node.get("as")
+            foreach = node.get("type") == "foreach" and isinstance(node.get("id"), str)
+            if foreach and isinstance(alias, str):
+                self.aliases.setdefault(alias, []).append(node["id"])
+        self._sites: dict[Location, SchemaSite | None] = {}
+        self._origins: dict[str, tuple[SchemaSite, SchemaView] | None] = {}
+        self._in_progress: set[str] = set()
+
+    # -- schemas ------------------------------------------------------------------
+
+    def site(self, location: Location) -> SchemaSite | None:
+        """The schema value written at ``location`` (None when there is none)."""
+        if location not in self._sites:
+            value: Any = self.values
+            for part in location:
+                if isinstance(part, int):
+                    items = _list(value)
+                    value = items[part] if 0 <= part < len(items) else None
+                else:
+                    value = _dict(value).get(part)
+            site = SchemaSite(location, value) if isinstance(value, Mapping) else None
+            self._sites[location] = site
+        return self._sites[location]
+
+    def node_schema_site(self, node_index: int, want_output: bool) -> SchemaSite | None:
+        """The schema a node's binding targets (or output sources) name fields of."""
+        node = self.nodes[node_index]
+        key = "output_schema" if want_output else "input_schema"
+        if node.get("type") == "subgraph":
+            return self.site(("nodes", node_index, key))
+        name = node.get("node")
+        for index, definition in enumerate(_list(self.values.get("node_defs"))):
+            if _dict(definition).get("name") == name:
+                return self.site(("node_defs", index, key))
+        return None
+
+    def stack_at(self, node_id: str | None) -> tuple[str, ...] | None:
+        if self.context is None or node_id is None:
+            return None
+        return self.context.stack_of(node_id)
+
+    # -- foreach items ------------------------------------------------------------
+
+    def item_origin(self, owner: str) -> tuple[SchemaSite, SchemaView] | None:
+        """Where a foreach's item schema is written: the ``items`` its ``over`` reads."""
+        if owner in self._origins:
+            return self._origins[owner]
+        if owner in self._in_progress:
+            return None
+        self._in_progress.add(owner)
+        try:
+            found = self._item_origin(owner)
+        finally:
+            self._in_progress.discard(owner)
+        self._origins[owner] = found
+        return found
+
+    def _item_origin(self, owner: str) -> tuple[SchemaSite, SchemaView] | None:
+        index = self.node_ids.get(owner)
+        if index is None or self.nodes[index].get("type") != "foreach":
+            return None
+        over = self.nodes[index].get("over")
+        if not isinstance(over, str):
+            return None
+        scan = scan_path(over)
+        if not scan.valid or not scan.segments:
+            return None
+        parts = scan.values
+        found = self._value_at(parts[0], parts[1:], self.stack_at(owner) or ())
+        if found is None:
+            return None
+        site, view = found
+        items = view.array_items()
+        return (site, SchemaView((items,))) if items is not None else None
+
+    def _value_at(
+        self, root: str, rest: tuple[str, ...], stack: tuple[str, ...]
+    ) -> tuple[SchemaSite, SchemaView] | None:
+        """The written schema a read ``root.rest`` resolves to, when it has one."""
+        if root in ("input", "state"):
+            site = self.site((f"{root}_schema",))
+            if site is None:
+                return None
+            view = site.navigator.at_path(rest)
+            return (site, view) if view is not None else None
+        if root != "context" or not rest:
+            return None
+        owner, members = self._item_owner(rest, stack)
+        if owner is None:
+            return None
+        origin = self.item_origin(owner)
+        if origin is None:
+            return None
+        site, view = origin
+        for part in members:
+            child = view.child(part)
+            if child is None:
+                return None
+            view = child
+        return site, view
+
+    def _item_owner(
+        self, rest: tuple[str, ...], stack: tuple[str, ...]
+    ) -> tuple[str | None, tuple[str, ...]]:
+        """The foreach whose item a context read names, and the members after the item."""
+        head = rest[0]
+        if head == FOREACH_CONTEXT_KEY and len(rest) >= 3 and rest[2] == "item":
+            return rest[1], rest[3:]
+        if head == LOOP_ITEM_KEY and stack:
+            return stack[-1], rest[1:]
+        owner = self.alias_owner(head, stack)
+        return (owner, rest[1:]) if owner is not None else (None, ())
+
+    def alias_owner(self, alias: str, stack: tuple[str, ...] | None) -> str | None:
+        """The foreach an alias read stands for: the innermost active one, or, where no
+        stack is known, the only foreach with that alias."""
+        if not is_valid_alias(alias):
+            return None
+        for owner in reversed(stack or ()):
+            index = self.node_ids.get(owner)
+            if index is not None and self.nodes[index].get("as") == alias:
+                return owner
+        candidates = self.aliases.get(alias, [])
+        return candidates[0] if stack is None and len(candidates) == 1 else None
+
+    # -- segments -------------------------------------------------------------------
+
+    def segments(
+        self,
+        role: PathRole,
+        literal: StringLiteral,
+        node_index: int | None,
+        node_id: str | None,
+    ) -> tuple[Any, tuple[PathSegment, ...]]:
+        scan = scan_path(literal.value)
+        spans = [literal.doc_span(s.start, s.end) for s in scan.segments]
+        values = [s.value for s in scan.segments]
+        kinds: list[tuple[SegmentKind, Symbol | None, bool]] = []
+        if role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET):
+            if role == PathRole.OUTPUT_TARGET:
+                site = self.site(("output_schema",))
+            elif node_index is not None:
+                site = self.node_schema_site(node_index, role == PathRole.LOCAL_SOURCE)
+            else:
+                site = None
+            kinds = self._members(site, site.navigator.root if site else None, values)
+        elif role == PathRole.STATE_TARGET:
+            site = self.site(("state_schema",))
+            kinds = [
+                (SegmentKind.ROOT if values[:1] == ["state"] else SegmentKind.UNKNOWN, None, False)
+            ]
+            kinds += self._members(site, site.navigator.root if site else None, values[1:])
+        else:
+            kinds = self._read_kinds(values, node_id, role)
+        segments = tuple(
+            PathSegment(i, values[i], spans[i], kind, symbol, deprecated)
+            for i, (kind, symbol, deprecated) in enumerate(kinds[: len(values)])
+        )
+        return scan, segments
+
+    def _members(
+        self, site: SchemaSite | None, view: SchemaView | None, values: list[str]
+    ) -> list[tuple[SegmentKind, Symbol | None, bool]]:
+        out: list[tuple[SegmentKind, Symbol | None, bool]] = []
+        for value in values:
+            child = view.child(value) if view is not None else None
+            if child is None or site is None:
+                out.append((SegmentKind.UNKNOWN, None, False))
+                view = None
+                continue
+            out.append((SegmentKind.MEMBER, site.property_symbol(child, value), False))
+            view = child
+        return out
+
+    def _read_kinds(
+        self, values: list[str], node_id: str | None, role: PathRole
+    ) -> list[tuple[SegmentKind, Symbol | None, bool]]:
+        if not values:
+            return []
+        root = values[0]
+        if root not in ROOTS:
+            return [(SegmentKind.UNKNOWN, None, False)] * len(values)
+        out: list[tuple[SegmentKind, Symbol | None, bool]] = [(SegmentKind.ROOT, None, False)]
+        if root in ("input", "state"):
+            site = self.site((f"{root}_schema",))
+            return out + self._members(site, site.navigator.root if site else None, values[1:])
+        rest = values[1:]
+        if not rest:
+            return out
+        stack = () if role == PathRole.OUTPUT else self.stack_at(node_id)
+        head = rest[0]
+        if head == FOREACH_CONTEXT_KEY:
+            out.append((SegmentKind.FOREACH, None, False))
+            if len(rest) >= 2:
+                owner = rest[1]
+                symbol = (
+                    Symbol(SymbolKind.NODE, (owner,), owner) if owner in self.node_ids else None
+                )
+                kind = SegmentKind.FOREACH_ID if symbol is not None else SegmentKind.UNKNOWN
+                out.append((kind, symbol, False))
+            if len(rest) >= 3:
+                field = rest[2]
+                known = field in FOREACH_ENTRY_KEYS
+                out.append((SegmentKind.ENTRY_FIELD if known else SegmentKind.UNKNOWN, None, False))
+                if field == "item":
+                    out += self._item_members(rest[1], rest[3:])
+                else:
+                    out += [(SegmentKind.UNKNOWN, None, False)] * len(rest[3:])
+            return out
+        if head in STANDARD_CONTEXT_NAMES:
+            return (
+                out
+                + [(SegmentKind.STANDARD_FIELD, None, False)]
+                + [(SegmentKind.UNKNOWN, None, False)] * len(rest[1:])
+            )
+        if head in (LOOP_ITEM_KEY, LOOP_INDEX_KEY):
+            out.append((SegmentKind.CONVENIENCE, None, bool(stack)))
+            if head == LOOP_ITEM_KEY and stack:
+                return out + self._item_members(stack[-1], rest[1:])
+            return out + [(SegmentKind.UNKNOWN, None, False)] * len(rest[1:])
+        owner = self.alias_owner(head, stack)
+        if owner is not None:
+            alias = Symbol(SymbolKind.ALIAS, (owner,), head)
+            out.append((SegmentKind.ALIAS, alias, bool(stack)))
+            return out + self._item_members(owner, rest[1:])
+        return out + [(SegmentKind.UNKNOWN, None, False)] * len(rest)
+
+    def _item_members(
+        self, owner: str, members: tuple[str, ...] | list[str]
+    ) -> list[tuple[SegmentKind, Symbol | None, bool]]:
+        origin = self.item_origin(owner)
+        if origin is None:
+            # The item is unconstrained or its schema is not written in this document:
+            # members are still members, only not traceable to a declaration.
+            return [(SegmentKind.MEMBER, None, False)] * len(members)
+        site, view = origin
+        return self._members(site, view, list(members))
+
+
+class IndexBuilder:
+    """Walks one document version's values once (see the module docstring)."""
+
+    def __init__(self, values: Any, source_map: SourceMap, context: ContextModel | None) -> None:
+        self.values: Mapping[str, Any] = _dict(values)
+        self.source_map = source_map
+        self.resolver = PathResolver(self.values, context)
+        self.occurrences: list[Occurrence] = []
+        self.paths: list[PathOccurrence] = []
+
+    def build(self) -> SemanticIndex:
+        self._nodes()
+        self._node_defs()
+        self._workflow()
+        self._edges()
+        self._schemas()
+        return SemanticIndex(self.occurrences, self.paths, self.resolver)
+
+    # -- names written as string values -----------------------------------------------
+
+    def _string(
+        self, location: Location, kind: SymbolKind, role: Role, symbol: Symbol | None
+    ) -> None:
+        literal = self.source_map.string(location)
+        if literal is None:
+            return
+        self.occurrences.append(
+            Occurrence(
+                kind,
+                literal.value,
+                literal.content,
+                role,
+                NameSyntax.STRING,
+                location,
+                symbol,
+                style=literal.style,
+            )
+        )
+
+    def _node_symbol(self, node_id: Any) -> Symbol | None:
+        if isinstance(node_id, str) and node_id in self.resolver.node_ids:
+            return Symbol(SymbolKind.NODE, (node_id,), node_id)
+        return None
+
+    def _nodes(self) -> None:
+        resolver = self.resolver
+        for index, node in enumerate(resolver.nodes):
+            base: Location = ("nodes", index)
+            node_id = node.get("id") if isinstance(node.get("id"), str) else None
+            node_type = node.get("type")
+            self._string(
+                (*base, "id"), SymbolKind.NODE, Role.DEFINITION, self._node_symbol(node_id)
+            )
+            if node_type == "node" and isinstance(node.get("node"), str):
+                self._string(
+                    (*base, "node"),
+                    SymbolKind.NODE_DEF,
+                    Role.REFERENCE,
+                    self._node_def_symbol(node["node"]),
+                )
+            if node_type == "foreach" and node_id is not None and isinstance(node.get("as"), str):
+                self._string(
+                    (*base, "as"),
+                    SymbolKind.ALIAS,
+                    Role.DEFINITION,
+                    Symbol(SymbolKind.ALIAS, (node_id,), node["as"]),
+                )
+            if node_type in ("subgraph", "interrupt") and node_id is not None:
+                for k, outcome in enumerate(_list(node.get("outcomes"))):
+                    if isinstance(outcome, str):
+                        symbol = Symbol(SymbolKind.OUTCOME, ("node", node_id, outcome), outcome)
+                        self._string(
+                            (*base, "outcomes", k), SymbolKind.OUTCOME, Role.DEFINITION, symbol
+                        )
+            if node_type == "end" and isinstance(node.get("outcome"), str):
+                outcome = node["outcome"]
+                self._string(
+                    (*base, "outcome"),
+                    SymbolKind.OUTCOME,
+                    Role.REFERENCE,
+                    self._workflow_outcome(outcome),
+                )
+            for location, role in _node_paths(node, base):
+                self._path(location, role, index, node_id)
+
+    def _node_def_symbol(self, name: str) -> Symbol | None:
+        for definition in _list(self.values.get("node_defs")):
+            if _dict(definition).get("name") == name:
+                return Symbol(SymbolKind.NODE_DEF, (name,), name)
+        return None
+
+    def _workflow_outcome(self, outcome: str) -> Symbol | None:
+        declared = self.values.get("outcomes", ["ok"])
+        if outcome in _list(declared) or ("outcomes" not in self.values and outcome == "ok"):
+            return Symbol(SymbolKind.OUTCOME, ("workflow", "", outcome), outcome)
+        return None
+
+    def _node_defs(self) -> None:
+        for index, definition in enumerate(_list(self.values.get("node_defs"))):
+            name = _dict(definition).get("name")
+            if not isinstance(name, str):
+                continue
+            base: Location = ("node_defs", index)
+            symbol = Symbol(SymbolKind.NODE_DEF, (name,), name)
+            self._string((*base, "name"), SymbolKind.NODE_DEF, Role.DEFINITION, symbol)
+            for k, outcome in enumerate(_list(_dict(definition).get("outcomes"))):
+                if isinstance(outcome, str):
+                    self._string(
+                        (*base, "outcomes", k),
+                        SymbolKind.OUTCOME,
+                        Role.DEFINITION,
+                        Symbol(SymbolKind.OUTCOME, ("node_def", name, outcome), outcome),
+                    )
+
+    def _workflow(self) -> None:
+        if isinstance(self.values.get("start"), str):
+            self._string(
+                ("start",),
+                SymbolKind.NODE,
+                Role.REFERENCE,
+                self._node_symbol(self.values["start"]),
+            )
+        for k, outcome in enumerate(_list(self.values.get("outcomes"))):
+            if isinstance(outcome, str):
+                self._string(
+                    ("outcomes", k),
+                    SymbolKind.OUTCOME,
+                    Role.DEFINITION,
+                    Symbol(SymbolKind.OUTCOME, ("workflow", "", outcome), outcome),
+                )
+        for j, binding in enumerate(_list(self.values.get("output"))):
+            binding = _dict(binding)
+            if "target" in binding:
+                self._path(("output", j, "target"), PathRole.OUTPUT_TARGET, None, None)
+            if "path" in binding:
+                self._path(("output", j, "path"), PathRole.OUTPUT, None, None)
+
+    def _edges(self) -> None:
+        nodes = self.resolver.nodes
+        for index, edge in enumerate(_list(self.values.get("edges"))):
+            edge = _dict(edge)
+            source = edge.get("from")
+            self._string(
+                ("edges", index, "from"), SymbolKind.NODE, Role.REFERENCE, self._node_symbol(source)
+            )
+            target = edge.get("to")
+            if target != END:
+                self._string(
+                    ("edges", index, "to"),
+                    SymbolKind.NODE,
+                    Role.REFERENCE,
+                    self._node_symbol(target),
+                )
+            outcome = edge.get("outcome")
+            if not isinstance(outcome, str):
+                continue
+            symbol = None
+            node_index = self.resolver.node_ids.get(source) if isinstance(source, str) else None
+            if node_index is not None:
+                symbol = self._outcome_of(nodes[node_index], outcome)
+            self._string(("edges", index, "outcome"), SymbolKind.OUTCOME, Role.REFERENCE, symbol)
+
+    def _outcome_of(self, node: Mapping[str, Any], outcome: str) -> Symbol | None:
+        """What declares ``outcome`` for edges leaving ``node``."""
+        node_type = node.get("type")
+        if node_type == "node" and isinstance(node.get("node"), str):
+            for definition in _list(self.values.get("node_defs")):
+                definition = _dict(definition)
+                if definition.get("name") == node["node"] and outcome in _list(
+                    definition.get("outcomes")
+                ):
+                    return Symbol(SymbolKind.OUTCOME, ("node_def", node["node"], outcome), outcome)
+            return None
+        if node_type in ("subgraph", "interrupt"):
+            default = ["ok"] if node_type == "subgraph" else ["submitted"]
+            declared = _list(node.get("outcomes", default))
+            if outcome in declared and isinstance(node.get("id"), str):
+                return Symbol(SymbolKind.OUTCOME, ("node", node["id"], outcome), outcome)
+            return None
+        if outcome in _BUILTIN_OUTCOMES.get(str(node_type), ()):
+            return Symbol(SymbolKind.OUTCOME, ("builtin", str(node_type), outcome), outcome)
+        return None
+
+    def _schemas(self) -> None:
+        roots: list[Location] = [(key,) for key in _SCHEMA_KEYS]
+        for index in range(len(_list(self.values.get("node_defs")))):
+            roots += [("node_defs", index, "input_schema"), ("node_defs", index, "output_schema")]
+        for index, node in enumerate(self.resolver.nodes):
+            if node.get("type") == "subgraph":
+                roots += [("nodes", index, "input_schema"), ("nodes", index, "output_schema")]
+        for root in roots:
+            site = self.resolver.site(root)
+            if site is None:
+                continue
+            for location, name in property_declarations(site.value, root):
+                entry = self.source_map.get(location)
+                if entry is None or entry.key is None:
+                    continue
+                self.occurrences.append(
+                    Occurrence(
+                        SymbolKind.PROPERTY,
+                        name,
+                        entry.key,
+                        Role.DEFINITION,
+                        NameSyntax.KEY,
+                        location,
+                        Symbol(SymbolKind.PROPERTY, (location,), name),
+                    )
+                )
+
+    # -- path strings -------------------------------------------------------------------
+
+    def _path(
+        self, location: Location, role: PathRole, node_index: int | None, node_id: str | None
+    ) -> None:
+        literal = self.source_map.string(location)
+        if literal is None:
+            return
+        occurrence = path_occurrence(self.resolver, location, role, literal, node_index, node_id)
+        self.paths.append(occurrence)
+        self.occurrences.extend(segment_occurrences(occurrence))
+
+
+def path_occurrence(
+    resolver: PathResolver,
+    location: Location,
+    role: PathRole,
+    literal: StringLiteral,
+    node_index: int | None,
+    node_id: str | None,
+) -> PathOccurrence:
+    scan, segments = resolver.segments(role, literal, node_index, node_id)
+    return PathOccurrence(location, role, node_index, node_id, literal, scan, segments)
+
+
+_SEGMENT_SYMBOLS = {
+    SegmentKind.FOREACH_ID: SymbolKind.NODE,
+    SegmentKind.ALIAS: SymbolKind.ALIAS,
+    SegmentKind.MEMBER: SymbolKind.PROPERTY,
+}
+
+
+def segment_occurrences(path: PathOccurrence) -> Iterator[Occurrence]:
+    """The names a path string refers to, as occurrences (members of unknown schemas too)."""
+    for segment in path.segments:
+        kind = _SEGMENT_SYMBOLS.get(segment.kind)
+        if kind is None:
+            continue
+        yield Occurrence(
+            kind,
+            segment.value,
+            segment.span,
+            Role.REFERENCE,
+            NameSyntax.SEGMENT,
+            path.location,
+            segment.symbol,
+            segment=segment.index,
+            style=path.literal.style,
+        )
+
+
+def _node_paths(node: Mapping[str, Any], base: Location) -> Iterator[tuple[Location, PathRole]]:
+    """Where a node writes path strings, and what each one does."""
+    node_type = node.get("type")
+    reads = _READ_LISTS.get(str(node_type))
+    if reads is not None:
+        for j, binding in enumerate(_list(node.get(reads))):
+            binding = _dict(binding)
+            if "target" in binding:
+                yield (*base, reads, j, "target"), PathRole.LOCAL_TARGET
+            if "path" in binding:
+                yield (*base, reads, j, "path"), PathRole.SOURCE
+            if "expression" in binding:
+                yield from _expression_paths(binding["expression"], (*base, reads, j, "expression"))
+    writes = _WRITE_LISTS.get(str(node_type))
+    if writes is not None:
+        for j, binding in enumerate(_list(node.get(writes))):
+            binding = _dict(binding)
+            if "source" in binding:
+                yield (*base, writes, j, "source"), PathRole.LOCAL_SOURCE
+            if "target" in binding:
+                yield (*base, writes, j, "target"), PathRole.STATE_TARGET
+    if node_type == "foreach":
+        yield (*base, "over"), PathRole.OVER
+        if "collect_to" in _dict(node.get("item_error")):
+            yield (*base, "item_error", "collect_to"), PathRole.STATE_TARGET
+    if node_type == "condition":
+        yield from _condition_paths(node.get("check"), (*base, "check"))
+
+
+def _expression_paths(expression: Any, location: Location) -> Iterator[tuple[Location, PathRole]]:
+    stack: list[tuple[Any, Location]] = [(expression, location)]
+    while stack:
+        expr, where = stack.pop()
+        expr = _dict(expr)
+        kind = expr.get("kind")
+        if kind == "path":
+            yield (*where, "path"), PathRole.SOURCE
+        elif kind == "array":
+            items = list(enumerate(_list(expr.get("items"))))
+            stack.extend((item, (*where, "items", k)) for k, item in reversed(items))
+        elif kind == "object":
+            fields = list(_dict(expr.get("fields")).items())
+            stack.extend((item, (*where, "fields", name)) for name, item in reversed(fields))
+
+
+def _condition_paths(condition: Any, location: Location) -> Iterator[tuple[Location, PathRole]]:
+    stack: list[tuple[Any, Location]] = [(condition, location)]
+    while stack:
+        cond, where = stack.pop()
+        cond = _dict(cond)
+        if "path" in cond:
+            yield (*where, "path"), PathRole.CONDITION
+        if "arg" in cond:
+            stack.append((cond["arg"], (*where, "arg")))
+        args = list(enumerate(_list(cond.get("args"))))
+        stack.extend((arg, (*where, "args", k)) for k, arg in reversed(args))
+        for side in ("left", "right"):
+            operand = _dict(cond.get(side))
+            if "path" in operand:
+                yield (*where, side, "path"), PathRole.CONDITION

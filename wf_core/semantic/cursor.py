@@ -1,0 +1,79 @@
+"""What is under an offset: the one classifier every editor feature starts from.
+
+Modelled on "what is at this position" queries of other language servers: the
+innermost name (an occurrence of a symbol), the path string and segment, the
+string value and its location, or the key being written. A feature looks at
+the most specific answer it can use.
+"""
+
+from __future__ import annotations
+
+import bisect
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from wf_core.documents import Located, StringLiteral
+from wf_core.locations import Location
+from wf_core.semantic.model import Occurrence, PathOccurrence, PathSegment
+
+if TYPE_CHECKING:
+    from wf_core.view import AnalysisView
+
+
+@dataclass(frozen=True, slots=True)
+class StringCursor:
+    """The cursor inside a string value: its location, literal and decoded offset."""
+
+    location: Location
+    literal: StringLiteral
+    offset: int
+
+
+@dataclass(frozen=True, slots=True)
+class Cursor:
+    offset: int
+    occurrence: Occurrence | None
+    path: PathOccurrence | None
+    segment: PathSegment | None
+    string: StringCursor | None
+    located: Located | None
+
+    @property
+    def in_key(self) -> bool:
+        return self.located is not None and self.located.in_key
+
+
+def decoded_offset(literal: StringLiteral, offset: int) -> int:
+    """Inverse of ``StringLiteral.doc_offset``: the decoded index at a document offset."""
+    if offset <= literal.content.start:
+        return 0
+    positions = range(len(literal.value) + 1)
+    index = bisect.bisect_right(positions, offset, key=literal.doc_offset) - 1
+    return max(0, min(index, len(literal.value)))
+
+
+def string_at(view: AnalysisView, offset: int) -> StringCursor | None:
+    source_map = view.parsed.source_map
+    located = source_map.locate(offset)
+    if located is None or located.in_key:
+        return None
+    literal = source_map.string(located.location)
+    if literal is None:
+        return None
+    inside_end = literal.content.end if literal.closed else literal.span.end
+    if not (literal.content.start <= offset <= inside_end):
+        return None
+    return StringCursor(tuple(located.location), literal, decoded_offset(literal, offset))
+
+
+def classify(view: AnalysisView, offset: int) -> Cursor:
+    index = view.index
+    path = index.path_at(offset)
+    if path is not None:
+        inside_end = path.literal.content.end if path.literal.closed else path.literal.span.end
+        if not (path.literal.content.start <= offset <= inside_end):
+            path = None
+    segment = path.segment_at(offset) if path is not None else None
+    occurrence = index.occurrence_at(offset)
+    located = view.parsed.source_map.locate(offset)
+    return Cursor(offset, occurrence, path, segment, string_at(view, offset), located)

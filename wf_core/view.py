@@ -1,0 +1,74 @@
+"""What an editor feature may read: one typed view of an analysis.
+
+Two kinds of analysis serve features: the full :class:`~wf_core.snapshot.DocumentSnapshot`
+of a version, and, while the author types inside one string, the
+:class:`~wf_core.overlay.EditedSnapshot` that sees the previous analysis
+through the edit. Both implement :class:`AnalysisView`, and features are typed
+against it, so a feature can never call something one of them lacks.
+Diagnostics are not part of the view: only a full snapshot has them
+(:class:`DiagnosedView`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, Protocol
+
+from wf_core.documents import Entry, Located, StringLiteral
+from wf_core.locations import Location
+from wf_core.spans import LineIndex
+
+if TYPE_CHECKING:
+    from wf_core.analysis.context_scopes import ContextModel
+    from wf_core.models.loading import LoadResult
+    from wf_core.semantic.index import IndexView
+    from wf_core.snapshot import PlacedIssue
+
+
+class SourceMapView(Protocol):
+    def get(self, location: Location) -> Entry | None: ...
+    def string(self, location: Location) -> StringLiteral | None: ...
+    def locate(self, offset: int) -> Located | None: ...
+    def children(self, location: Location) -> list[Location]: ...
+    def locations(self) -> Iterator[Location]: ...
+
+
+class ParsedView(Protocol):
+    @property
+    def text(self) -> str: ...
+    @property
+    def syntax(self) -> str: ...
+    @property
+    def values(self) -> Any: ...
+    @property
+    def source_map(self) -> SourceMapView: ...
+
+
+class AnalysisView(Protocol):
+    uri: str | None
+    version: int | None
+
+    @property
+    def text(self) -> str: ...
+    @property
+    def syntax(self) -> str: ...
+    @property
+    def lines(self) -> LineIndex: ...
+    @property
+    def parsed(self) -> ParsedView: ...
+    @property
+    def workflow(self) -> Any | None: ...
+    @property
+    def context(self) -> ContextModel | None: ...
+    @property
+    def load(self) -> LoadResult: ...
+    @property
+    def index(self) -> IndexView: ...
+    def node_at_document_index(self, index: int) -> Any | None: ...
+
+
+class DiagnosedView(AnalysisView, Protocol):
+    """A full analysis: the view plus every placed issue."""
+
+    @property
+    def issues(self) -> tuple[PlacedIssue, ...]: ...
