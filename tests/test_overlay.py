@@ -9,7 +9,6 @@ import pytest
 from wf_core.overlay import changed_region, derive_edited_snapshot
 from wf_core.snapshot import analyze_text
 from wfls.features.completion import complete
-from wfls.features.cursor import editable_without_reanalysis
 from wfls.features.hover import hover
 
 BILLING = (Path(__file__).parent.parent / "examples" / "billing.wf.toml").read_text()
@@ -45,7 +44,7 @@ def test_changed_region(old: str, new: str) -> None:
 def test_completion_from_an_edited_snapshot_equals_a_fresh_one(typed: str) -> None:
     base = analyze_text(BILLING, "toml")
     text = BILLING.replace(TARGET, typed)
-    edited = derive_edited_snapshot(base, text, 2, allowed=editable_without_reanalysis)
+    edited = derive_edited_snapshot(base, text, 2)
     assert edited is not None
     fresh = analyze_text(text, "toml")
     cursor = text.index(typed) + len(typed) - 1
@@ -67,13 +66,13 @@ def test_completion_from_an_edited_snapshot_equals_a_fresh_one(typed: str) -> No
 def test_edits_outside_one_string_need_a_full_analysis(old: str, new: str) -> None:
     base = analyze_text(BILLING, "toml")
     text = BILLING.replace(old, new, 1)
-    assert derive_edited_snapshot(base, text, 2, allowed=editable_without_reanalysis) is None
+    assert derive_edited_snapshot(base, text, 2) is None
 
 
 def test_references_may_be_typed_without_reanalysis() -> None:
     base = analyze_text(BILLING, "toml")
     text = BILLING.replace('to = "charge" }', 'to = "char" }')
-    edited = derive_edited_snapshot(base, text, 2, allowed=editable_without_reanalysis)
+    edited = derive_edited_snapshot(base, text, 2)
     assert edited is not None
     cursor = text.index('to = "char"') + len('to = "char')
     labels = [c.label for c in complete(edited, cursor)]

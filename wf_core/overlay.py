@@ -24,7 +24,13 @@ from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.locations import Location
 from wf_core.semantic.build import PathResolver, path_occurrence, segment_occurrences
 from wf_core.semantic.index import IndexView, SemanticIndex
-from wf_core.semantic.model import Occurrence, PathOccurrence, Role, Symbol, SymbolKind
+from wf_core.semantic.model import (
+    Occurrence,
+    PathOccurrence,
+    Role,
+    Symbol,
+    SymbolKind,
+)
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex, Span
 
@@ -323,12 +329,35 @@ class EditedSnapshot:
         return edited
 
 
+_READ_AS_TEXT = frozenset(("start", "from", "to", "outcome", "node", "op", "type"))
+
+
+def editable_without_reanalysis(base: DocumentSnapshot, location: Location) -> bool:
+    """Strings whose edits leave the graph, the stacks and the schemas as they were.
+
+    Paths (as the semantic index finds them) and references by name only read the
+    model, so completion while they are being typed may answer from the previous
+    analysis (an edited ``over`` changes only what its body reads, not what the ``over``
+    itself may read); an edited ``id`` would change the graph that analysis describes.
+    """
+    literal = base.parsed.source_map.string(location)
+    if literal is not None:
+        path = base.index.path_at(literal.content.start)
+        if path is not None and path.location == location:
+            return True
+    return (
+        bool(location)
+        and location[-1] in _READ_AS_TEXT
+        and (location[0] in ("start", "edges") or (location[0] == "nodes" and len(location) >= 3))
+    )
+
+
 def derive_edited_snapshot(
     base: DocumentSnapshot,
     text: str,
     version: int | None = None,
     *,
-    allowed: Callable[[Location], bool] = lambda location: True,
+    allowed: Callable[[DocumentSnapshot, Location], bool] | None = None,
 ) -> EditedSnapshot | None:
     """The snapshot of ``text`` derived from ``base``, or None when the edit is not
     confined to one string literal that stays one string literal.
@@ -343,7 +372,8 @@ def derive_edited_snapshot(
     start, old_end, new_end = changed_region(old, text)
     source_map = base.parsed.source_map
     located = source_map.locate(start)
-    if located is None or located.in_key or not allowed(tuple(located.location)):
+    allowed = allowed or editable_without_reanalysis
+    if located is None or located.in_key or not allowed(base, tuple(located.location)):
         return None
     literal = source_map.string(located.location)
     if literal is None or literal.style.startswith("multiline"):

@@ -29,6 +29,7 @@ class ClientFlags:
     completion_deprecated_property: bool = False
     hover_markdown: bool = False
     configuration: bool = False
+    document_changes: bool = False  # versioned edits (``documentChanges``) in workspace edits
 
 
 def _markup(formats: object) -> bool:
@@ -75,4 +76,7 @@ def resolve(caps: types.ClientCapabilities) -> ClientFlags:
         completion_deprecated_property=bool(completion_item and completion_item.deprecated_support),
         hover_markdown=bool(document and document.hover and _markup(document.hover.content_format)),
         configuration=bool(workspace and workspace.configuration),
+        document_changes=bool(
+            workspace and workspace.workspace_edit and workspace.workspace_edit.document_changes
+        ),
     )

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from wf_core.inventory import readable_sources_for_node
+from wf_core.view import AnalysisView
 
 
-def node_context(snapshot: Any, node_id: str) -> dict[str, Any] | None:
+def node_context(snapshot: AnalysisView, node_id: str) -> dict[str, Any] | None:
     """``{"node", "owner_stack", "schema", "paths"}``; None when the node does not exist."""
     workflow, model = snapshot.workflow, snapshot.context
     if workflow is None or model is None or node_id not in model.nodes_by_id:

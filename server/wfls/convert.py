@@ -23,7 +23,7 @@ from wfls.settings import Settings
 
 if TYPE_CHECKING:
     from wf_core.snapshot import PlacedIssue
-    from wfls.features.types import CompletionCandidate, HoverResult
+    from wfls.features.types import CompletionCandidate, HoverResult, TextEdit
 
 SOURCE = "wfls"
 
@@ -233,3 +233,28 @@ def hover(result: HoverResult, codec: PositionCodec, flags: ClientFlags) -> type
 
 def location(uri: str, span: Span, codec: PositionCodec) -> types.Location:
     return types.Location(uri=uri, range=codec.range(span))
+
+
+def text_edit(edit: TextEdit, codec: PositionCodec) -> types.TextEdit:
+    return types.TextEdit(range=codec.range(edit.span), new_text=edit.new_text)
+
+
+def workspace_edit(
+    uri: str,
+    version: int | None,
+    edits: Iterable[TextEdit],
+    codec: PositionCodec,
+    flags: ClientFlags,
+) -> types.WorkspaceEdit:
+    """Edits of one document: versioned (``documentChanges``) when the client can take them,
+    so an edit computed for an older version is never applied to a newer one."""
+    edits = list(edits)
+    converted: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit] = [
+        text_edit(e, codec) for e in edits
+    ]
+    if flags.document_changes:
+        identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
+        return types.WorkspaceEdit(
+            document_changes=[types.TextDocumentEdit(text_document=identifier, edits=converted)]
+        )
+    return types.WorkspaceEdit(changes={uri: [text_edit(e, codec) for e in edits]})

@@ -19,12 +19,14 @@ Invariants:
 from __future__ import annotations
 
 import asyncio
+import inspect
 import logging
 import sys
 from collections.abc import Callable, Generator
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import unquote
 
 from cattrs.errors import ClassValidationError
 from cattrs.v import transform_error
@@ -34,8 +36,12 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from wf_core.snapshot import DocumentSnapshot
+from wf_core.view import AnalysisView
 from wfls import __version__, convert
 from wfls.capabilities import ClientFlags
+from wfls.capabilities import resolve as resolve_flags
+from wfls.context import RequestContext
+from wfls.features.types import Refusal
 from wfls.settings import Settings, parse_settings
 from wfls.store import DocumentStore
 
@@ -161,6 +167,29 @@ class WflsServer(LanguageServer):
 
     async def diagnostics_async(self, uri: str) -> DiagnosticsResult | None:
         return await self.in_worker(self.diagnostics_for, uri)
+
+    async def request_context(
+        self, uri: str, *, while_typing: bool = False
+    ) -> RequestContext | None:
+        """The context of a request about ``uri``; None when it is not an open workflow.
+
+        With ``while_typing``, an edit confined to one string literal is answered from
+        the previous analysis seen through that edit (``DocumentStore.editing_snapshot``)
+        while the full analysis of the latest version is pending; otherwise the
+        request waits for that analysis, which runs off the event loop.
+        """
+        view: AnalysisView | None = self.store.editing_snapshot(uri) if while_typing else None
+        if view is None:
+            view = await self.analysed(uri)
+        if view is None:
+            return None
+        codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
+        return RequestContext(uri, view, codec, self.flags, self.settings, self)
+
+    def text_of(self, uri: str) -> str | None:
+        """The client's current text of an open document (pygls applies the edits)."""
+        document = self.workspace.text_documents.get(unquote(uri))
+        return document.source if document is not None else None
 
     # -- positions ---------------------------------------------------------------------
 
@@ -288,12 +317,25 @@ class WflsServer(LanguageServer):
 # -- registration ----------------------------------------------------------------------
 
 
+class RequestFailed(JsonRpcException):
+    """LSP's ``RequestFailed``: the request was valid but cannot be done (a refused rename)."""
+
+    code = -32803
+
+
 @dataclass(frozen=True)
 class Feature:
+    """One LSP method: its handler module, options, and the clients it is for.
+
+    ``document`` handlers take a :class:`~wfls.context.RequestContext` for the
+    document named in the params; the others take the session.
+    """
+
     method: str
-    handler: Callable[..., Any]
+    module: Any
     options: Any = None
     when: Callable[[ClientFlags], bool] = lambda flags: True
+    document: bool = False
 
 
 def features() -> list[Feature]:
@@ -306,9 +348,13 @@ def features() -> list[Feature]:
         did_change_configuration,
         did_close,
         did_open,
+        document_highlight,
         execute_command,
         hover,
         initialized,
+        prepare_rename,
+        references,
+        rename,
         shutdown,
         workspace_diagnostic,
     )
@@ -320,62 +366,140 @@ def features() -> list[Feature]:
         identifier="wfls", inter_file_dependencies=False, workspace_diagnostics=True
     )
     return [
-        Feature(types.INITIALIZED, initialized.handle),
-        Feature(types.SHUTDOWN, shutdown.handle),
-        Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration.handle),
-        Feature(types.TEXT_DOCUMENT_DID_OPEN, did_open.handle),
-        Feature(types.TEXT_DOCUMENT_DID_CHANGE, did_change.handle),
-        Feature(types.TEXT_DOCUMENT_DID_CLOSE, did_close.handle),
-        Feature(types.TEXT_DOCUMENT_DIAGNOSTIC, diagnostic.handle, diagnostic_options, pulls),
-        Feature(types.WORKSPACE_DIAGNOSTIC, workspace_diagnostic.handle, None, pulls),
+        Feature(types.INITIALIZED, initialized),
+        Feature(types.SHUTDOWN, shutdown),
+        Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),
+        Feature(types.TEXT_DOCUMENT_DID_OPEN, did_open),
+        Feature(types.TEXT_DOCUMENT_DID_CHANGE, did_change),
+        Feature(types.TEXT_DOCUMENT_DID_CLOSE, did_close),
+        Feature(types.TEXT_DOCUMENT_DIAGNOSTIC, diagnostic, diagnostic_options, pulls),
+        Feature(types.WORKSPACE_DIAGNOSTIC, workspace_diagnostic, None, pulls),
         Feature(
             types.TEXT_DOCUMENT_COMPLETION,
-            completion.handle,
+            completion,
             types.CompletionOptions(trigger_characters=[".", '"', "'"]),
+            document=True,
         ),
-        Feature(types.TEXT_DOCUMENT_HOVER, hover.handle),
-        Feature(types.TEXT_DOCUMENT_DEFINITION, definition.handle),
+        Feature(types.TEXT_DOCUMENT_HOVER, hover, document=True),
+        Feature(types.TEXT_DOCUMENT_DEFINITION, definition, document=True),
+        Feature(types.TEXT_DOCUMENT_REFERENCES, references, document=True),
+        Feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, document_highlight, document=True),
+        Feature(types.TEXT_DOCUMENT_PREPARE_RENAME, prepare_rename, document=True),
+        Feature(
+            types.TEXT_DOCUMENT_RENAME,
+            rename,
+            types.RenameOptions(prepare_provider=True),
+            document=True,
+        ),
         Feature(
             types.WORKSPACE_EXECUTE_COMMAND,
-            execute_command.handle,
+            execute_command,
             types.ExecuteCommandOptions(commands=list(execute_command.COMMANDS)),
         ),
     ]
 
 
+def _empty(feature: Feature) -> Any:
+    empty = getattr(feature.module, "empty", None)
+    return empty() if empty is not None else None
+
+
+def _document_handler(feature: Feature) -> Callable[..., Any]:
+    """The registered function of a document request: builds the context, then runs the
+    handler. Refusals become ``RequestFailed`` replies the client shows; protocol
+    errors pass through; any other failure is logged and answered empty."""
+    while_typing = getattr(feature.module, "WHILE_TYPING", False)
+
+    async def handler(ls: WflsServer, params: Any) -> Any:
+        try:
+            ctx = await ls.request_context(params.text_document.uri, while_typing=while_typing)
+            if ctx is None:
+                return _empty(feature)
+            return feature.module.handle(ctx, params)
+        except Refusal as refusal:
+            raise RequestFailed(str(refusal)) from None
+        except JsonRpcException:
+            raise
+        except Exception:
+            logger.exception("%s failed", feature.method)
+            return _empty(feature)
+
+    return handler
+
+
+def _session_handler(feature: Feature) -> Callable[..., Any]:
+    """The registered function of a session event: any failure is logged, never raised
+    into pygls (a notification has nobody to answer)."""
+    handle = feature.module.handle
+    if inspect.iscoroutinefunction(handle):
+
+        async def run_async(ls: WflsServer, params: Any) -> Any:
+            try:
+                return await handle(ls, params)
+            except JsonRpcException:
+                raise
+            except Exception:
+                logger.exception("%s failed", feature.method)
+                return _empty(feature)
+
+        return run_async
+
+    def run(ls: WflsServer, params: Any) -> Any:
+        try:
+            return handle(ls, params)
+        except JsonRpcException:
+            raise
+        except Exception:
+            logger.exception("%s failed", feature.method)
+            return _empty(feature)
+
+    return run
+
+
 def register_features(server: WflsServer) -> None:
     """The one place where wfls registers LSP methods (called from ``initialize``)."""
     for feature in features():
-        if feature.when(server.flags):
-            if feature.method == types.WORKSPACE_EXECUTE_COMMAND:
-                _register_commands(server, feature)
-            elif feature.options is None:
-                server.feature(feature.method)(feature.handler)
-            else:
-                server.feature(feature.method, feature.options)(feature.handler)
+        if not feature.when(server.flags):
+            continue
+        handler = _document_handler(feature) if feature.document else _session_handler(feature)
+        if feature.method == types.WORKSPACE_EXECUTE_COMMAND:
+            _register_commands(server, feature.options, handler)
+        elif feature.options is None:
+            server.feature(feature.method)(handler)
+        else:
+            server.feature(feature.method, feature.options)(handler)
 
 
-def _register_commands(server: WflsServer, feature: Feature) -> None:
+def _register_commands(
+    server: WflsServer, options: types.ExecuteCommandOptions, handler: Callable[..., Any]
+) -> None:
     """pygls answers ``workspace/executeCommand`` itself, dispatching on the command
     name to what ``server.command`` registered (and advertising those names): each
-    command of the feature's options is registered there, all served by its handler."""
+    command of the options is registered there, all served by the one handler."""
 
     def command(name: str) -> Callable[..., Any]:
-        async def run(ls, *arguments):  # type: ignore[no-untyped-def]
+        async def run(ls: WflsServer, *arguments: Any) -> Any:
             params = types.ExecuteCommandParams(command=name, arguments=list(arguments))
-            return await feature.handler(ls, params)
+            return await handler(ls, params)
 
         return run
 
-    for name in feature.options.commands:
+    for name in options.commands:
         server.command(name)(command(name))
 
 
 def create_server() -> WflsServer:
-    from wfls.handlers import initialize
-
+    """A server that knows only ``initialize``; the rest is registered for the client."""
     server = WflsServer()
-    server.feature(types.INITIALIZE)(initialize.handle)
+
+    @server.feature(types.INITIALIZE)
+    def initialize(ls: WflsServer, params: types.InitializeParams) -> None:
+        # Not wrapped: a failure here must fail the initialize request visibly.
+        ls.flags = resolve_flags(params.capabilities)
+        register_features(ls)
+        if params.initialization_options is not None:
+            ls.apply_settings(params.initialization_options, "initializationOptions")
+
     return server
 
 

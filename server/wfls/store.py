@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 from urllib.parse import unquote, urlparse
 
 from wf_core.analysis.context_scopes import ContextCache
@@ -34,7 +33,7 @@ from wf_core.models.loading import ModelCache
 from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
-from wfls.features.cursor import editable_without_reanalysis
+from wf_core.view import AnalysisView
 
 
 def workflow_syntax(uri: str) -> Syntax | None:
@@ -137,7 +136,7 @@ class DocumentStore:
                 document.snapshot = snapshot
         return snapshot
 
-    def editing_snapshot(self, uri: str) -> Any:
+    def editing_snapshot(self, uri: str) -> AnalysisView | None:
         """The latest version's snapshot if analysed, else one derived from the last analysed
         version through an edit inside one string literal; None when neither exists."""
         document = self._documents.get(uri)
@@ -149,7 +148,7 @@ class DocumentStore:
             return None
         if base.version == version:
             return base
-        return derive_edited_snapshot(base, text, version, allowed=editable_without_reanalysis)
+        return derive_edited_snapshot(base, text, version)
 
     def lines(self, uri: str) -> LineIndex | None:
         """Line index of an open document, without analysing it."""

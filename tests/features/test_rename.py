@@ -20,7 +20,12 @@ edges = [
 
 [input_schema]
 type = "object"
-properties.orders = { type = "array", items = { type = "object", properties = { sku = { type = "string" } }, required = ["sku"] } }
+properties.orders = { type = "array", items = { "$ref" = "#/$defs/order" } }
+
+[input_schema."$defs".order]
+type = "object"
+required = ["sku"]
+properties.sku = { type = "string" }
 
 [[node_defs]]
 name = "task"
@@ -57,12 +62,19 @@ def check_rename(fixture: str, new_name: str, after: str, *, round_trip: bool = 
     assert errors(renamed) == before_errors
     if not round_trip:
         return
-    first = min(edits, key=lambda e: e.span.start)
-    back = rename(
-        renamed,
-        first.span.start + (1 if first.new_text.startswith(('"', "'")) else 0),
-        prepare_rename(snapshot, offset)[1],
-    )
+    old_name = prepare_rename(snapshot, offset)[1]
+    back = None
+    delta = 0
+    for edit in sorted(edits, key=lambda e: e.span.start):
+        quoted = 1 if edit.new_text.startswith(('"', "'")) else 0
+        start = edit.span.start + delta  # where the edit's text starts in the new document
+        delta += len(edit.new_text) - (edit.span.end - edit.span.start)
+        try:
+            back = rename(renamed, start + quoted, old_name)
+            break
+        except Refusal:
+            continue  # not a name (a ``required`` entry): try the next edit
+    assert back is not None
     assert apply(text, [(e.span, e.new_text) for e in back]) == snapshot.text
 
 
@@ -185,7 +197,7 @@ def test_rename_a_binding_target_renames_the_node_def_property() -> None:
         ('id = "use"', 6, "__end__", "reserved"),
         ('id = "use"', 6, "", "cannot be empty"),
         ('as = "order"', 6, "loop_item", "reserved context key"),
-        ("sku = {", 0, "sku", None),
+        ("properties.sku", 11, "sku", None),
     ],
 )
 def test_rename_refusals(needle: str, shift: int, new: str, reason: str | None) -> None:
@@ -238,8 +250,8 @@ def test_references_without_the_declaration() -> None:
 
 def test_references_of_a_property_through_items_and_aliases() -> None:
     check_references(
-        at(WORKFLOW, "sku = {", 0),
-        WORKFLOW.replace("sku = {", "«sku» = {")
+        at(WORKFLOW, "properties.sku", 11),
+        WORKFLOW.replace("properties.sku", "properties.«sku»")
         .replace("item.sku", "item.«sku»")
         .replace("order.sku", "order.«sku»"),
     )

@@ -37,6 +37,7 @@ class Cursor:
     segment: PathSegment | None
     string: StringCursor | None
     located: Located | None
+    node_index: int | None  # the ``nodes`` entry whose text holds the offset
 
     @property
     def in_key(self) -> bool:
@@ -76,4 +77,31 @@ def classify(view: AnalysisView, offset: int) -> Cursor:
     segment = path.segment_at(offset) if path is not None else None
     occurrence = index.occurrence_at(offset)
     located = view.parsed.source_map.locate(offset)
-    return Cursor(offset, occurrence, path, segment, string_at(view, offset), located)
+    node = node_index_at(view, offset, located)
+    return Cursor(offset, occurrence, path, segment, string_at(view, offset), located, node)
+
+
+def node_index_at(view: AnalysisView, offset: int, located: Located | None) -> int | None:
+    """The document index of the node whose entry holds ``offset``.
+
+    A TOML ``[[nodes]]`` entry runs from its header through its last pair, a
+    JSON node from its opening to its closing brace; the key of a ``[[nodes]]``
+    header and the space between JSON elements belong to the array, so the
+    element is found by its span.
+    """
+    if located is None:
+        return None
+    location = located.location
+    if len(location) >= 2 and location[0] == "nodes" and isinstance(location[1], int):
+        return location[1]
+    if tuple(location) != ("nodes",):
+        return None
+    source_map = view.parsed.source_map
+    count = len(view.index.resolver.nodes)
+    spans = [source_map.get(("nodes", index)) for index in range(count)]
+    starts = [entry.value.start if entry else -1 for entry in spans]
+    index = bisect.bisect_right(starts, offset) - 1
+    entry = spans[index] if index >= 0 else None
+    if entry is not None and entry.value.start <= offset <= entry.value.end:
+        return index
+    return None

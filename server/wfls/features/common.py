@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wf_core.locations import Location
 from wf_core.schema_nav import SchemaNavigator
 from wf_core.semantic.model import PathOccurrence, PathRole
 from wf_core.view import AnalysisView
@@ -65,3 +66,14 @@ def local_navigator(view: AnalysisView, path: PathOccurrence) -> SchemaNavigator
     else:
         site = None
     return site.navigator if site is not None else None
+
+
+def value_at(view: AnalysisView, location: Location) -> Any:
+    """The document value at ``location`` (None when nothing is written there)."""
+    value: Any = view.parsed.values
+    for part in location:
+        if isinstance(part, int):
+            value = value[part] if isinstance(value, list) and 0 <= part < len(value) else None
+        else:
+            value = value.get(part) if isinstance(value, Mapping) else None
+    return value

@@ -1,155 +1,199 @@
-"""Completion: path members at the cursor's node, ids, outcomes, types, keys.
+"""Completion: path members where the path is read, names, enum values, keys.
 
 Path members come from the same navigators validation walks, so a completion
 is never rejected by a diagnostic (and a path validation accepts is always
 offered). Inserted segments go through the canonical formatter and are then
-escaped for the string literal that holds them.
+written for the string literal that holds them. Keys come from the one table
+of document keys (``wf_core.models.keys``) that also closes the published
+JSON Schema and reports unknown keys.
+
+In a node that no edge reaches yet (how a new node is usually written), the
+context it *would* have is offered: the standard fields and every loop of the
+workflow, each loop marked with where it is active.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY, STANDARD_CONTEXT_NAMES
-from wf_core.models.steps import declared_outcomes
+from wf_core.documents.writing import inside_literal, write_key
+from wf_core.locations import Location
+from wf_core.models.keys import (
+    CONDITION_MODELS,
+    DEPRECATED_KEYS,
+    STEP_MODELS,
+    model_keys,
+    node_keys,
+    top_level_keys,
+)
+from wf_core.models.schemas import NodeDef
+from wf_core.models.workflow import Edge
+from wf_core.path_scan import scan_at
 from wf_core.paths import format_segment
 from wf_core.schema_nav import SchemaView
-from wf_core.snapshot import DocumentSnapshot
+from wf_core.semantic.cursor import Cursor, StringCursor, classify
+from wf_core.semantic.model import PathOccurrence, PathRole
 from wf_core.spans import Span
 from wf_core.tokens import END
-from wfls.features.cursor import (
-    PathCursor,
-    StringCursor,
-    local_schema_navigator,
-    path_at,
-    read_navigator,
-    string_at,
-)
+from wf_core.view import AnalysisView
+from wfls.features.common import document_nodes, node_values, read_navigator, value_at
+from wfls.features.hover import NODE_TYPES, ROOTS
 from wfls.features.schema_text import schema_markdown
 from wfls.features.types import CompletionCandidate
 
-ROOTS = {
-    "input": "The workflow input, as declared by `input_schema`",
-    "state": "The workflow state, as declared by `state_schema`",
-    "context": "The runtime context at this node: standard fields and the active loops",
+CONDITION_OPS = tuple(CONDITION_MODELS)
+ENUMS: dict[str, tuple[str, ...]] = {
+    "mode": ("serial", "concurrent"),
+    "action": ("fail", "skip", "collect"),
+    "interrupt": ("quiesce",),
 }
-NODE_TYPES = ("node", "subgraph", "condition", "foreach", "join", "end", "interrupt")
-CONDITION_OPS = ("exists", "not", "and", "or", "eq", "ne", "gt", "ge", "lt", "le")
-TOP_LEVEL_KEYS = (
-    "name",
-    "start",
-    "outcomes",
-    "edges",
-    "output",
-    "input_schema",
-    "state_schema",
-    "output_schema",
-    "node_defs",
-    "nodes",
+JSON_SCHEMA_TYPES = ("object", "array", "string", "number", "integer", "boolean", "null")
+JSON_SCHEMA_KEYWORDS = (
+    "type",
+    "properties",
+    "required",
+    "items",
+    "additionalProperties",
+    "description",
+    "title",
+    "enum",
+    "const",
+    "default",
+    "$ref",
+    "$defs",
+    "anyOf",
+    "allOf",
+    "oneOf",
+    "not",
+    "minimum",
+    "maximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "examples",
 )
-NODE_KEYS = {
-    "node": ("id", "type", "node", "desc", "input", "output", "retry", "timeout_seconds"),
-    "subgraph": (
-        "id",
-        "type",
-        "workflow",
-        "desc",
-        "input_schema",
-        "output_schema",
-        "input",
-        "output",
-        "outcomes",
-    ),
-    "condition": ("id", "type", "check"),
-    "foreach": ("id", "type", "over", "as", "mode", "item_error", "concurrent"),
-    "join": ("id", "type"),
-    "end": ("id", "type", "outcome"),
-    "interrupt": (
-        "id",
-        "type",
-        "kind",
-        "request",
-        "resume",
-        "outcomes",
-        "request_schema",
-        "resume_schema",
-    ),
-}
-RECORD_KEYS = {
-    "edges": ("from", "outcome", "to"),
-    "node_defs": (
-        "name",
-        "input_schema",
-        "output_schema",
-        "outcomes",
-        "retry",
-        "timeout_seconds",
-    ),
-    "output": ("target", "path", "value"),
-}
-BINDING_KEYS = {
+_BINDING_KEYS = {
     "input": ("target", "path", "value", "expression"),
     "request": ("target", "path", "value", "expression"),
     "output": ("source", "target"),
     "resume": ("source", "target"),
 }
+_EXPRESSION_KEYS = ("kind", "path", "value", "items", "fields")
+_LOCAL_ROLES = (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET)
 
 
-def complete(snapshot: DocumentSnapshot, offset: int) -> list[CompletionCandidate]:
-    cursor = path_at(snapshot, offset)
-    if cursor is not None:
-        return path_completions(snapshot, cursor)
-    string = string_at(snapshot, offset)
-    if string is not None:
-        return value_completions(snapshot, string)
-    return key_completions(snapshot, offset)
+def complete(view: AnalysisView, offset: int) -> list[CompletionCandidate]:
+    cursor = classify(view, offset)
+    if cursor.path is not None:
+        return path_completions(view, cursor.path, offset, cursor)
+    if cursor.string is not None:
+        if cursor.located is not None and cursor.located.in_key:
+            return key_completions(view, cursor, offset)
+        return value_completions(view, cursor.string)
+    return key_completions(view, cursor, offset)
 
 
-def encode_for_literal(text: str, style: str) -> str:
-    """Escape inserted text for the string literal it lands in."""
-    if style in ("literal", "multiline_literal"):
-        return text
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+# -- paths --------------------------------------------------------------------------
 
 
-def path_completions(snapshot: DocumentSnapshot, cursor: PathCursor) -> list[CompletionCandidate]:
-    literal = cursor.string.literal
-    partial = cursor.at.partial
-    replace = literal.doc_span(partial.start, partial.end)
-    before = [segment.value for segment in cursor.at.before]
-    if cursor.role in ("local_target", "local_source", "output_target"):
-        navigator = local_schema_navigator(snapshot, cursor)
-        view = navigator.at_path(before) if navigator is not None else None
-        return _member_candidates(view, (), replace, literal.style, context_top=False)
+def path_completions(
+    view: AnalysisView, path: PathOccurrence, offset: int, cursor: Cursor
+) -> list[CompletionCandidate]:
+    literal = path.literal
+    decoded = cursor.string.offset if cursor.string is not None else len(literal.value)
+    at = scan_at(literal.value, decoded)
+    replace = literal.doc_span(at.partial.start, at.partial.end)
+    before = [segment.value for segment in at.before]
+    style = literal.style
+    if path.role in _LOCAL_ROLES:
+        navigator = read_navigator(view, path, "")
+        members = navigator.at_path(before) if navigator is not None else None
+        return _members(members, (), replace, style, context_top=False)
     if not before:
-        roots = ("state",) if cursor.role == "state_target" else tuple(ROOTS)
+        roots = ("state",) if path.role == PathRole.STATE_TARGET else tuple(ROOTS)
         return [
-            _candidate(root, "module", replace, literal.style, detail="root", doc=ROOTS[root])
+            _candidate(root, "module", replace, style, detail="root", doc=ROOTS[root])
             for root in roots
         ]
-    root, rest = before[0], before[1:]
-    if cursor.role == "state_target":
-        if root != "state" or snapshot.context is None:
-            return []
-        navigator = snapshot.context.source_navigator("state")
-    else:
-        navigator = read_navigator(snapshot, cursor, root)
+    root, rest = before[0], tuple(before[1:])
+    if path.role == PathRole.STATE_TARGET and root != "state":
+        return []
+    navigator = read_navigator(view, path, root)
+    if root == "context" and navigator is None and path.role.reads_graph:
+        return _unwired_context(view, path, rest, replace, style)
     if navigator is None:
         return []
-    view = navigator.at_path(rest)
-    return _member_candidates(
-        view,
+    return _members(
+        navigator.at_path(rest),
         (root, *rest),
         replace,
-        literal.style,
+        style,
         context_top=root == "context" and not rest,
-        foreach_level=root == "context" and tuple(rest) == (FOREACH_CONTEXT_KEY,),
+        foreach_level=root == "context" and rest == (FOREACH_CONTEXT_KEY,),
     )
 
 
-def _member_candidates(
-    view: SchemaView | None,
+def _unwired_context(
+    view: AnalysisView,
+    path: PathOccurrence,
+    rest: tuple[str, ...],
+    replace: Span,
+    style: str,
+) -> list[CompletionCandidate]:
+    """A node with no context yet: every loop of the workflow, marked with where it is
+    active, so the author can write the read before wiring the node."""
+    model = view.context
+    if model is None:
+        return []
+    loops = tuple(
+        str(n.get("id"))
+        for n in document_nodes(view)
+        if n.get("type") == "foreach" and n.get("id") in model.nodes_by_id
+    )
+    navigator = model.navigator_for_stack(loops)
+    candidates = _members(
+        navigator.at_path(rest),
+        ("context", *rest),
+        replace,
+        style,
+        context_top=not rest,
+        foreach_level=rest == (FOREACH_CONTEXT_KEY,),
+    )
+    if rest != (FOREACH_CONTEXT_KEY,):
+        return candidates
+    where = path.node_id or "this node"
+    marked = []
+    for candidate in candidates:
+        owner = _unformat(candidate.label)
+        note = (
+            f"active only in the body of foreach `{owner}`: wire `{where}` into that body "
+            "(an edge from its `loop` outcome) to read it"
+        )
+        marked.append(
+            CompletionCandidate(
+                **{
+                    **candidate.__dict__,
+                    "detail": f"not active here yet ({candidate.detail})",
+                    "documentation": f"{note}\n\n{candidate.documentation or ''}",
+                }
+            )
+        )
+    return marked
+
+
+def _unformat(label: str) -> str:
+    return label[1:-1] if label.startswith('"') and label.endswith('"') else label
+
+
+def _members(
+    members: SchemaView | None,
     prefix: tuple[str, ...],
     replace: Span,
     style: str,
@@ -157,11 +201,11 @@ def _member_candidates(
     context_top: bool,
     foreach_level: bool = False,
 ) -> list[CompletionCandidate]:
-    if view is None:
+    if members is None:
         return []
     out = []
-    for name in view.declared_names():
-        child = view.child(name)
+    for name in members.declared_names():
+        child = members.child(name)
         if child is None:
             continue
         convenience = context_top and name not in STANDARD_CONTEXT_NAMES and name != "foreach"
@@ -188,7 +232,7 @@ def _candidate(
     name: str,
     kind: str,
     replace: Span,
-    style: str,
+    style: str | None,
     *,
     detail: str | None = None,
     doc: str | None = None,
@@ -197,7 +241,9 @@ def _candidate(
     raw: bool = False,
 ) -> CompletionCandidate:
     text = name if raw else format_segment(name)
-    insert = encode_for_literal(text, style)
+    insert = inside_literal(text, style)
+    if insert is None:  # a literal string cannot hold it: offer it unquoted text instead
+        insert = text
     return CompletionCandidate(
         label=text,
         kind=kind,
@@ -211,107 +257,227 @@ def _candidate(
     )
 
 
-def _node_ids(snapshot: DocumentSnapshot) -> list[tuple[str, str]]:
-    nodes = snapshot.parsed.values.get("nodes")
-    out = []
-    for node in nodes if isinstance(nodes, list) else ():
-        if isinstance(node, dict) and isinstance(node.get("id"), str):
-            out.append((node["id"], str(node.get("type", ""))))
-    return out
+# -- values -------------------------------------------------------------------------
 
 
-def value_completions(
-    snapshot: DocumentSnapshot, string: StringCursor
-) -> list[CompletionCandidate]:
+def value_completions(view: AnalysisView, string: StringCursor) -> list[CompletionCandidate]:
     location = string.location
     literal = string.literal
     replace = Span(
         literal.content.start, literal.content.end if literal.closed else literal.span.end
     )
     style = literal.style
-    values = snapshot.parsed.values if isinstance(snapshot.parsed.values, dict) else {}
+    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
 
     def plain(names: Iterable[tuple[str, str | None]], kind: str) -> list[CompletionCandidate]:
         return [_candidate(n, kind, replace, style, detail=d, raw=True) for n, d in names if n]
 
     last = location[-1] if location else None
-    if location == ("start",) or (location[:1] == ("edges",) and last in ("from", "to")):
-        names: list[tuple[str, str | None]] = [(i, t) for i, t in _node_ids(snapshot)]
+    head = location[:1]
+    if location == ("start",) or (head == ("edges",) and last in ("from", "to")):
+        names: list[tuple[str, str | None]] = [
+            (str(n.get("id")), str(n.get("type", ""))) for n in document_nodes(view) if n.get("id")
+        ]
         if last == "to":
             names.append((END, "ends the workflow with outcome ok"))
         return plain(names, "reference")
-    if location[:1] == ("edges",) and last == "outcome" and isinstance(location[1], int):
-        return plain(((o, None) for o in _edge_outcomes(snapshot, location[1])), "enum")
-    if location[:1] == ("nodes",) and len(location) == 3 and last == "type":
-        return plain(((t, None) for t in NODE_TYPES), "keyword")
-    if location[:1] == ("nodes",) and len(location) == 3 and last == "node":
+    if head == ("edges",) and last == "outcome" and isinstance(location[1], int):
+        return plain(((o, None) for o in _edge_outcomes(view, location[1])), "enum")
+    if head == ("nodes",) and len(location) == 3 and last == "type":
+        return plain(((t, NODE_TYPES[t][:60]) for t in STEP_MODELS), "keyword")
+    if head == ("nodes",) and len(location) == 3 and last == "node":
         defs = values.get("node_defs")
-        names = [
+        found = [
             (d["name"], "node def")
             for d in (defs if isinstance(defs, list) else ())
-            if isinstance(d, dict) and isinstance(d.get("name"), str)
+            if isinstance(d, Mapping) and isinstance(d.get("name"), str)
         ]
-        return plain(names, "reference")
-    if location[:1] == ("nodes",) and "check" in location and last == "op":
+        return plain(found, "reference")
+    if head == ("nodes",) and "check" in location and last == "op":
         return plain(((o, None) for o in CONDITION_OPS), "keyword")
-    if location[:1] == ("nodes",) and len(location) == 3 and last == "outcome":
-        outcomes = values.get("outcomes")
-        return (
-            plain(((o, None) for o in outcomes if isinstance(o, str)), "enum")
-            if isinstance(outcomes, list)
-            else []
-        )
+    if head == ("nodes",) and len(location) == 3 and last == "outcome":
+        outcomes = values.get("outcomes", ["ok"])
+        return plain(((o, None) for o in outcomes if isinstance(o, str)), "enum")
+    if head == ("nodes",) and isinstance(last, str) and last in ENUMS:
+        return plain(((v, None) for v in ENUMS[last]), "enum")
+    if _in_schema(view, location[:-1]) and last == "type":
+        return plain(((t, None) for t in JSON_SCHEMA_TYPES), "enum")
     return []
 
 
-def _edge_outcomes(snapshot: DocumentSnapshot, edge_index: int) -> list[str]:
-    edges = snapshot.parsed.values.get("edges")
+def _edge_outcomes(view: AnalysisView, edge_index: int) -> list[str]:
+    """The outcomes the edge's ``from`` node declares, from the semantic index's table."""
+    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    edges = values.get("edges")
     if not isinstance(edges, list) or not (0 <= edge_index < len(edges)):
         return []
     edge = edges[edge_index]
-    source = edge.get("from") if isinstance(edge, dict) else None
-    workflow = snapshot.workflow
-    if workflow is None or not isinstance(source, str):
+    source = edge.get("from") if isinstance(edge, Mapping) else None
+    index = view.index.resolver.node_ids.get(source) if isinstance(source, str) else None
+    if index is None:
         return []
-    node = next((n for n in workflow.nodes if n.id == source), None)
-    if node is None:
+    node = node_values(view, index)
+    node_type = node.get("type")
+    if node_type == "node":
+        for definition in values.get("node_defs", []):
+            if isinstance(definition, Mapping) and definition.get("name") == node.get("node"):
+                outcomes = definition.get("outcomes")
+                return (
+                    sorted(o for o in outcomes if isinstance(o, str))
+                    if isinstance(outcomes, list)
+                    else []
+                )
         return []
-    node_defs = {d.name: d for d in workflow.node_defs}
-    return sorted(declared_outcomes(node, node_defs))
+    if node_type in ("subgraph", "interrupt"):
+        default = ["ok"] if node_type == "subgraph" else ["submitted"]
+        outcomes = node.get("outcomes", default)
+        return [o for o in outcomes if isinstance(o, str)] if isinstance(outcomes, list) else []
+    builtin = {"foreach": ["done", "loop"], "condition": ["false", "true"], "join": ["done"]}
+    outcomes = list(builtin.get(str(node_type), []))
+    action = node.get("item_error")
+    if node_type == "foreach" and (
+        (isinstance(action, Mapping) and action.get("action") in ("skip", "collect"))
+        or action in ("skip", "collect")
+    ):
+        outcomes.insert(0, "completed_with_errors")
+    return outcomes
 
 
-def key_completions(snapshot: DocumentSnapshot, offset: int) -> list[CompletionCandidate]:
-    located = snapshot.parsed.source_map.locate(offset)
-    if located is None or not located.in_key:
-        return []
-    parent = located.location[:-1]
-    keys = allowed_keys(snapshot, parent)
-    present = {
-        loc[-1] for loc in snapshot.parsed.source_map.children(parent) if loc != located.location
-    }
-    return [
-        CompletionCandidate(
-            label=key,
-            kind="property",
-            replace=located.span,
-            insert_text=key,
-            sort_text=f"0_{key}",
+# -- keys ---------------------------------------------------------------------------
+
+
+def key_completions(view: AnalysisView, cursor: Cursor, offset: int) -> list[CompletionCandidate]:
+    """Keys allowed in the table holding the cursor: while a key is being typed, and on
+    an empty line or in empty braces, where nothing has been typed yet."""
+    located = cursor.located
+    if located is not None and located.in_key:
+        parent = tuple(located.location[:-1])
+        replace = located.span
+        typed: Location | None = tuple(located.location)
+    else:
+        found = _enclosing_table(view, offset, located)
+        if found is None:
+            return []
+        parent, replace, typed = found, Span(offset, offset), None
+    keys = allowed_keys(view, parent)
+    present = {loc[-1] for loc in view.parsed.source_map.children(parent) if tuple(loc) != typed}
+    quote = view.syntax == "json" and not (located is not None and located.in_key)
+    out = []
+    for key, deprecated in keys:
+        if key in present:
+            continue
+        insert = write_key(key, "json") + ": " if quote else key
+        if view.syntax == "json" and located is not None and located.in_key:
+            insert = inside_literal(key, "json") or key
+        elif view.syntax != "json":
+            insert = write_key(key, "toml")
+        out.append(
+            CompletionCandidate(
+                label=key,
+                kind="property",
+                replace=replace,
+                insert_text=insert,
+                sort_text=f"{1 if deprecated else 0}_{key}",
+                filter_text=key,
+                deprecated=deprecated,
+                detail="deprecated" if deprecated else None,
+            )
         )
-        for key in keys
-        if key not in present
-    ]
+    return out
 
 
-def allowed_keys(snapshot: DocumentSnapshot, parent: tuple[Any, ...]) -> tuple[str, ...]:
+_HEADER = re.compile(r"^[ \t]*\[\[?([^\]\n]*)\]\]?[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _enclosing_table(view: AnalysisView, offset: int, located: Any) -> Location | None:
+    """The table whose keys may be written at a cursor on blank space, or None when the
+    cursor is not on blank space (inside a value, after a key on the same line)."""
+    text = view.text
+    line_start = text.rfind("\n", 0, offset) + 1
+    line_end = text.find("\n", offset)
+    line = text[line_start : len(text) if line_end < 0 else line_end]
+    before = text[line_start:offset]
+    if view.syntax == "json":
+        if located is None or before.strip(" \t{,") not in ("",):
+            return None
+        location = tuple(located.location)
+        entry = view.parsed.source_map.get(location)
+        value = value_at(view, location)
+        return location if entry is not None and isinstance(value, Mapping) else None
+    if before.strip() or (line.strip() and not line[len(before) :].strip().startswith("#")):
+        if not (located is not None and _inline_table_gap(view, located, offset)):
+            return None
+        return tuple(located.location)
+    # Blank TOML line: the table of the nearest header above, or the top level.
+    header = None
+    for match in _HEADER.finditer(text, 0, line_start):
+        header = match
+    if header is None:
+        return ()
+    found = view.parsed.source_map.locate(header.start() + header.group(0).index("[") + 1)
+    if found is None:
+        return ()
+    location = tuple(found.location)
+    while location and not isinstance(value_at(view, location), Mapping):
+        location = location[:-1]
+    return location
+
+
+def _inline_table_gap(view: AnalysisView, located: Any, offset: int) -> bool:
+    """A cursor in an inline table between pairs (``{ a = 1, | }``)."""
+    value = value_at(view, tuple(located.location))
+    if not isinstance(value, Mapping) or located.in_key:
+        return False
+    before = view.text[:offset].rstrip(" \t")
+    return before.endswith(("{", ","))
+
+
+_NESTED_SCHEMAS = ("input_schema", "output_schema", "request_schema", "resume_schema")
+
+
+def _in_schema(view: AnalysisView, location: Location) -> bool:
+    """True when ``location`` is a schema object (not a ``properties`` map, not data)."""
+    if location[:1] in (("input_schema",), ("state_schema",), ("output_schema",)):
+        rest = location[1:]
+    elif (
+        len(location) >= 3
+        and location[0] in ("node_defs", "nodes")
+        and location[2] in (_NESTED_SCHEMAS)
+    ):
+        rest = location[3:]
+    else:
+        return False
+    return not rest or rest[-1] != "properties"
+
+
+def allowed_keys(view: AnalysisView, parent: Location) -> list[tuple[str, bool]]:
+    """``(key, deprecated)`` pairs the table at ``parent`` may hold."""
     if parent == ():
-        return TOP_LEVEL_KEYS
-    if len(parent) == 2 and parent[0] == "nodes":
-        nodes = snapshot.parsed.values.get("nodes")
-        raw = nodes[parent[1]] if isinstance(nodes, list) and parent[1] < len(nodes) else {}
-        node_type = raw.get("type") if isinstance(raw, dict) else None
-        return NODE_KEYS.get(node_type, ("id", "type"))
-    if len(parent) == 2 and parent[0] in RECORD_KEYS:
-        return RECORD_KEYS[parent[0]]
-    if len(parent) == 4 and parent[0] == "nodes" and parent[2] in BINDING_KEYS:
-        return BINDING_KEYS[parent[2]]
-    return ()
+        return [(k, False) for k in top_level_keys()] + [("$schema", False)]
+    if _in_schema(view, parent):
+        return [(k, False) for k in JSON_SCHEMA_KEYWORDS]
+    head = parent[0]
+    if len(parent) == 2 and head == "nodes":
+        node_type = node_values(view, parent[1] if isinstance(parent[1], int) else None).get("type")
+        model = STEP_MODELS.get(str(node_type))
+        deprecated = set(DEPRECATED_KEYS.get(model, ())) if model is not None else set()
+        return [(k, k in deprecated) for k in node_keys(str(node_type))]
+    if len(parent) == 2 and head == "edges":
+        return [(k, False) for k in model_keys(Edge)]
+    if len(parent) == 2 and head == "node_defs":
+        return [(k, False) for k in model_keys(NodeDef)]
+    if len(parent) == 2 and head == "output":
+        return [(k, False) for k in ("target", "path", "value")]
+    if len(parent) == 4 and head == "nodes" and parent[2] in _BINDING_KEYS:
+        return [(k, False) for k in _BINDING_KEYS[str(parent[2])]]
+    if head == "nodes" and "expression" in parent:
+        return [(k, False) for k in _EXPRESSION_KEYS]
+    if head == "nodes" and "check" in parent:
+        return [(k, False) for k in ("op", "path", "arg", "args", "left", "right", "value")]
+    if len(parent) == 3 and head == "nodes" and parent[2] == "item_error":
+        return [("action", False), ("collect_to", False)]
+    if len(parent) == 3 and head == "nodes" and parent[2] == "concurrent":
+        return [("max_active", False), ("max_outstanding", False), ("interrupt", False)]
+    if len(parent) == 3 and head == "nodes" and parent[2] == "workflow":
+        return [("name", False), ("artifact_id", False), ("version", False)]
+    return []

@@ -1,139 +1,252 @@
-"""Hover: what a path prefix resolves to, what a loop is, what a node is."""
+"""Hover: what the thing under the cursor is.
+
+On a path segment, what the path up to it resolves to where it is read (the
+same navigator validation uses); on ``context.foreach.<id>`` the loop itself
+and the owner stack here; on a node id, node def, outcome, alias, property
+declaration or node ``type`` what it is and where it leads.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from typing import Any
 
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY
 from wf_core.paths import GraphSourcePath, format_segments
-from wf_core.snapshot import DocumentSnapshot
-from wf_core.validation.context_paths import structured_replacement
-from wfls.features.completion import ROOTS
-from wfls.features.cursor import (
-    PathCursor,
-    local_schema_navigator,
-    owner_stack_at,
-    path_at,
-    read_navigator,
-    string_at,
+from wf_core.semantic.cursor import Cursor, classify
+from wf_core.semantic.model import (
+    Occurrence,
+    PathOccurrence,
+    PathRole,
+    PathSegment,
+    SegmentKind,
+    Symbol,
+    SymbolKind,
 )
-from wfls.features.schema_text import _without_defs, schema_markdown
+from wf_core.tokens import END
+from wf_core.validation.context_paths import structured_replacement
+from wf_core.view import AnalysisView
+from wfls.features.common import (
+    document_nodes,
+    node_index_of,
+    node_values,
+    owner_stack,
+    read_navigator,
+    stack_text,
+    value_at,
+)
+from wfls.features.schema_text import schema_markdown, without_defs
 from wfls.features.types import HoverResult
 
+ROOTS = {
+    "input": "The workflow input, as declared by `input_schema`",
+    "state": "The workflow state, as declared by `state_schema`",
+    "context": "The runtime context at this node: standard fields and the active loops",
+}
+NODE_TYPES = {
+    "node": "runs a node def's handler with the node's input bindings; its outcomes are the "
+    "node def's",
+    "subgraph": "runs another workflow in a new scope: only the input bindings cross into it, "
+    "output bindings bring its output back",
+    "condition": "evaluates `check` against the graph context; outcomes `true` and `false`",
+    "foreach": "loops over the list `over` reads: `loop` enters one item's body, a body edge "
+    "back to the foreach returns the item, `done` leaves once every item is done; the body "
+    "reads the item as `context.foreach.<id>.item`",
+    "join": "continues at once with outcome `done`",
+    "end": "ends the workflow with its `outcome`",
+    "interrupt": "pauses the run with a request built from `request`; the answer is written "
+    "to state through `resume`",
+}
 
-def hover(snapshot: DocumentSnapshot, offset: int) -> HoverResult | None:
-    cursor = path_at(snapshot, offset)
-    if cursor is not None:
-        return path_hover(snapshot, cursor)
-    string = string_at(snapshot, offset)
+
+def _json(value: Any) -> str:
+    return json.dumps(value, indent=2, ensure_ascii=False, default=str)
+
+
+def hover(view: AnalysisView, offset: int) -> HoverResult | None:
+    cursor = classify(view, offset)
+    if cursor.path is not None and cursor.segment is not None:
+        return path_hover(view, cursor.path, cursor.segment)
+    occurrence = cursor.occurrence
+    if occurrence is not None:
+        text = occurrence_markdown(view, occurrence)
+        return HoverResult(text, occurrence.span) if text else None
+    return _value_hover(view, cursor)
+
+
+def _value_hover(view: AnalysisView, cursor: Cursor) -> HoverResult | None:
+    string = cursor.string
     if string is None:
         return None
-    location, literal = string.location, string.literal
-    span = literal.span
-    value = literal.value
-    if (
-        location == ("start",)
-        or (location[:1] == ("edges",) and location[-1] in ("from", "to"))
-        or (location[:1] == ("nodes",) and len(location) == 3 and location[-1] == "id")
-    ):
-        text = node_markdown(snapshot, value)
-        return HoverResult(text, span) if text else None
-    if location[:1] == ("nodes",) and len(location) == 3 and location[-1] == "node":
-        text = node_def_markdown(snapshot, value)
-        return HoverResult(text, span) if text else None
+    location, value = string.location, string.literal.value
+    if location[:1] == ("nodes",) and len(location) == 3 and location[2] == "type":
+        doc = NODE_TYPES.get(value)
+        return HoverResult(f"**`{value}`** node: {doc}", string.literal.span) if doc else None
+    if location[:1] == ("edges",) and location[-1] == "to" and value == END:
+        return HoverResult(f"**`{END}`**: ends the workflow with outcome `ok`", string.literal.span)
     return None
 
 
-def _stack_text(stack: tuple[str, ...] | None) -> str:
-    if stack is None:
-        return "none (unreachable or reachable under two foreach regions)"
-    return " > ".join(f"`{s}`" for s in stack) if stack else "no active loop"
+def occurrence_markdown(view: AnalysisView, occurrence: Occurrence) -> str | None:
+    symbol = occurrence.symbol
+    if symbol is None:
+        return f"`{occurrence.name}`: no {occurrence.kind.value.replace('_', ' ')} of that name"
+    if symbol.kind == SymbolKind.NODE:
+        return node_markdown(view, symbol.key[0])
+    if symbol.kind == SymbolKind.NODE_DEF:
+        return node_def_markdown(view, symbol.name)
+    if symbol.kind == SymbolKind.OUTCOME:
+        return outcome_markdown(view, symbol)
+    if symbol.kind == SymbolKind.ALIAS:
+        owner = symbol.key[0]
+        return f"**alias `{symbol.name}`** of foreach `{owner}`\n\n" + (
+            foreach_markdown(view, owner, None) or ""
+        )
+    if symbol.kind == SymbolKind.PROPERTY:
+        return property_markdown(view, symbol)
+    return None
 
 
-def node_markdown(snapshot: DocumentSnapshot, node_id: str) -> str | None:
-    model = snapshot.context
-    if model is None or node_id not in model.nodes_by_id:
+def node_markdown(view: AnalysisView, node_id: str) -> str | None:
+    index = node_index_of(view, node_id)
+    if index is None:
         return None
-    node = model.nodes_by_id[node_id]
-    lines = [f"**node `{node_id}`**: `{node.type}`"]
-    if node.type == "foreach":
-        lines.append(f"over `{node.over}` as `{node.as_}`")
-    if node.type == "node":
-        lines.append(f"uses node def `{node.node}`")
-    lines.append(f"owner stack: {_stack_text(model.stack_of(node_id))}")
+    node = node_values(view, index)
+    lines = [f"**node `{node_id}`**: `{node.get('type')}`"]
+    if node.get("type") == "foreach":
+        lines.append(f"over `{node.get('over')}` as `{node.get('as')}`")
+    if node.get("type") == "node":
+        lines.append(f"uses node def `{node.get('node')}`")
+    lines.append(f"owner stack: {stack_text(owner_stack(view, node_id))}")
     return "\n\n".join(lines)
 
 
-def node_def_markdown(snapshot: DocumentSnapshot, name: str) -> str | None:
-    workflow = snapshot.workflow
-    definition = next((d for d in workflow.node_defs if d.name == name), None) if workflow else None
+def _node_defs(view: AnalysisView) -> list[Mapping[str, Any]]:
+    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    defs = values.get("node_defs")
+    return [d for d in defs if isinstance(d, Mapping)] if isinstance(defs, list) else []
+
+
+def node_def_markdown(view: AnalysisView, name: str) -> str | None:
+    definition = next((d for d in _node_defs(view) if d.get("name") == name), None)
     if definition is None:
         return None
-    schema = definition.input_schema.model_dump(mode="json", exclude_none=True, by_alias=True)
+    outcomes = definition.get("outcomes") if isinstance(definition.get("outcomes"), list) else []
+    parts = [f"**node def `{name}`**: outcomes {', '.join(f'`{o}`' for o in outcomes)}"]
+    for key in ("input_schema", "output_schema"):
+        schema = definition.get(key)
+        if isinstance(schema, Mapping):
+            text = json.dumps(without_defs(schema), indent=2, ensure_ascii=False, default=str)
+            parts.append(f"{key.replace('_', ' ')}:\n```json\n{text}\n```")
+    return "\n\n".join(parts)
+
+
+def outcome_markdown(view: AnalysisView, symbol: Symbol) -> str:
+    scope, owner, outcome = symbol.key
+    if scope == "node_def":
+        declared = f"declared by node def `{owner}`"
+    elif scope == "node":
+        declared = f"declared by node `{owner}`"
+    elif scope == "workflow":
+        declared = "a workflow outcome (`outcomes`)"
+    else:
+        declared = f"built into every `{owner}` node"
+    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    edges = values.get("edges") if isinstance(values.get("edges"), list) else []
+    sources = _sources_of(view, symbol)
+    routes = [
+        f"`{e.get('from')}` → `{e.get('to')}`"
+        for e in edges
+        if isinstance(e, Mapping) and e.get("outcome") == outcome and e.get("from") in sources
+    ]
+    lines = [f"**outcome `{outcome}`**: {declared}"]
+    if routes:
+        lines.append("edges: " + ", ".join(routes))
+    return "\n\n".join(lines)
+
+
+def _sources_of(view: AnalysisView, symbol: Symbol) -> set[Any]:
+    """The nodes whose edges can carry this outcome."""
+    scope, owner, _ = symbol.key
+    nodes = document_nodes(view)
+    if scope == "node_def":
+        return {n.get("id") for n in nodes if n.get("type") == "node" and n.get("node") == owner}
+    if scope == "node":
+        return {owner}
+    if scope == "builtin":
+        return {n.get("id") for n in nodes if n.get("type") == owner}
+    return set()
+
+
+def property_markdown(view: AnalysisView, symbol: Symbol) -> str:
+    location = symbol.key[0]
+    value = value_at(view, location)
+    readers = view.index.references(symbol, include_declaration=False)
+    text = json.dumps(without_defs(value), indent=2, ensure_ascii=False, default=str)
+    where = ".".join(str(p) for p in location if p != "properties")
     return (
-        f"**node def `{name}`**: outcomes {', '.join(f'`{o}`' for o in definition.outcomes)}"
-        f"\n\ninput schema:\n```json\n{json.dumps(schema, indent=2)}\n```"
+        f"**property `{symbol.name}`** of `{where}`\n\n```json\n{text}\n```\n\n"
+        f"read or written in {len(readers)} place(s)"
     )
 
 
-def path_hover(snapshot: DocumentSnapshot, cursor: PathCursor) -> HoverResult | None:
-    index = cursor.segment_index_at()
+def foreach_markdown(view: AnalysisView, owner: str, stack: tuple[str, ...] | None) -> str | None:
+    model = view.context
+    index = node_index_of(view, owner)
     if index is None:
         return None
-    segments = cursor.scan.segments
-    values = [s.value for s in segments[: index + 1]]
-    segment = segments[index]
-    span = cursor.string.literal.doc_span(segment.start, segment.end)
-    if cursor.role in ("local_target", "local_source", "output_target"):
-        navigator = local_schema_navigator(snapshot, cursor)
-        view = navigator.at_path(values) if navigator is not None else None
-        if view is None:
+    node = node_values(view, index)
+    item = model.item_schema(owner) if model is not None else {}
+    lines = [
+        f"**foreach `{owner}`**: the current iteration of this loop",
+        f"over: `{node.get('over')}`",
+        f"alias: `{node.get('as')}`",
+        f"item schema:\n```json\n{_json(without_defs(item))}\n```",
+    ]
+    if stack is not None:
+        lines.append(f"owner stack here: {stack_text(stack)}")
+    return "\n\n".join(lines)
+
+
+def path_hover(
+    view: AnalysisView, path: PathOccurrence, segment: PathSegment
+) -> HoverResult | None:
+    values = [s.value for s in path.segments[: segment.index + 1]]
+    span = segment.span
+    local = path.role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET)
+    if local:
+        navigator = read_navigator(view, path, "")
+        view_at = navigator.at_path(values) if navigator is not None else None
+        if view_at is None:
             return None
-        return HoverResult(schema_markdown(view, title=format_segments(values)), span)
-    if index == 0:
+        return HoverResult(schema_markdown(view_at, title=format_segments(values)), span)
+    if segment.index == 0:
         doc = ROOTS.get(values[0])
         return HoverResult(f"**{values[0]}**: {doc}", span) if doc else None
     root, rest = values[0], values[1:]
-    if cursor.role == "state_target":
-        if root != "state" or snapshot.context is None:
-            return None
-        navigator = snapshot.context.source_navigator("state")
-    else:
-        navigator = read_navigator(snapshot, cursor, root)
+    if path.role == PathRole.STATE_TARGET and root != "state":
+        return None
+    navigator = read_navigator(view, path, root)
     if navigator is None:
         return None
-    view = navigator.at_path(rest)
-    if view is None:
-        return None
-    stack = owner_stack_at(snapshot, cursor)
-    if root == "context" and len(rest) == 2 and rest[0] == FOREACH_CONTEXT_KEY:
-        text = foreach_entry_markdown(snapshot, rest[1], stack)
+    stack = () if path.role == PathRole.OUTPUT else owner_stack(view, path.node_id)
+    if (
+        root == "context"
+        and segment.kind == SegmentKind.FOREACH_ID
+        and rest[0] == FOREACH_CONTEXT_KEY
+    ):
+        text = foreach_markdown(view, rest[1], stack)
         if text:
             return HoverResult(text, span)
-    text = schema_markdown(view, title=format_segments(values))
-    if root == "context" and len(rest) == 1 and stack and snapshot.context is not None:
+    view_at = navigator.at_path(rest)
+    if view_at is None:
+        return None
+    text = schema_markdown(view_at, title=format_segments(values))
+    if root == "context" and len(rest) == 1 and stack and view.context is not None:
         replacement = structured_replacement(
-            GraphSourcePath("context", tuple(rest)), stack, snapshot.context
+            GraphSourcePath("context", tuple(rest)), stack, view.context
         )
         if replacement is not None:
             text = f"Convenience key: read `{replacement}` instead.\n\n{text}"
     return HoverResult(text, span)
-
-
-def foreach_entry_markdown(
-    snapshot: DocumentSnapshot, owner: str, stack: tuple[str, ...] | None
-) -> str | None:
-    model = snapshot.context
-    if model is None or owner not in model.nodes_by_id:
-        return None
-    node = model.nodes_by_id[owner]
-    item = json.dumps(_without_defs(model.item_schema(owner)), indent=2, ensure_ascii=False)
-    return "\n\n".join(
-        [
-            f"**foreach `{owner}`**: the current iteration of this loop",
-            f"over: `{node.over}`",
-            f"alias: `{node.as_}`",
-            f"item schema:\n```json\n{item}\n```",
-            f"owner stack here: {_stack_text(stack)}",
-        ]
-    )

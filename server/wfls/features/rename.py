@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from wf_core.context_contracts import RESERVED_CONTEXT_KEYS
 from wf_core.documents.writing import inside_literal, write_key, write_string
@@ -26,7 +25,7 @@ from wf_core.semantic.model import NameSyntax, Occurrence, Symbol, SymbolKind
 from wf_core.spans import Span
 from wf_core.tokens import END, START
 from wf_core.view import AnalysisView
-from wfls.features.common import document_nodes
+from wfls.features.common import document_nodes, value_at
 from wfls.features.types import Refusal, TextEdit
 
 RENAMEABLE = {
@@ -97,7 +96,7 @@ def _check_name(view: AnalysisView, symbol: Symbol, new: str) -> None:
             raise Refusal(f"a node def {new!r} already exists")
     elif symbol.kind == SymbolKind.PROPERTY:
         location: Location = symbol.key[0]
-        siblings = _value_at(view, location[:-1])
+        siblings = value_at(view, location[:-1])
         if isinstance(siblings, Mapping) and new in siblings:
             raise Refusal(f"a property {new!r} is already declared beside {symbol.name!r}")
 
@@ -119,16 +118,6 @@ def _aliases_active_with(view: AnalysisView, owner: str) -> set[str]:
                 if o != owner and o in by_id and isinstance(by_id[o].get("as"), str)
             )
     return out
-
-
-def _value_at(view: AnalysisView, location: Location) -> Any:
-    value: Any = view.parsed.values
-    for part in location:
-        if isinstance(part, int):
-            value = value[part] if isinstance(value, list) and 0 <= part < len(value) else None
-        else:
-            value = value.get(part) if isinstance(value, Mapping) else None
-    return value
 
 
 def _edits(view: AnalysisView, occurrences: list[Occurrence], new: str) -> list[TextEdit]:
@@ -175,7 +164,7 @@ def _required_edits(view: AnalysisView, symbol: Symbol, new: str) -> list[TextEd
     """The declaring schema's ``required`` entries naming the property."""
     location: Location = symbol.key[0]
     schema_location = location[:-2]
-    required = _value_at(view, (*schema_location, "required"))
+    required = value_at(view, (*schema_location, "required"))
     edits = []
     for index, name in enumerate(required if isinstance(required, list) else ()):
         if name != symbol.name:

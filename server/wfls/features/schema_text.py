@@ -37,14 +37,14 @@ def schema_markdown(view: SchemaView, *, title: str | None = None) -> str:
     if isinstance(description, str):
         parts.append(description)
     schema = resolved_schema(view)
-    text = json.dumps(_without_defs(schema), indent=2, ensure_ascii=False, default=str)
+    text = json.dumps(without_defs(schema), indent=2, ensure_ascii=False, default=str)
     if len(text) > MAX_SCHEMA_CHARS:
         text = text[:MAX_SCHEMA_CHARS] + "\n…"
     parts.append(f"```json\n{text}\n```")
     return "\n\n".join(parts)
 
 
-def _without_defs(schema: Any) -> Any:
+def without_defs(schema: Any) -> Any:
     """Attached ``$defs`` blocks are noise in a hover; the references still name them."""
     if isinstance(schema, Mapping):
         return {k: v for k, v in schema.items() if k not in ("$defs", "definitions", "$id")}

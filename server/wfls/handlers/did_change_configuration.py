@@ -6,19 +6,13 @@ payload is unreliable across clients); others send the settings inline.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
-from wfls.handlers import guarded
-
-if TYPE_CHECKING:
-    from wfls.server import WflsServer
+from wfls.context import Session
 
 
-@guarded()
-async def handle(ls: WflsServer, params: types.DidChangeConfigurationParams) -> None:
-    if ls.flags.configuration:
-        await ls.fetch_configuration()
+async def handle(session: Session, params: types.DidChangeConfigurationParams) -> None:
+    if session.flags.configuration:
+        await session.fetch_configuration()
     elif params.settings is not None:
-        ls.apply_settings(params.settings, "the configuration")
+        session.apply_settings(params.settings, "the configuration")

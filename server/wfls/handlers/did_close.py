@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
-from wfls.handlers import guarded
-
-if TYPE_CHECKING:
-    from wfls.server import WflsServer
+from wfls.context import Session
 
 
-@guarded()
-def handle(ls: WflsServer, params: types.DidCloseTextDocumentParams) -> None:
+def handle(session: Session, params: types.DidCloseTextDocumentParams) -> None:
     uri = params.text_document.uri
-    if uri in ls.store:
-        ls.store.close(uri)
-        ls.document_closed(uri)
+    if uri in session.store:
+        session.store.close(uri)
+        session.document_closed(uri)

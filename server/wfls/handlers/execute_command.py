@@ -15,16 +15,13 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
+from wfls.context import Session
 from wfls.features import node_context
-from wfls.handlers import snapshot_at
-
-if TYPE_CHECKING:
-    from wfls.server import WflsServer
 
 logger = logging.getLogger("wfls")
 
@@ -50,18 +47,16 @@ def _target(arguments: Any) -> tuple[str, types.Position]:
     return uri, types.Position(line=line, character=character)
 
 
-async def handle(ls: WflsServer, params: types.ExecuteCommandParams) -> Any:
+def empty() -> None:
+    return None
+
+
+async def handle(session: Session, params: types.ExecuteCommandParams) -> Any:
     feature = COMMANDS.get(params.command)
     if feature is None:
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
     uri, position = _target(params.arguments)
-    try:
-        found = await snapshot_at(ls, uri, position)
-        if found is None:
-            return None
-        snapshot, _codec, offset = found
-        return feature(snapshot, offset)
-    except Exception:
-        # As in every other handler: an analysis failure is logged and answered empty.
-        logger.exception("%s failed", params.command)
+    ctx = await session.request_context(uri, while_typing=True)
+    if ctx is None:
         return None
+    return feature(ctx.view, ctx.offset(position))

@@ -1,25 +1,20 @@
-"""``textDocument/hover``: the hover feature's markdown over the hovered range."""
+"""``textDocument/hover``."""
 
 from __future__ import annotations
-
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from wfls import convert
-from wfls.handlers import guarded, snapshot_at
+from wfls.context import RequestContext
+from wfls.features.hover import hover
 
-if TYPE_CHECKING:
-    from wfls.server import WflsServer
+WHILE_TYPING = True
 
 
-@guarded()
-async def handle(ls: WflsServer, params: types.HoverParams) -> types.Hover | None:
-    found = await snapshot_at(ls, params.text_document.uri, params.position)
-    if found is None:
-        return None
-    snapshot, codec, offset = found
-    from wfls.features.hover import hover
+def empty() -> None:
+    return None
 
-    result = hover(snapshot, offset)
-    return convert.hover(result, codec, ls.flags) if result is not None else None
+
+def handle(ctx: RequestContext, params: types.HoverParams) -> types.Hover | None:
+    result = hover(ctx.view, ctx.offset(params.position))
+    return convert.hover(result, ctx.codec, ctx.flags) if result is not None else None

@@ -1,17 +1,11 @@
-"""``initialized``: the client is ready for our requests; fetch the settings section."""
+"""``initialized``: read the settings the client holds."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from lsprotocol import types
 
-from wfls.handlers import guarded
-
-if TYPE_CHECKING:
-    from wfls.server import WflsServer
+from wfls.context import Session
 
 
-@guarded()
-async def handle(ls: WflsServer, params: types.InitializedParams) -> None:
-    await ls.fetch_configuration()
+async def handle(session: Session, params: types.InitializedParams) -> None:
+    await session.fetch_configuration()

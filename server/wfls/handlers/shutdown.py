@@ -2,14 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from wfls.handlers import guarded
-
-if TYPE_CHECKING:
-    from wfls.server import WflsServer
+from wfls.context import Session
 
 
-@guarded()
-def handle(ls: WflsServer, params: None) -> None:
-    ls.cancel_pending()
+def handle(session: Session, params: None) -> None:
+    session.cancel_pending()

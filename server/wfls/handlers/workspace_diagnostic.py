@@ -7,31 +7,26 @@ One failing document does not hide the others.
 from __future__ import annotations
 
 import logging
-from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from wfls.handlers import guarded
-
-if TYPE_CHECKING:
-    from wfls.server import WflsServer
+from wfls.context import Session
 
 logger = logging.getLogger("wfls")
 
 
-def _empty() -> types.WorkspaceDiagnosticReport:
+def empty() -> types.WorkspaceDiagnosticReport:
     return types.WorkspaceDiagnosticReport(items=[])
 
 
-@guarded(_empty)
 async def handle(
-    ls: WflsServer, params: types.WorkspaceDiagnosticParams
+    session: Session, params: types.WorkspaceDiagnosticParams
 ) -> types.WorkspaceDiagnosticReport:
     previous = {p.uri: p.value for p in params.previous_result_ids or ()}
     items: list[types.WorkspaceDocumentDiagnosticReport] = []
-    for uri in ls.store.uris():
+    for uri in session.store.uris():
         try:
-            result = await ls.diagnostics_async(uri)
+            result = await session.diagnostics_async(uri)
         except Exception:
             logger.exception("analysis of %s failed", uri)
             continue

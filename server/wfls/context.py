@@ -1,0 +1,60 @@
+"""What a request handler may use: a narrow context, never the server.
+
+A handler of a document request gets a :class:`RequestContext`: the analysis
+view of the document (a full snapshot, or while the author types, the
+previous analysis seen through the edit), the position codec of that view's
+text, the client's flags and the settings. Handlers of session events
+(opening, editing, settings, diagnostics) get the :class:`Session` protocol.
+Neither imports the server, so handlers can be tested with a context alone.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from lsprotocol import types
+
+from wf_core.view import AnalysisView
+from wfls.capabilities import ClientFlags
+from wfls.convert import PositionCodec
+from wfls.settings import Settings
+
+
+class DocumentLookup(Protocol):
+    """Other documents a request may point into (a definition in another file)."""
+
+    def codec_for(self, uri: str) -> PositionCodec | None: ...
+
+
+@dataclass(frozen=True)
+class RequestContext:
+    uri: str
+    view: AnalysisView
+    codec: PositionCodec
+    flags: ClientFlags
+    settings: Settings
+    documents: DocumentLookup
+
+    def offset(self, position: types.Position) -> int:
+        """The code-point offset of a client position in this view's text."""
+        return self.codec.offset(position)
+
+
+class Session(Protocol):
+    """The server's side of the session, as session-event handlers see it."""
+
+    @property
+    def store(self) -> Any: ...
+    @property
+    def flags(self) -> ClientFlags: ...
+    def document_changed(self, uri: str) -> None: ...
+    def document_closed(self, uri: str) -> None: ...
+    def apply_settings(self, raw: Any, origin: str) -> None: ...
+    async def fetch_configuration(self) -> None: ...
+    def cancel_pending(self) -> None: ...
+    async def diagnostics_async(self, uri: str) -> Any: ...
+    async def request_context(
+        self, uri: str, *, while_typing: bool = False
+    ) -> RequestContext | None: ...
+    def text_of(self, uri: str) -> str | None: ...

@@ -1,0 +1,26 @@
+"""``textDocument/documentHighlight``: the name under the cursor, each place it is written."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from wfls.context import RequestContext
+from wfls.features.references import highlights
+
+WHILE_TYPING = True
+
+
+def empty() -> list[types.DocumentHighlight]:
+    return []
+
+
+def handle(
+    ctx: RequestContext, params: types.DocumentHighlightParams
+) -> list[types.DocumentHighlight]:
+    kind = types.DocumentHighlightKind
+    return [
+        types.DocumentHighlight(
+            range=ctx.codec.range(h.span), kind=kind.Write if h.write else kind.Read
+        )
+        for h in highlights(ctx.view, ctx.offset(params.position))
+    ]
