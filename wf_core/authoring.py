@@ -47,6 +47,7 @@ from wf_core.models import (
 )
 from wf_core.models.steps import AnyStep
 from wf_core.paths import GraphSourcePath, LocalPath, StatePath
+from wf_core.runtime.contracts import schema_dict
 from wf_core.tokens import END
 
 __all__ = [
@@ -311,6 +312,13 @@ class WorkflowBuilder:
         output_schema: Mapping[str, Any] | None = None,
     ) -> SubgraphNode:
         name = workflow if isinstance(workflow, str) else workflow.name
+        # Given the child itself, its own contracts are the natural boundary schemas.
+        if isinstance(workflow, WorkflowBuilder):
+            input_schema = input_schema or workflow.input_schema
+            output_schema = output_schema or workflow.output_schema
+        elif isinstance(workflow, Workflow):
+            input_schema = input_schema or schema_dict(workflow.input_schema)
+            output_schema = output_schema or schema_dict(workflow.output_schema)
         step = SubgraphNode.model_validate(
             {
                 "id": node_id,
