@@ -134,18 +134,34 @@ def _label(program: Program) -> str:
     return f"workflow '{program.workflow.name}'"
 
 
+# Validation errors by workflow fingerprint: a resumed run checks the same workflows
+# again, and equal canonical JSON always validates the same.
+_VALIDATED: dict[str, tuple[str, ...]] = {}
+_VALIDATED_LIMIT = 256
+
+
+def _validation_errors(program: Program) -> tuple[str, ...]:
+    known = _VALIDATED.get(program.fingerprint)
+    if known is None:
+        report = validate_workflow(program.workflow)
+        known = tuple(
+            f"{_label(program)}: [{issue.code}] {issue.model_path}: {issue.message}"
+            for issue in report.issues
+            if issue.severity == "error"
+        )
+        if len(_VALIDATED) >= _VALIDATED_LIMIT:
+            _VALIDATED.clear()
+        _VALIDATED[program.fingerprint] = known
+    return known
+
+
 def check_runnable(
     programs: Programs, handlers: Mapping[str, object], reducers: Mapping[str, object]
 ) -> None:
     """Raise :class:`WorkflowRefused` listing every reason the run cannot start."""
     problems: list[str] = []
     for program in programs.reachable():
-        report = validate_workflow(program.workflow)
-        for issue in report.issues:
-            if issue.severity == "error":
-                problems.append(
-                    f"{_label(program)}: [{issue.code}] {issue.model_path}: {issue.message}"
-                )
+        problems.extend(_validation_errors(program))
         for node in program.workflow.nodes:
             if isinstance(node, SubgraphNode):
                 name = node.workflow.display
