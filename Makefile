@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: run test lint format bench clean vscode
+.PHONY: run test lint format bench bench-runtime soak soak-runtime clean vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,17 @@ bench: $(STAMP)
 	$(BIN)/python bench/lsp.py
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/parse.py
+	$(MAKE) --no-print-directory bench-runtime
+
+bench-runtime: $(STAMP)
+	$(BIN)/python bench/runtime.py
+
+# Long property runs, not part of `make test`.
+soak: soak-runtime
+
+soak-runtime: $(STAMP)
+	WFLS_RUNTIME_EXAMPLES=5000 $(BIN)/python -m pytest tests/runtime/test_runtime_agreement.py -q -s \
+		-k every_context
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info

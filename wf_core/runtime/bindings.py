@@ -29,7 +29,7 @@ from wf_core.models.input_bindings import (
     ObjectExpression,
     PathExpression,
 )
-from wf_core.paths import GraphSourcePath, PathResolutionError, resolve_graph_path
+from wf_core.paths import GraphSourcePath
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.json_values import JsonObject, JsonValue, copy_json
 
@@ -45,21 +45,30 @@ class Sources:
     context: Mapping[str, Any]
 
     def read(self, path: GraphSourcePath) -> JsonValue:
-        """The value at ``path``; raises ``WorkflowExecutionError`` when it is not there."""
-        try:
-            value: JsonValue = resolve_graph_path(
-                path, state=self.state, workflow_input=self.workflow_input, context=self.context
-            )
-        except PathResolutionError as exc:
-            raise WorkflowExecutionError(str(exc)) from None
+        """The value at ``path``; raises ``WorkflowExecutionError`` when it is not there.
+
+        The same walk as ``resolve_graph_path`` (mappings only, same message),
+        written out because every activation reads several paths.
+        """
+        root = path.root
+        current: Any = (
+            self.context
+            if root == "context"
+            else self.workflow_input
+            if root == "input"
+            else self.state
+        )
+        for part in path.parts:
+            if not isinstance(current, Mapping) or part not in current:
+                raise WorkflowExecutionError(f"path {str(path)!r} could not be resolved")
+            current = current[part]
+        value: JsonValue = current
         return value
 
     def exists(self, path: GraphSourcePath) -> bool:
         try:
-            resolve_graph_path(
-                path, state=self.state, workflow_input=self.workflow_input, context=self.context
-            )
-        except PathResolutionError:
+            self.read(path)
+        except WorkflowExecutionError:
             return False
         return True
 

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from types import MappingProxyType
 
 from wf_core.models import (
     ConditionNode,
@@ -61,7 +60,6 @@ from wf_core.runtime.frames import (
     LOOP_ITEM,
     PRIOR_OUTCOME,
     ROOT_SCOPE_ID,
-    ForeachContext,
     Frame,
     FrameContextView,
     frame_context_view,
@@ -154,8 +152,10 @@ class Engine:
         reducers: Mapping[str, Reducer],
         *,
         max_steps: int | None = None,
+        keep_trace: bool = True,
     ) -> None:
         self.state = state
+        self.keep_trace = keep_trace
         self.programs = programs
         self.handlers = handlers
         self.reducers = reducers
@@ -265,6 +265,8 @@ class Engine:
     ) -> None:
         state = self.state
         state.recorded += 1
+        if not self.keep_trace:
+            return
         self.records.append(
             ActivationRecord(
                 seq=state.recorded,
@@ -361,9 +363,6 @@ class Engine:
         retries = node.retry if node.retry is not None else (definition.retry or 0)
         timeout = node.timeout_seconds or definition.timeout_seconds
         attempts = retries + 1
-        ctx_graph = copy_json(view.graph)
-        assert isinstance(ctx_graph, dict)
-        foreach = _typed_entries(ctx_graph)
         reason = ""
         result: NodeResult | None = None
         output: JsonObject = {}
@@ -376,8 +375,7 @@ class Engine:
                 frame_id=frame.id,
                 scope_id=frame.scope_id,
                 lineage_id=frame.lineage_id,
-                foreach=foreach,
-                graph=ctx_graph,
+                view=view,
             )
             try:
                 result = normalise_result(_call(handler, _copy_object(payload), ctx, timeout))
@@ -958,23 +956,3 @@ def _copy_object(value: object, where: str = "payload") -> JsonObject:
     if not isinstance(copied, dict):
         raise NotJsonError(f"{where} must be a JSON object")
     return copied
-
-
-def _typed_entries(graph: JsonObject) -> Mapping[str, ForeachContext]:
-    """``ctx.foreach`` from a (copied) graph context: typed records, outermost first."""
-    entries = graph.get("foreach")
-    out: dict[str, ForeachContext] = {}
-    if isinstance(entries, dict):
-        for key, entry in entries.items():
-            if isinstance(entry, dict):
-                index = entry["index"]
-                out[key] = ForeachContext(
-                    node_id=str(entry["node_id"]),
-                    activation_id=str(entry["activation_id"]),
-                    frame_id=str(entry["frame_id"]),
-                    scope_id=str(entry["scope_id"]),
-                    lineage_id=str(entry["lineage_id"]),
-                    index=index if isinstance(index, int) else 0,
-                    item=entry["item"],
-                )
-    return MappingProxyType(out)

@@ -85,6 +85,7 @@ def execute_workflow(
     subgraphs: Mapping[str, Workflow] | None = None,
     seed: int = 0,
     max_steps: int | None = None,
+    trace: bool = True,
 ) -> RunResult:
     """Run ``workflow`` on ``input`` until it completes, pauses or fails.
 
@@ -93,7 +94,9 @@ def execute_workflow(
     or ``workflow.<artifact>.v<N>``) to workflows; ``reducers`` adds to
     ``wf.std.replace`` and ``wf.std.append``. ``seed`` orders concurrent
     items; ``max_steps`` bounds the activations of this call (a run that
-    reaches it fails, which is how an endless loop is stopped).
+    reaches it fails, which is how an endless loop is stopped). With
+    ``trace=False`` activations are counted (``state.recorded``) but not
+    kept: a long run's trace would otherwise hold every context it built.
     """
     programs = Programs(workflow, subgraphs or {})
     all_reducers = _reducers(reducers)
@@ -127,7 +130,9 @@ def execute_workflow(
     )
     state.frames[start.id] = start
     state.ready.append(start.id)
-    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps)
+    engine = Engine(
+        state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace
+    )
     engine.run()
     return _result(engine)
 
@@ -142,6 +147,7 @@ def resume_workflow(
     reducers: Mapping[str, Reducer] | None = None,
     subgraphs: Mapping[str, Workflow] | None = None,
     max_steps: int | None = None,
+    trace: bool = True,
 ) -> RunResult:
     """Answer the waiting interrupt of a paused run and go on.
 
@@ -168,7 +174,9 @@ def resume_workflow(
             raise WorkflowExecutionError(
                 f"the run state was saved for another version of workflow '{name}'"
             )
-    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps)
+    engine = Engine(
+        state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace
+    )
     engine.answer(answer, outcome)
     engine.run()
     return _result(engine)

@@ -9,13 +9,15 @@ output of outcome ``ok``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+from types import MappingProxyType
 from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from wf_core.runtime.frames import ForeachContext
-from wf_core.runtime.json_values import JsonObject
+from wf_core.runtime.frames import ForeachContext, FrameContextView
+from wf_core.runtime.json_values import JsonObject, copy_json
 
 __all__ = ["Handler", "NodeResult", "RuntimeContext", "normalise_result"]
 
@@ -30,7 +32,7 @@ class NodeResult(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class RuntimeContext:
     """What a handler may know about where it runs, besides its payload.
 
@@ -39,6 +41,9 @@ class RuntimeContext:
     ``graph`` is the same context as JSON, exactly what ``context.*`` paths
     of the node resolved against. ``node_def`` is the node def's name (the
     registry key); ``attempt`` counts from 1 across retries.
+
+    Both are copies made on first access, so a handler can never change what
+    the run holds (and one that never looks pays nothing).
     """
 
     node_id: str
@@ -47,8 +52,22 @@ class RuntimeContext:
     frame_id: str
     scope_id: str
     lineage_id: str
-    foreach: Mapping[str, ForeachContext]
-    graph: Mapping[str, object]
+    view: FrameContextView = field(repr=False, compare=False)
+
+    @cached_property
+    def graph(self) -> JsonObject:
+        copied = copy_json(self.view.graph)
+        assert isinstance(copied, dict)
+        return copied
+
+    @cached_property
+    def foreach(self) -> Mapping[str, ForeachContext]:
+        return MappingProxyType(
+            {
+                key: replace(entry, item=copy_json(entry.item))
+                for key, entry in self.view.foreach.items()
+            }
+        )
 
 
 Handler: TypeAlias = Callable[[JsonObject, RuntimeContext], object]
