@@ -279,3 +279,77 @@ def test_the_installed_command_prints_no_traceback() -> None:
     assert completed.returncode == 2
     assert "Traceback" not in completed.stderr
     assert completed.stderr.startswith("wfls: cannot read input")
+
+
+CHILD = """name = "greet"
+start = "hello"
+edges = [{ from = "hello", outcome = "ok", to = "__end__" }]
+output = [{ target = "said", path = "input.who" }]
+
+[input_schema]
+type = "object"
+required = ["who"]
+properties.who = { type = "string" }
+
+[output_schema]
+type = "object"
+properties.said = { type = "string" }
+
+[[node_defs]]
+name = "say"
+outcomes = ["ok"]
+input_schema = { type = "object", properties = { who = { type = "string" } } }
+output_schema = { type = "object" }
+
+[[nodes]]
+id = "hello"
+type = "node"
+node = "say"
+input = [{ target = "who", path = "input.who" }]
+"""
+
+PARENT = """name = "party"
+start = "guests"
+edges = [
+  { from = "guests", outcome = "loop", to = "greet" },
+  { from = "greet", outcome = "ok", to = "guests" },
+  { from = "guests", outcome = "done", to = "__end__" },
+]
+
+[input_schema]
+type = "object"
+required = ["guests"]
+properties.guests = { type = "array", items = { type = "string" } }
+
+[[nodes]]
+id = "guests"
+type = "foreach"
+over = "input.guests"
+as = "guest"
+
+[[nodes]]
+id = "greet"
+type = "subgraph"
+workflow = "greet"
+input_schema = { type = "object", properties = { who = { type = "string" } } }
+input = [{ target = "who", path = "context.foreach.guests.item" }]
+"""
+
+
+def test_subgraphs_are_found_among_the_documents_beside_the_file(capsys, tmp_path) -> None:
+    (tmp_path / "greet.wf.toml").write_text(CHILD)
+    (tmp_path / "party.wf.toml").write_text(PARENT)
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"guests": ["Ada", "Grace"]}')
+    code, out, err = run(capsys, str(tmp_path / "party.wf.toml"), "--input", str(inputs), "--trace")
+    assert (code, err) == (0, "")
+    assert "    #2 greet: hello (node) [no loop] → ok" in out
+    assert '        input  {"who": "Ada"}' in out
+    assert "#3 greet (subgraph) [guests] → ok" in out
+    (tmp_path / "greet.wf.toml").unlink()
+    code, _, err = run(capsys, str(tmp_path / "party.wf.toml"), "--input", str(inputs))
+    assert code == 1
+    assert (
+        err == f"wfls: no workflow named 'greet' beside '{tmp_path / 'party.wf.toml'}' "
+        "(a subgraph node calls it)\n"
+    )

@@ -804,3 +804,10 @@ def test_load_refuses_what_is_not_a_state() -> None:
         load("{")
     with pytest.raises(WorkflowExecutionError, match="expected a JSON object"):
         load("[]")
+
+
+def test_trace_false_counts_activations_without_keeping_them() -> None:
+    kept = execute_workflow(LOOP, {"rows": ROWS}, {"probe": Recorder()})
+    counted = execute_workflow(LOOP, {"rows": ROWS}, {"probe": Recorder()}, trace=False)
+    assert counted.trace == () and counted.status == "completed"
+    assert counted.state.recorded == len(kept.trace) == 5
