@@ -40,8 +40,10 @@ _ANNOTATIONS = frozenset(("title", "description", "default", "examples", "$comme
 _TYPE_TESTS: dict[str, _Check] = {
     "null": lambda v: v is None,
     "boolean": lambda v: isinstance(v, bool),
-    "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool))
-    or (isinstance(v, float) and v.is_integer()),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
     "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
     "string": lambda v: isinstance(v, str),
     "array": lambda v: isinstance(v, list),

@@ -130,9 +130,7 @@ def execute_workflow(
     )
     state.frames[start.id] = start
     state.ready.append(start.id)
-    engine = Engine(
-        state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace
-    )
+    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
     engine.run()
     return _result(engine)
 
@@ -174,9 +172,7 @@ def resume_workflow(
             raise WorkflowExecutionError(
                 f"the run state was saved for another version of workflow '{name}'"
             )
-    engine = Engine(
-        state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace
-    )
+    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
     engine.answer(answer, outcome)
     engine.run()
     return _result(engine)
