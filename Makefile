@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: run test lint format bench bench-peers bench-scaling soak-memory bench-plot clean vscode vscode-deps e2e-vscode
+.PHONY: run test lint format bench bench-peers bench-scaling soak-memory bench-plot bench-runtime soak soak-runtime clean vscode vscode-deps e2e-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -61,6 +61,17 @@ bench: $(STAMP)
 	$(BIN)/python bench/lsp.py
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/parse.py
+	$(MAKE) --no-print-directory bench-runtime
+
+bench-runtime: $(STAMP)
+	$(BIN)/python bench/runtime.py
+
+# Long property runs, not part of `make test`.
+soak: soak-runtime soak-memory
+
+soak-runtime: $(STAMP)
+	WFLS_RUNTIME_EXAMPLES=5000 $(BIN)/python -m pytest tests/runtime/test_runtime_agreement.py -q -s \
+		-k every_context
 
 # The extra the benchmarks need beyond the tests (matplotlib, py-spy).
 $(BENCH_STAMP): $(STAMP)

@@ -1,4 +1,4 @@
-"""The ``wfls`` command line: serve, check, context, export, schema.
+"""The ``wfls`` command line: serve, check, context, export, schema, run.
 
 Exit statuses are a contract (language-server.md): 0 no errors, 1 errors (or
 warnings with ``--strict``), 2 unreadable paths or bad arguments.
@@ -70,6 +70,10 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--to", choices=("json", "toml"), required=True)
 
     commands.add_parser("schema", help="print the JSON Schema of the document format")
+
+    from wfls.run_cmd import add_run_arguments
+
+    add_run_arguments(commands.add_parser("run", help="run a workflow (stand-ins by default)"))
     return parser
 
 
@@ -90,6 +94,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return run_context(args.file, args.node, as_json=args.as_json)
         if args.command == "export":
             return run_export(args.file, args.to)
+        if args.command == "run":
+            from wfls.run_cmd import run_workflow
+
+            return run_workflow(args)
         if args.command == "schema":
             from wf_core.document_schema import document_json_schema
 

@@ -1,0 +1,288 @@
+"""``wfls run FILE``: run a workflow, with stand-ins or the user's handlers.
+
+Exit statuses: 0 the run completed (or paused at an interrupt, with the way
+to resume printed), 1 the run failed or was refused (validation errors, an
+input that does not match ``input_schema``, a missing handler), 2 bad
+arguments or an input, answer, handler module or run-state file that cannot
+be read. Every error is one line on stderr; no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import os
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from wf_core.files import iter_workflow_files
+from wf_core.issues import Severity
+
+if TYPE_CHECKING:
+    from wf_core.models import Workflow
+    from wf_core.runtime import Handler, RunResult
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class _Usage(Exception):
+    """Exit 2 with this one line."""
+
+
+class _Failed(Exception):
+    """Exit 1 with this one line."""
+
+
+def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
+    parser.add_argument("--input", metavar="INPUT.json", help="the workflow input (JSON)")
+    parser.add_argument(
+        "--handlers",
+        metavar="MODULE:MAPPING",
+        help="a mapping of node def name to handler, e.g. myflows.handlers:HANDLERS "
+        "(default: stand-ins built from the node defs' output schemas)",
+    )
+    parser.add_argument(
+        "--outcome",
+        action="append",
+        default=[],
+        metavar="NODE=OUTCOME",
+        help="the outcome a node's stand-in returns, or an interrupt resumes with (repeatable)",
+    )
+    parser.add_argument("--trace", action="store_true", help="print every activation")
+    parser.add_argument("--format", choices=("text", "json"), default="text", dest="fmt")
+    parser.add_argument("--resume", metavar="RUN.json", help="continue a paused run")
+    parser.add_argument("--answer", metavar="ANSWER.json", help="the answer to the interrupt")
+    parser.add_argument("--save", metavar="RUN.json", help="write the run state here")
+    parser.add_argument("--seed", type=int, default=0, help="orders concurrent items (default 0)")
+
+
+def run_workflow(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except _Usage as problem:
+        print(f"wfls: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    except _Failed as problem:
+        print(f"wfls: {problem}", file=sys.stderr)
+        return EXIT_FAILED
+
+
+def _parse_outcomes(specs: list[str]) -> dict[str, str]:
+    outcomes: dict[str, str] = {}
+    for spec in specs:
+        node, sep, outcome = spec.rpartition("=")
+        if not sep or not node or not outcome:
+            raise _Usage(f"--outcome expects NODE=OUTCOME, got '{spec}'")
+        outcomes[node] = outcome
+    return outcomes
+
+
+def _read_json(path: str, what: str) -> Any:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise _Usage(f"cannot read {what} '{path}': {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise _Usage(f"cannot read {what} '{path}': not UTF-8 text") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise _Usage(f"{what} '{path}' is not JSON: {error}") from None
+
+
+def _load_workflow(path: Path) -> Workflow:
+    from wfls.cli import load_file
+    from wfls.reporting import findings_for, render_text
+
+    try:
+        snapshot = load_file(path)
+    except OSError as error:
+        raise _Usage(f"cannot read '{path}': {error.strerror or error}") from None
+    errors = [p for p in snapshot.issues if p.severity == Severity.ERROR]
+    if errors or snapshot.workflow is None:
+        findings = [f for f in findings_for(str(path), snapshot) if f.severity == Severity.ERROR]
+        sys.stderr.write(render_text(findings))
+        raise _Failed(f"'{path}' has {len(errors)} error(s); fix them before running it")
+    workflow: Workflow = snapshot.workflow
+    return workflow
+
+
+def _subgraphs(file: Path, workflow: Workflow) -> dict[str, Workflow]:
+    """The workflows the subgraph nodes name, found among the documents beside ``file``."""
+    from wf_core.models import SubgraphNode
+
+    def wanted(source: Workflow) -> set[str]:
+        return {n.workflow.display for n in source.nodes if isinstance(n, SubgraphNode)}
+
+    needed = wanted(workflow)
+    if not needed:
+        return {}
+    candidates: dict[str, Path] = {}
+    from wfls.cli import load_file
+
+    for path in iter_workflow_files(file.resolve().parent):
+        if path.resolve() == file.resolve():
+            continue
+        try:
+            snapshot = load_file(path)
+        except OSError:
+            continue
+        if snapshot.workflow is not None:
+            candidates.setdefault(snapshot.workflow.name, path)
+    found: dict[str, Workflow] = {}
+    pending = sorted(needed)
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        location = candidates.get(name)
+        if location is None:
+            raise _Failed(f"no workflow named '{name}' beside '{file}' (a subgraph node calls it)")
+        child = _load_workflow(location)
+        found[name] = child
+        pending.extend(sorted(wanted(child) - set(found)))
+    return found
+
+
+def _import_handlers(spec: str) -> dict[str, Handler]:
+    module_name, sep, attribute = spec.partition(":")
+    if not sep or not module_name or not attribute:
+        raise _Usage(f"--handlers expects MODULE:MAPPING, got '{spec}'")
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as error:
+        raise _Usage(f"cannot import handler module '{module_name}': {error}") from None
+    value: Any = module
+    for part in attribute.split("."):
+        if not hasattr(value, part):
+            raise _Usage(f"module '{module_name}' has no '{attribute}'")
+        value = getattr(value, part)
+    if not isinstance(value, Mapping) or not all(
+        isinstance(k, str) and callable(v) for k, v in value.items()
+    ):
+        raise _Usage(f"'{spec}' is not a mapping of node def names to callables")
+    return dict(value)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from wf_core.runtime import (
+        WorkflowExecutionError,
+        execute_workflow,
+        load,
+        resume_workflow,
+        stand_in_handlers,
+    )
+
+    if args.resume is None and args.input is None:
+        raise _Usage("--input INPUT.json is required (or --resume RUN.json --answer ANSWER.json)")
+    if args.resume is not None and args.input is not None:
+        raise _Usage("--input cannot be used with --resume: the saved run has its input")
+    if (args.resume is None) != (args.answer is None):
+        raise _Usage("--resume and --answer go together")
+    outcomes = _parse_outcomes(args.outcome)
+    file = Path(args.file)
+    workflow = _load_workflow(file)
+    subgraphs = _subgraphs(file, workflow)
+    if args.handlers is not None:
+        handlers = _import_handlers(args.handlers)
+    else:
+        handlers = stand_in_handlers(workflow, outcomes=outcomes, subgraphs=subgraphs)
+
+    if args.resume is None:
+        data = _read_json(args.input, "input")
+        try:
+            result = execute_workflow(workflow, data, handlers, subgraphs=subgraphs, seed=args.seed)
+        except WorkflowExecutionError as error:
+            problems = getattr(error, "problems", ())
+            for problem in problems[1:]:
+                print(f"wfls: {problem}", file=sys.stderr)
+            raise _Failed(str(problems[0]) if problems else str(error)) from None
+    else:
+        try:
+            saved_text = Path(args.resume).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as error:
+            reason = getattr(error, "strerror", None) or error
+            raise _Usage(f"cannot read run state '{args.resume}': {reason}") from None
+        try:
+            saved = load(saved_text)
+        except WorkflowExecutionError as error:
+            raise _Usage(f"'{args.resume}': {error}") from None
+        answer = _read_json(args.answer, "answer")
+        waiting = saved.interrupts[0].node_id if saved.interrupts else None
+        try:
+            result = resume_workflow(
+                saved,
+                answer,
+                workflow,
+                handlers,
+                outcome=outcomes.get(waiting) if waiting is not None else None,
+                subgraphs=subgraphs,
+            )
+        except WorkflowExecutionError as error:
+            message = str(error)
+            if waiting is not None and waiting not in outcomes and "choose" in message:
+                message += f" (--outcome {waiting}=OUTCOME)"
+            raise _Failed(message) from None
+
+    if args.save is not None:
+        try:
+            Path(args.save).write_text(result.dump_state(), encoding="utf-8")
+        except OSError as error:
+            raise _Usage(f"cannot write '{args.save}': {error.strerror or error}") from None
+    _report(result, args)
+    return EXIT_FAILED if result.status == "failed" else EXIT_OK
+
+
+def _report(result: RunResult, args: argparse.Namespace) -> None:
+    from wf_core.runtime import render_json_lines, render_text
+
+    out = sys.stdout
+    if args.fmt == "json":
+        if args.trace:
+            out.write(render_json_lines(result.trace))
+            summary = sys.stderr
+            summary.write(_summary_text(result, args))
+            return
+        pending = result.interrupt
+        document = {
+            "status": result.status,
+            "outcome": result.outcome,
+            "output": result.output,
+            "error": result.error,
+            "interrupt": None
+            if pending is None
+            else {"node": pending.node_id, "kind": pending.kind, "request": pending.request},
+        }
+        out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    if args.trace:
+        out.write(render_text(result.trace))
+        out.write("\n")
+    out.write(_summary_text(result, args))
+
+
+def _summary_text(result: RunResult, args: argparse.Namespace) -> str:
+    if result.status == "completed":
+        output = json.dumps(result.output, indent=2, ensure_ascii=False)
+        return f"completed with outcome '{result.outcome}'\noutput: {output}\n"
+    if result.status == "failed":
+        return f"failed: {result.error}\n"
+    pending = result.interrupt
+    if pending is None:  # pragma: no cover - a run ends completed, failed or paused
+        return f"{result.status}\n"
+    request = json.dumps(pending.request, indent=2, ensure_ascii=False)
+    lines = [
+        f"paused at interrupt '{pending.node_id}' (kind '{pending.kind}')",
+        f"request: {request}",
+    ]
+    if args.save is not None:
+        lines.append(f"resume with: wfls run {args.file} --resume {args.save} --answer ANSWER.json")
+    else:
+        lines.append("the run state was not saved: run again with --save RUN.json to resume it")
+    return "\n".join(lines) + "\n"

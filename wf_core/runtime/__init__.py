@@ -1,0 +1,71 @@
+"""Running workflows: structured context derived at execution time, and a readable trace.
+
+The runtime half of wfls. It never imports the language-server libraries;
+the editor calls the plain functions of :mod:`wf_core.runtime.preview`.
+
+- :func:`execute_workflow` / :func:`resume_workflow` run a workflow with
+  handlers (``(payload, ctx) -> result``) and return a :class:`RunResult`.
+- :func:`frame_context_view` rebuilds what a frame sees from the run state.
+- :func:`dump` / :func:`load` write and read the run state as JSON.
+- :func:`stand_in_handlers` makes handlers from the node defs' contracts.
+"""
+
+from __future__ import annotations
+
+from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
+from wf_core.runtime.execute import RunResult, execute_workflow, resume_workflow
+from wf_core.runtime.frames import (
+    ForeachContext,
+    Frame,
+    FrameContextView,
+    FrameKind,
+    frame_context_view,
+)
+from wf_core.runtime.handlers import Handler, NodeResult, RuntimeContext, normalise_result
+from wf_core.runtime.reducers import BUILTIN_REDUCERS, Reducer
+from wf_core.runtime.standins import sample_value, stand_in_handlers
+from wf_core.runtime.state import (
+    STATE_SCHEMA_VERSION,
+    ForeachActivation,
+    Lineage,
+    PendingInterrupt,
+    RunState,
+    RunStatus,
+    ScopeState,
+    dump,
+    load,
+)
+from wf_core.runtime.trace import ActivationRecord, render_json_lines, render_text
+
+__all__ = [
+    "BUILTIN_REDUCERS",
+    "STATE_SCHEMA_VERSION",
+    "ActivationRecord",
+    "ForeachActivation",
+    "ForeachContext",
+    "Frame",
+    "FrameContextView",
+    "FrameKind",
+    "Handler",
+    "Lineage",
+    "NodeResult",
+    "PendingInterrupt",
+    "Reducer",
+    "RunResult",
+    "RunState",
+    "RunStatus",
+    "RuntimeContext",
+    "ScopeState",
+    "WorkflowExecutionError",
+    "WorkflowRefused",
+    "dump",
+    "execute_workflow",
+    "frame_context_view",
+    "load",
+    "normalise_result",
+    "render_json_lines",
+    "render_text",
+    "resume_workflow",
+    "sample_value",
+    "stand_in_handlers",
+]

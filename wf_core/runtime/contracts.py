@@ -1,0 +1,152 @@
+"""JSON Schema checks of the values that cross a contract at run time.
+
+The workflow input, node inputs and outputs, subgraph boundaries, interrupt
+requests and answers, and the workflow output are each checked against the
+schema the workflow declares for them (Draft 2020-12 unless the schema's
+``$schema`` names another dialect). Validators are compiled once per schema
+text: a run checks the same few schemas many times.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import best_match
+from jsonschema.protocols import Validator
+
+from wf_core.paths import format_segments
+
+__all__ = ["SchemaCheck", "compile_schema", "schema_dict", "schema_problem"]
+
+_COMPILED: dict[str, SchemaCheck] = {}
+_COMPILED_LIMIT = 1024
+
+
+def schema_dict(schema: Any) -> dict[str, Any]:
+    """A model schema (``SchemaRef``/``StateSchema``) or a plain mapping as plain JSON."""
+    if hasattr(schema, "model_dump"):
+        dumped: dict[str, Any] = schema.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
+    if isinstance(schema, Mapping):
+        return dict(schema)
+    return {}
+
+
+_Check = Callable[[Any], bool]
+_ANNOTATIONS = frozenset(("title", "description", "default", "examples", "$comment"))
+_TYPE_TESTS: dict[str, _Check] = {
+    "null": lambda v: v is None,
+    "boolean": lambda v: isinstance(v, bool),
+    "integer": lambda v: (
+        (isinstance(v, int) and not isinstance(v, bool))
+        or (isinstance(v, float) and v.is_integer())
+    ),
+    "number": lambda v: isinstance(v, int | float) and not isinstance(v, bool),
+    "string": lambda v: isinstance(v, str),
+    "array": lambda v: isinstance(v, list),
+    "object": lambda v: isinstance(v, dict),
+}
+
+
+def _fast_check(schema: Any) -> _Check | None:
+    """A plain-Python check for the schemas node contracts mostly are, or None.
+
+    Covers ``type``, ``properties``, ``required``, boolean
+    ``additionalProperties`` and ``items`` (plus annotations); anything else
+    is left to ``jsonschema``. It only ever answers "valid" where jsonschema
+    would: a value it rejects is re-checked by jsonschema for the message.
+    """
+    if schema is True:
+        return lambda v: True
+    if schema is False:
+        return lambda v: False
+    if not isinstance(schema, Mapping):
+        return None
+    allowed = {"type", "properties", "required", "additionalProperties", "items"} | _ANNOTATIONS
+    if not set(schema) <= allowed:
+        return None
+    tests: list[_Check] = []
+    kind = schema.get("type")
+    if kind is not None:
+        kinds = [kind] if isinstance(kind, str) else kind
+        if not isinstance(kinds, list) or not all(k in _TYPE_TESTS for k in kinds):
+            return None
+        type_tests = [_TYPE_TESTS[k] for k in kinds]
+        tests.append(lambda v: any(t(v) for t in type_tests))
+    properties = schema.get("properties", {})
+    required = schema.get("required", [])
+    extra = schema.get("additionalProperties", True)
+    if not isinstance(properties, Mapping) or not isinstance(required, list):
+        return None
+    if not isinstance(extra, bool):
+        return None
+    sub: dict[str, _Check] = {}
+    for name, child in properties.items():
+        check = _fast_check(child)
+        if check is None:
+            return None
+        sub[name] = check
+    if sub or required or extra is False:
+        names = frozenset(sub)
+        needed = tuple(required)
+
+        def object_test(v: Any) -> bool:
+            if not isinstance(v, dict):
+                return True
+            if any(name not in v for name in needed):
+                return False
+            if not extra and any(key not in names for key in v):
+                return False
+            return all(check(v[name]) for name, check in sub.items() if name in v)
+
+        tests.append(object_test)
+    if "items" in schema:
+        item_check = _fast_check(schema["items"])
+        if item_check is None:
+            return None
+        tests.append(lambda v: not isinstance(v, list) or all(item_check(i) for i in v))
+    return lambda v: all(test(v) for test in tests)
+
+
+class SchemaCheck:
+    """A compiled schema: ``problem(value)`` says why a value does not match, or None."""
+
+    __slots__ = ("_fast", "_validator")
+
+    def __init__(self, validator: Validator, fast: _Check | None = None) -> None:
+        self._validator = validator
+        self._fast = fast
+
+    def problem(self, value: Any) -> str | None:
+        if self._fast is not None and self._fast(value):
+            return None
+        if self._validator.is_valid(value):
+            return None
+        error = best_match(self._validator.iter_errors(value))
+        if error is None:  # pragma: no cover - is_valid said there was one
+            return "value does not match the schema"
+        path = [str(p) for p in error.absolute_path]
+        return f"{format_segments(path)}: {error.message}" if path else error.message
+
+
+def compile_schema(schema: Any) -> SchemaCheck:
+    """The check for ``schema`` (a model schema or a mapping), compiled once per schema text."""
+    plain = schema_dict(schema)
+    key = json.dumps(plain, sort_keys=True, default=str)
+    check = _COMPILED.get(key)
+    if check is None:
+        cls = validators.validator_for(plain, default=Draft202012Validator)
+        fast = _fast_check(plain) if "$schema" not in plain else None
+        check = SchemaCheck(cls(plain), fast)
+        if len(_COMPILED) >= _COMPILED_LIMIT:
+            _COMPILED.clear()
+        _COMPILED[key] = check
+    return check
+
+
+def schema_problem(schema: Any, value: object) -> str | None:
+    """Why ``value`` does not match ``schema`` (the most relevant error), or None."""
+    return compile_schema(schema).problem(value)

@@ -1,0 +1,178 @@
+"""Starting and resuming runs: the runtime's entry points.
+
+``execute_workflow`` refuses to start (raising :class:`WorkflowRefused`)
+when the workflow has validation errors, a handler, subgraph or reducer is
+missing, or the input does not match ``input_schema``. Once started, a run
+ends in a :class:`RunResult`: ``completed``, ``paused`` at an interrupt, or
+``failed`` with the reason. ``resume_workflow`` continues a paused run from
+its dumped state with an answer for the waiting interrupt.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from wf_core.models import Workflow
+from wf_core.runtime.engine import Engine
+from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
+from wf_core.runtime.frames import (
+    ACTIVATED_INCOMING_EDGE,
+    PRIOR_OUTCOME,
+    ROOT_FRAME_ID,
+    ROOT_LINEAGE_ID,
+    ROOT_SCOPE_ID,
+    Frame,
+)
+from wf_core.runtime.handlers import Handler
+from wf_core.runtime.json_values import JsonValue, NotJsonError, copy_json
+from wf_core.runtime.program import ROOT_PROGRAM_KEY, Programs, check_runnable
+from wf_core.runtime.reducers import BUILTIN_REDUCERS, Reducer
+from wf_core.runtime.state import PendingInterrupt, RunState, RunStatus, dump, load, new_run_state
+from wf_core.runtime.trace import ActivationRecord
+
+__all__ = ["RunResult", "execute_workflow", "resume_workflow"]
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    """How a run (or one resumed stretch of it) ended.
+
+    ``trace`` holds the activations of this call only; ``state`` is the whole
+    run state, to dump for a later ``resume_workflow`` when ``paused``.
+    """
+
+    status: RunStatus
+    outcome: str | None
+    output: JsonValue
+    state: RunState
+    trace: tuple[ActivationRecord, ...]
+    error: str | None = None
+
+    @property
+    def interrupt(self) -> PendingInterrupt | None:
+        """The interrupt waiting for an answer, when the run is paused."""
+        if self.status == "paused" and self.state.interrupts:
+            return self.state.interrupts[0]
+        return None
+
+    def dump_state(self) -> str:
+        return dump(self.state)
+
+
+def _reducers(extra: Mapping[str, Reducer] | None) -> dict[str, Reducer]:
+    return {**BUILTIN_REDUCERS, **(extra or {})}
+
+
+def _result(engine: Engine) -> RunResult:
+    state = engine.state
+    return RunResult(
+        status=state.status,
+        outcome=state.outcome,
+        output=state.output,
+        state=state,
+        trace=tuple(engine.records),
+        error=state.error,
+    )
+
+
+def execute_workflow(
+    workflow: Workflow,
+    input: object,
+    handlers: Mapping[str, Handler],
+    *,
+    reducers: Mapping[str, Reducer] | None = None,
+    subgraphs: Mapping[str, Workflow] | None = None,
+    seed: int = 0,
+    max_steps: int | None = None,
+    trace: bool = True,
+) -> RunResult:
+    """Run ``workflow`` on ``input`` until it completes, pauses or fails.
+
+    ``handlers`` maps node def names to ``(payload, ctx) -> result``;
+    ``subgraphs`` maps the workflow names subgraph nodes refer to (``name``,
+    or ``workflow.<artifact>.v<N>``) to workflows; ``reducers`` adds to
+    ``wf.std.replace`` and ``wf.std.append``. ``seed`` orders concurrent
+    items; ``max_steps`` bounds the activations of this call (a run that
+    reaches it fails, which is how an endless loop is stopped). With
+    ``trace=False`` activations are counted (``state.recorded``) but not
+    kept: a long run's trace would otherwise hold every context it built.
+    """
+    programs = Programs(workflow, subgraphs or {})
+    all_reducers = _reducers(reducers)
+    check_runnable(programs, handlers, all_reducers)
+    try:
+        data = copy_json(input, "the input")
+    except NotJsonError as exc:
+        raise WorkflowRefused(f"cannot run: {exc}", [str(exc)]) from None
+    problem = programs.root.input_check.problem(data)
+    if problem is not None:
+        message = (
+            f"the input does not match the input_schema of workflow '{workflow.name}': {problem}"
+        )
+        raise WorkflowRefused(f"cannot run: {message}", [message])
+    state = new_run_state(
+        workflow.name,
+        programs.fingerprints(),
+        data,
+        programs.root.initial_state(),
+        seed=seed,
+    )
+    start = Frame(
+        id=state.next_id("frame"),
+        parent_frame_id=ROOT_FRAME_ID,
+        scope_id=ROOT_SCOPE_ID,
+        lineage_id=ROOT_LINEAGE_ID,
+        parent_lineage_id=None,
+        kind="node",
+        node_id=workflow.start,
+        metadata={PRIOR_OUTCOME: None, ACTIVATED_INCOMING_EDGE: None},
+    )
+    state.frames[start.id] = start
+    state.ready.append(start.id)
+    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
+    engine.run()
+    return _result(engine)
+
+
+def resume_workflow(
+    saved: str | bytes | RunState | RunResult,
+    answer: object,
+    workflow: Workflow,
+    handlers: Mapping[str, Handler],
+    *,
+    outcome: str | None = None,
+    reducers: Mapping[str, Reducer] | None = None,
+    subgraphs: Mapping[str, Workflow] | None = None,
+    max_steps: int | None = None,
+    trace: bool = True,
+) -> RunResult:
+    """Answer the waiting interrupt of a paused run and go on.
+
+    ``saved`` is dumped state (text) or a state/result in memory; either way
+    it goes through :func:`load`, so a resumed run always starts from exactly
+    what a checkpoint holds, and the caller's object is never changed.
+    ``outcome`` picks the interrupt's outcome when it declares several.
+    The workflows must be the ones the run started with.
+    """
+    if isinstance(saved, RunResult):
+        saved = saved.state
+    state = load(dump(saved) if isinstance(saved, RunState) else saved)
+    programs = Programs(workflow, subgraphs or {})
+    all_reducers = _reducers(reducers)
+    check_runnable(programs, handlers, all_reducers)
+    if workflow.name != state.workflow:
+        raise WorkflowExecutionError(
+            f"the run state belongs to workflow '{state.workflow}', not '{workflow.name}'"
+        )
+    expected = programs.fingerprints()
+    for key, digest in state.fingerprints.items():
+        if expected.get(key) != digest:
+            name = workflow.name if key == ROOT_PROGRAM_KEY else key
+            raise WorkflowExecutionError(
+                f"the run state was saved for another version of workflow '{name}'"
+            )
+    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
+    engine.answer(answer, outcome)
+    engine.run()
+    return _result(engine)
