@@ -25,6 +25,7 @@ run: $(STAMP)
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 	@if command -v npm >/dev/null 2>&1 && [ -f editors/vscode/package.json ]; then \
 		$(MAKE) --no-print-directory vscode; \
@@ -52,6 +53,7 @@ e2e-vscode: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/mypy
 
 format: $(STAMP)
 	$(BIN)/ruff format .

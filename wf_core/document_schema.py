@@ -13,13 +13,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import BaseModel
+
 from wf_core.models import Workflow
 from wf_core.models.keys import CONDITION_MODELS, DEPRECATED_KEYS, STEP_MODELS, TOP_LEVEL_EXTRAS
 from wf_core.models.schemas import NodeDef
 from wf_core.models.workflow import Edge
 
 OPTIONAL_IN_DOCUMENTS = ("input_schema", "state_schema", "output_schema")
-_CLOSED = (Edge, NodeDef, *STEP_MODELS.values(), *CONDITION_MODELS.values())
+_CLOSED: tuple[type[BaseModel], ...] = (
+    Edge,
+    NodeDef,
+    *STEP_MODELS.values(),
+    *CONDITION_MODELS.values(),
+)
 
 
 def _close(schema: dict[str, Any], deprecated: tuple[str, ...]) -> None:

@@ -31,7 +31,8 @@ class ExportError(ValueError):
 
 
 def canonical_dump(workflow: Any) -> dict[str, Any]:
-    return workflow.model_dump(mode="json", by_alias=True)
+    dumped: dict[str, Any] = workflow.model_dump(mode="json", by_alias=True)
+    return dumped
 
 
 def to_json(workflow: Any) -> str:
@@ -125,7 +126,8 @@ def _inline_text(value: Any, depth: int = 0) -> str:
         if depth == 0 and tables and (len(items) > 1 or len(one_line) > ONE_LINE_WIDTH):
             return "[\n" + "".join(f"  {item},\n" for item in items) + "]"
         return one_line
-    return tomlkit.item(_scalar(value)).as_string()
+    text: str = tomlkit.item(_scalar(value)).as_string()
+    return text
 
 
 def _schema_table(schema: Mapping[str, Any]) -> Table:

@@ -33,6 +33,7 @@ from wf_core.semantic.model import (
 )
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex, Span
+from wf_core.view import SourceMapView
 
 
 def changed_region(old: str, new: str) -> tuple[int, int, int]:
@@ -101,7 +102,9 @@ def _shift_literal(literal: StringLiteral, shift: _Shift) -> StringLiteral:
 class _OverlaySourceMap:
     """The analysed version's source map seen through the edit, with one literal re-read."""
 
-    def __init__(self, base: Any, shift: _Shift, location: Location, literal: StringLiteral):
+    def __init__(
+        self, base: SourceMapView, shift: _Shift, location: Location, literal: StringLiteral
+    ):
         self._base = base
         self._shift = shift
         self._location = location

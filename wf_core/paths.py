@@ -350,6 +350,11 @@ class _PydanticPath:
     __slots__ = ()
 
     # Each path type supplies ``_coerce(value)`` and these two schema details.
+    if TYPE_CHECKING:
+
+        @classmethod
+        def _coerce(cls, value: Any) -> Any: ...
+
     _JSON_ROOT: ClassVar[dict[str, Any]]
     _JSON_MIN_ITEMS: ClassVar[int]
 

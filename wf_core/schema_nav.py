@@ -23,11 +23,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from referencing import Registry
+from referencing import Registry, Resource
 from referencing._core import Resolver
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
@@ -275,7 +275,7 @@ class SchemaNavigator:
             if known is None:
                 registry: Registry = Registry().with_resource(self.uri, resource).crawl()
             else:
-                registry = Registry(retrieve=_retrieve_from(known)).with_resources(
+                registry = Registry(retrieve=_retrieve_from(known)).with_resources(  # type: ignore[call-arg]
                     [
                         (self.uri, resource),
                         *((uri, DRAFT202012.create_resource(c)) for uri, c in known.items()),
@@ -300,11 +300,12 @@ class SchemaNavigator:
         return self._at_path[key]
 
     def _at_path_uncached(self, parts: tuple[str, ...]) -> SchemaView | None:
-        view: SchemaView | None = self.root
+        view: SchemaView = self.root
         for part in parts:
-            view = view.child(part)
-            if view is None:
+            child = view.child(part)
+            if child is None:
                 return None
+            view = child
         return view
 
     def walk(self, parts: Sequence[str]) -> Iterator[tuple[int, SchemaView | None]]:
@@ -345,10 +346,10 @@ class SchemaNavigator:
         return standalone_schema(branch, self.document)
 
 
-def _retrieve_from(known: Mapping[str, Any]):
-    def retrieve(uri: str):
+def _retrieve_from(known: Mapping[str, Any]) -> Callable[[str], Resource[Any]]:
+    def retrieve(uri: str) -> Resource[Any]:
         if uri not in known:
-            raise NoSuchResource(ref=uri)
+            raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field, not in stubs
         return DRAFT202012.create_resource(known[uri])
 
     return retrieve

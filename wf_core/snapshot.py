@@ -330,9 +330,10 @@ class DocumentSnapshot:
         for issue in (*self.load.issues, *find_deprecated_forms(values), *unknown_keys(values)):
             # Loader and deprecation findings are already in document locations.
             if issue.data.get("missing") and self.parsed.issues:
-                issue = self._written_but_broken(issue)
-                if issue is None:
+                still_missing = self._written_but_broken(issue)
+                if still_missing is None:
                     continue
+                issue = still_missing
             location = issue.location or ()
             literal = self.parsed.source_map.string(location) if location else None
             if literal is not None and not literal.closed:

@@ -9,9 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 from wf_core.export import ExportError, to_json, to_toml
 from wf_core.files import decode, iter_workflow_files, syntax_of
@@ -34,7 +35,7 @@ NO_DOCUMENTS = "no workflow documents (*.wf.toml, *.wf.json) in this folder"
 
 
 class _Parser(argparse.ArgumentParser):
-    def error(self, message: str) -> None:  # argparse exits 2 already; keep the text short
+    def error(self, message: str) -> NoReturn:  # argparse exits 2 already; keep it short
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"wfls: error: {message}\n")
 
@@ -188,7 +189,7 @@ def run_check(
         findings.extend(
             read_error(raw, f"cannot read {raw!r}: {why}") for raw, why in inputs.unreadable
         )
-    renderers = {
+    renderers: dict[str, Callable[[list[Finding]], str]] = {
         "text": render_text,
         "json": render_json,
         "github": render_github,

@@ -115,7 +115,7 @@ class WflsProtocol(LanguageServerProtocol):
             yield from super().lsp_exit(*args)
             return
         self.writer.close()
-        self._server.shutdown()
+        self._server.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         super()._handle_notification(method_name, params)
@@ -163,10 +163,12 @@ class WflsServer(LanguageServer):
         """The full analysis of the latest version of ``uri``."""
         if self.store.is_current(uri):
             return self.store.snapshot(uri)
-        return await self.in_worker(self.store.snapshot, uri)
+        snapshot: DocumentSnapshot | None = await self.in_worker(self.store.snapshot, uri)
+        return snapshot
 
     async def diagnostics_async(self, uri: str) -> DiagnosticsResult | None:
-        return await self.in_worker(self.diagnostics_for, uri)
+        result: DiagnosticsResult | None = await self.in_worker(self.diagnostics_for, uri)
+        return result
 
     async def request_context(
         self, uri: str, *, while_typing: bool = False

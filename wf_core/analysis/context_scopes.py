@@ -61,7 +61,8 @@ class ContextFieldAvailability:
 
 def dump_schema(schema: Any) -> dict[str, Any]:
     if hasattr(schema, "model_dump"):
-        return schema.model_dump(mode="json", exclude_none=True, by_alias=True)
+        dumped: dict[str, Any] = schema.model_dump(mode="json", exclude_none=True, by_alias=True)
+        return dumped
     if isinstance(schema, Mapping):
         return dict(schema)
     return {}

@@ -23,7 +23,7 @@ Invariants:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -362,7 +362,7 @@ class SourceMap:
 
     def __init__(
         self,
-        entries: dict[Location, Entry | Compact],
+        entries: Mapping[Location, Entry | Compact],
         strings: dict[Location, StringLiteral],
         occurrences: list[Occurrence],
         placements: list[Placement] | None = None,
@@ -398,7 +398,7 @@ class SourceMap:
         loc = tuple(location)
         entry = self._entries.get(loc)
         if entry is not None:
-            return _entry(entry, 0) if type(entry) is tuple else entry  # type: ignore[return-value,arg-type]
+            return _entry(entry, 0) if isinstance(entry, tuple) else entry
         found = self._find(loc)
         if found is None:
             return None
@@ -437,10 +437,10 @@ class SourceMap:
                 base, prefix = item.base, item.table_loc
                 for rel, compact in item.chunk.entries.items():
                     yield (*prefix, *rel), _entry(compact, base)
-            elif type(item) is tuple:
-                yield loc, _entry(item, 0)  # type: ignore[arg-type]
-            else:
-                yield loc, item  # type: ignore[misc]
+            elif isinstance(item, tuple):
+                yield loc, _entry(item, 0)
+            elif isinstance(item, Entry):
+                yield loc, item
 
     def __contains__(self, location: object) -> bool:
         if location in self._entries:

@@ -93,7 +93,7 @@ def _parse(
     _run(text, tree, reader, builder, problems, chunks, used, use_chunks)
     values, source_map = builder.finish(len(text))
     _stray_controls(text, problems)
-    found = [(span, message, None) for span, message in problems]
+    found: list[tuple[Span, str, Span | None]] = [(s, m, None) for s, m in problems]
     found.extend(builder.problems)
     return values, source_map, found, used
 
@@ -289,17 +289,17 @@ def _plan(text: str, root: Node, offsets: ByteOffsets, use_chunks: bool) -> list
     # A section block takes no pairs after its own: when pairs (or a recovery
     # region that may hold some) follow it, it is converted item by item.
     out: list[tuple[Any, ...]] = []
-    for k, step in enumerate(plan):
-        if step[0] == "block" and step[1].section and k + 1 < len(plan):
-            following = plan[k + 1]
+    for k, planned in enumerate(plan):
+        if planned[0] == "block" and planned[1].section and k + 1 < len(plan):
+            after = plan[k + 1]
             if (
-                following[0] == "text"
-                or (following[0] == "block" and not following[1].section)
-                or (following[0] == "tree" and following[1][4] is None)
+                after[0] == "text"
+                or (after[0] == "block" and not after[1].section)
+                or (after[0] == "tree" and after[1][4] is None)
             ):
-                out.extend(("tree", item) for item in _expand(step[1], offsets))
+                out.extend(("tree", item) for item in _expand(planned[1], offsets))
                 continue
-        out.append(step)
+        out.append(planned)
     return out
 
 

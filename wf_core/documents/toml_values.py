@@ -9,6 +9,7 @@ their text alone, so both readers agree on every number, date and boolean.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 from typing import Any
@@ -89,17 +90,18 @@ _DATETIME = re.compile(
 _TIME = re.compile(r"(\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?")
 
 
-def format_key(parts: list[str] | tuple[str | int, ...]) -> str:
+def format_key(parts: Sequence[object]) -> str:
     """A key as an author would write it: bare where possible, else quoted."""
     out = []
     for part in parts:
         if isinstance(part, int):
             out.append(f"[{part}]")
             continue
-        if _BARE_KEY.fullmatch(part):
-            out.append(part)
+        text = str(part)
+        if _BARE_KEY.fullmatch(text):
+            out.append(text)
         else:
-            escaped = part.replace("\\", "\\\\").replace('"', '\\"')
+            escaped = text.replace("\\", "\\\\").replace('"', '\\"')
             out.append(f'"{escaped}"')
     return ".".join(out).replace(".[", "[")
 

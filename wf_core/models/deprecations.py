@@ -46,11 +46,12 @@ def _warning(location: Location, message: str, replacement: Any, **data: Any) ->
 
 def _canonical_bindings(bindings: list[dict[str, Any]], canonical_key: str) -> list[Any]:
     """Bindings in canonical JSON (paths re-formatted); as written when they do not validate."""
-    adapter = _OUTPUTS if canonical_key in ("output", "resume") else _STEP_INPUTS
+    adapter: TypeAdapter[Any] = _OUTPUTS if canonical_key in ("output", "resume") else _STEP_INPUTS
     try:
-        return adapter.dump_python(adapter.validate_python(bindings), mode="json")
+        dumped: list[Any] = adapter.dump_python(adapter.validate_python(bindings), mode="json")
     except ValidationError:
         return bindings
+    return dumped
 
 
 def _binding_forms(node: Mapping[str, Any], location: Location, issues: list[Issue]) -> None:

@@ -118,7 +118,8 @@ def _condition_tables(condition: Mapping[str, Any], location: Location) -> Itera
     stack: list[tuple[Mapping[str, Any], Location]] = [(condition, location)]
     while stack:
         cond, where = stack.pop()
-        model = CONDITION_MODELS.get(cond.get("op")) if isinstance(cond.get("op"), str) else None
+        op = cond.get("op")
+        model = CONDITION_MODELS.get(op) if isinstance(op, str) else None
         if model is None:
             continue
         yield where, cond, model_keys(model)

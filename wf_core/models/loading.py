@@ -109,12 +109,16 @@ class LoadResult:
         if len(location) < 2 or not isinstance(location[1], int):
             return location
         head, index = location[0], location[1]
-        positions = {
-            "nodes": self.node_positions,
-            "edges": self.edge_positions,
-            "output": self.output_positions,
-            "node_defs": self.node_def_positions,
-        }.get(head)  # type: ignore[call-overload]
+        positions = (
+            {
+                "nodes": self.node_positions,
+                "edges": self.edge_positions,
+                "output": self.output_positions,
+                "node_defs": self.node_def_positions,
+            }.get(head)
+            if isinstance(head, str)
+            else None
+        )
         if positions is None or not 0 <= index < len(positions):
             return location
         mapped: list[LocationPart] = [head, positions[index], *location[2:]]
@@ -172,7 +176,7 @@ def _document_error_location(
     the key the error is about (for missing/unknown-key messages).
     """
     loc = error["loc"]
-    out: list[str | int] = list(base)
+    out: list[LocationPart] = list(base)
     current = value
     for part in loc:
         in_mapping = isinstance(current, Mapping) and isinstance(part, str) and part in current
@@ -185,7 +189,7 @@ def _document_error_location(
     last = loc[-1] if loc else None
     if error["type"] == "unknown_tag":
         key = (error.get("ctx") or {}).get("key")
-        if isinstance(current, Mapping) and key in current:
+        if isinstance(current, Mapping) and isinstance(key, str) and key in current:
             out.append(key)
         return tuple(out), key
     return tuple(out), last

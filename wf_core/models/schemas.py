@@ -16,6 +16,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
+from jsonschema.protocols import Validator
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -38,13 +39,13 @@ _CHECK_CACHE_LIMIT = 4096
 
 def _meta_check(schema: Mapping[str, Any]) -> str | None:
     dialect = schema.get("$schema")
-    validator_cls = Draft202012Validator
+    validator_cls: type[Validator] = Draft202012Validator
     if isinstance(dialect, str):
         validator_cls = validators.validator_for(schema, default=Draft202012Validator)
     try:
-        validator_cls.check_schema(schema)
+        validator_cls.check_schema(dict(schema))
     except SchemaError as exc:
-        return exc.message
+        return str(exc.message)
     except RecursionError:
         return "schema nesting is too deep"
     return None

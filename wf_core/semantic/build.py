@@ -96,8 +96,10 @@ class PathResolver:
                 if isinstance(part, int):
                     items = _list(value)
                     value = items[part] if 0 <= part < len(items) else None
-                else:
+                elif isinstance(part, str):
                     value = _dict(value).get(part)
+                else:
+                    value = None
             site = SchemaSite(location, value) if isinstance(value, Mapping) else None
             self._sites[location] = site
         return self._sites[location]
@@ -298,9 +300,9 @@ class PathResolver:
             if head == LOOP_ITEM_KEY and stack:
                 return out + self._item_members(stack[-1], rest[1:])
             return out + [(SegmentKind.UNKNOWN, None, False)] * len(rest[1:])
-        owner = self.alias_owner(head, stack)
-        if owner is not None:
-            alias = Symbol(SymbolKind.ALIAS, (owner,), head)
+        alias_owner = self.alias_owner(head, stack)
+        if alias_owner is not None:
+            alias = Symbol(SymbolKind.ALIAS, (alias_owner,), head)
             out.append((SegmentKind.ALIAS, alias, bool(stack)))
             return out + self._item_members(owner, rest[1:])
         return out + [(SegmentKind.UNKNOWN, None, False)] * len(rest)

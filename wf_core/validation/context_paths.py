@@ -22,6 +22,7 @@ from wf_core.context_contracts import (
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location, NodeRef
 from wf_core.paths import GraphSourcePath, format_segments
+from wf_core.schema_nav import SchemaNavigator
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.reads import PathRead, workflow_reads
@@ -95,6 +96,7 @@ def _check_read(
 ) -> None:
     path = read.path
     node_id = read.node_id or WORKFLOW_OUTPUT_ID
+    navigator: SchemaNavigator | None
     if read.node_id is None:
         navigator = model.navigator_for_stack(None)
         stack: tuple[str, ...] = ()

@@ -226,7 +226,9 @@ def _state_targets_overlap(targets: Iterable[Any]) -> bool:
     return has_overlapping_paths(tuple(t.parts) for t in targets)
 
 
-def _validate_condition(node: Any, index: int, sources: SourceChecker, report: ValidationReport):
+def _validate_condition(
+    node: Any, index: int, sources: SourceChecker, report: ValidationReport
+) -> None:
     check = node.check
     _empty_args(check, ("nodes", index, "check"), sources)
     for read in node_reads(node, index):
@@ -330,7 +332,7 @@ def _validate_start(workflow: Any, report: ValidationReport) -> None:
         )
 
 
-def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport):
+def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport) -> None:
     nodes_by_id = {node.id: node for node in workflow.nodes}
     seen: set[tuple[str, str]] = set()
     for i, edge in enumerate(workflow.edges):

@@ -132,7 +132,8 @@ def node_def_markdown(view: AnalysisView, name: str) -> str | None:
     definition = next((d for d in _node_defs(view) if d.get("name") == name), None)
     if definition is None:
         return None
-    outcomes = definition.get("outcomes") if isinstance(definition.get("outcomes"), list) else []
+    outcomes = definition.get("outcomes")
+    outcomes = outcomes if isinstance(outcomes, list) else []
     parts = [f"**node def `{name}`**: outcomes {', '.join(f'`{o}`' for o in outcomes)}"]
     for key in ("input_schema", "output_schema"):
         schema = definition.get(key)
@@ -153,7 +154,8 @@ def outcome_markdown(view: AnalysisView, symbol: Symbol) -> str:
     else:
         declared = f"built into every `{owner}` node"
     values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
-    edges = values.get("edges") if isinstance(values.get("edges"), list) else []
+    edges = values.get("edges")
+    edges = edges if isinstance(edges, list) else []
     sources = _sources_of(view, symbol)
     routes = [
         f"`{e.get('from')}` → `{e.get('to')}`"

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeGuard
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
@@ -41,10 +41,13 @@ def _target(arguments: Any) -> tuple[str, types.Position]:
     if not isinstance(uri, str) or not isinstance(position, dict):
         raise JsonRpcInvalidParams('expected one argument {"uri", "position"}')
     line, character = position.get("line"), position.get("character")
-    for value in (line, character):
-        if type(value) is not int or value < 0:
-            raise JsonRpcInvalidParams("position needs non-negative integer line and character")
+    if not (_natural(line) and _natural(character)):
+        raise JsonRpcInvalidParams("position needs non-negative integer line and character")
     return uri, types.Position(line=line, character=character)
+
+
+def _natural(value: Any) -> TypeGuard[int]:
+    return type(value) is int and value >= 0
 
 
 def empty() -> None:
