@@ -28,6 +28,16 @@ WAIT = 30.0
 """Upper bound on any wait for the server, so that a broken server fails instead of hanging."""
 
 SESSION = pytest.StashKey["Session"]()
+POSITION_PARAMS: dict[str, Any] = {
+    types.TEXT_DOCUMENT_COMPLETION: types.CompletionParams,
+    types.TEXT_DOCUMENT_HOVER: types.HoverParams,
+    types.TEXT_DOCUMENT_DEFINITION: types.DefinitionParams,
+    types.TEXT_DOCUMENT_REFERENCES: types.ReferenceParams,
+    types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT: types.DocumentHighlightParams,
+    types.TEXT_DOCUMENT_PREPARE_RENAME: types.PrepareRenameParams,
+    types.TEXT_DOCUMENT_RENAME: types.RenameParams,
+}
+"""Params of each position request the tests send."""
 
 
 def units(text: str, encoding: str) -> int:
@@ -178,14 +188,12 @@ class Session:
 
     # -- requests ----------------------------------------------------------------------
 
-    async def request(self, method: str, uri: str, offset: int) -> Any:
-        params: Any = {
-            types.TEXT_DOCUMENT_COMPLETION: types.CompletionParams,
-            types.TEXT_DOCUMENT_HOVER: types.HoverParams,
-            types.TEXT_DOCUMENT_DEFINITION: types.DefinitionParams,
-        }[method](
+    async def request(self, method: str, uri: str, offset: int, **extra: Any) -> Any:
+        """A position request at ``offset``; ``extra`` holds the method's other params."""
+        params: Any = POSITION_PARAMS[method](
             text_document=types.TextDocumentIdentifier(uri=uri),
             position=self.position(uri, offset),
+            **extra,
         )
         async with asyncio.timeout(WAIT):
             return await self.client.protocol.send_request_async(method, params)

@@ -366,11 +366,11 @@ def key_completions(view: AnalysisView, cursor: Cursor, offset: int) -> list[Com
     for key, deprecated in keys:
         if key in present:
             continue
-        insert = write_key(key, "json") + ": " if quote else key
-        if view.syntax == "json" and located is not None and located.in_key:
-            insert = inside_literal(key, "json") or key
-        elif view.syntax != "json":
-            insert = write_key(key, "toml")
+        if view.syntax == "json":
+            insert = write_key(key, "json") + ": " if quote else inside_literal(key, "json") or key
+        else:
+            # A key typed on a blank line comes with its ``=``; one being edited does not.
+            insert = write_key(key, "toml") + ("" if typed is not None else " = ")
         out.append(
             CompletionCandidate(
                 label=key,

@@ -1,0 +1,176 @@
+"""Completion, data-driven: a fixture with ``$0``, the offered labels, the text after accepting."""
+
+from __future__ import annotations
+
+from tests.features.fixture import analyze, apply, cursor, errors, expected
+from wfls.features.completion import complete
+
+BASE = """
+name = "c"
+start = "rows"
+edges = [
+  { from = "rows", outcome = "loop", to = "use" },
+  { from = "use", outcome = "ok", to = "rows" },
+  { from = "rows", outcome = "done", to = "__end__" },
+]
+
+[input_schema]
+type = "object"
+properties.rows = { type = "array", items = { type = "object", properties = { "a b" = { type = "string" }, sku = { type = "string" } } } }
+
+[[node_defs]]
+name = "task"
+outcomes = ["ok"]
+input_schema = { type = "object", properties = { x = {} } }
+output_schema = { type = "object" }
+
+[[nodes]]
+id = "rows"
+type = "foreach"
+over = "input.rows"
+as = "row"
+
+[[nodes]]
+id = "use"
+type = "node"
+node = "task"
+input = [{ target = "x", path = "PATH" }]
+"""  # noqa: E501
+
+
+def with_path(path: str) -> str:
+    return BASE.replace("PATH", path)
+
+
+def check_completion(fixture: str, labels: list[str]) -> None:
+    snapshot, offset = cursor(fixture)
+    found = [c.label for c in complete(snapshot, offset)]
+    assert found == labels
+
+
+def check_accept(fixture: str, label: str, after: str) -> None:
+    """Accepting ``label`` gives ``after``, which has no error the fixture did not have."""
+    snapshot, offset = cursor(fixture)
+    candidate = next(c for c in complete(snapshot, offset) if c.label == label)
+    text = apply(snapshot.text, [(candidate.replace, candidate.insert_text)])
+    assert text == expected(after)
+    assert set(errors(analyze(text))) <= set(errors(snapshot))
+
+
+def test_foreach_entries_in_the_body() -> None:
+    check_completion(with_path("context.foreach.$0"), ["rows"])
+
+
+def test_item_members_are_quoted_when_they_need_it() -> None:
+    check_completion(with_path("context.foreach.rows.item.$0"), ['"a b"', "sku"])
+    check_accept(
+        with_path("context.foreach.rows.item.$0"),
+        '"a b"',
+        with_path('context.foreach.rows.item.\\"a b\\"'),
+    )
+
+
+def test_a_literal_string_gets_the_quotes_unescaped() -> None:
+    fixture = BASE.replace('"PATH"', "'context.foreach.rows.item.$0'")
+    check_accept(fixture, '"a b"', BASE.replace('"PATH"', "'context.foreach.rows.item.\"a b\"'"))
+
+
+def test_the_segment_being_typed_is_replaced_whole() -> None:
+    check_accept(
+        with_path("context.foreach.ro$0ws.item"),
+        "rows",
+        with_path("context.foreach.rows.item"),
+    )
+
+
+def test_roots_and_entry_fields() -> None:
+    check_completion(with_path("$0"), ["input", "state", "context"])
+    check_completion(
+        with_path("context.foreach.rows.$0"),
+        ["node_id", "activation_id", "frame_id", "scope_id", "lineage_id", "index", "item"],
+    )
+
+
+def test_binding_targets_come_from_the_node_def() -> None:
+    fixture = BASE.replace('target = "x"', 'target = "$0"')
+    check_completion(fixture, ["x"])
+
+
+def test_node_ids_outcomes_types_and_node_defs() -> None:
+    check_completion(
+        BASE.replace(
+            '{ from = "use", outcome = "ok", to = "rows" }',
+            '{ from = "use", outcome = "ok", to = "$0" }',
+        ),
+        ["rows", "use", "__end__"],
+    )
+    check_completion(
+        BASE.replace('{ from = "rows", outcome = "done"', '{ from = "rows", outcome = "$0"'),
+        ["done", "loop"],
+    )
+    check_completion(
+        BASE.replace('type = "node"', 'type = "$0"'),
+        ["node", "subgraph", "condition", "foreach", "join", "end", "interrupt"],
+    )
+    check_completion(BASE.replace('node = "task"', 'node = "$0"'), ["task"])
+
+
+def test_enum_values() -> None:
+    fixture = BASE.replace('as = "row"', 'as = "row"\nmode = "$0"')
+    check_completion(fixture, ["serial", "concurrent"])
+    fixture = BASE.replace('as = "row"', 'as = "row"\nitem_error = { action = "$0" }')
+    check_completion(fixture, ["fail", "skip", "collect"])
+
+
+def test_keys_on_an_empty_line_in_a_node_table() -> None:
+    fixture = BASE.replace('as = "row"', 'as = "row"\n$0')
+    check_completion(fixture, ["mode", "item_error", "concurrent", "on_item_error", "parallel"])
+    snapshot, offset = cursor(fixture)
+    mode = next(c for c in complete(snapshot, offset) if c.label == "mode")
+    assert apply(snapshot.text, [(mode.replace, mode.insert_text)]) == expected(
+        BASE.replace('as = "row"', 'as = "row"\nmode = ')
+    )
+
+
+def test_keys_while_typing_one() -> None:
+    check_completion(
+        BASE.replace('as = "row"', 'as = "row"\nmo$0'),
+        ["mode", "item_error", "concurrent", "on_item_error", "parallel"],
+    )
+
+
+def test_json_schema_keywords_inside_a_schema() -> None:
+    fixture = BASE.replace('[input_schema]\ntype = "object"', '[input_schema]\ntype = "object"\n$0')
+    labels = [c.label for c in complete(*cursor(fixture))]
+    assert labels[:4] == ["required", "items", "additionalProperties", "description"]
+    assert "properties" not in labels and "type" not in labels  # already written
+
+
+def test_schema_type_values() -> None:
+    fixture = BASE.replace('[input_schema]\ntype = "object"', '[input_schema]\ntype = "$0"')
+    check_completion(fixture, ["object", "array", "string", "number", "integer", "boolean", "null"])
+
+
+def test_an_unwired_node_is_offered_every_loop_marked() -> None:
+    fixture = (
+        BASE
+        + '\n[[nodes]]\nid = "new"\ntype = "node"\nnode = "task"\n'
+        + 'input = [{ target = "x", path = "context.foreach.$0" }]\n'
+    )
+    snapshot, offset = cursor(fixture)
+    [candidate] = complete(snapshot, offset)
+    assert candidate.label == "rows"
+    assert candidate.detail is not None and candidate.detail.startswith("not active here yet")
+    assert "active only in the body of foreach `rows`" in (candidate.documentation or "")
+
+
+def test_json_keys_and_values() -> None:
+    text = (
+        '{"name": "j", "start": "a", "edges": [{"from": "a", "outcome": "$0"}],\n'
+        ' "node_defs": [{"name": "t", "outcomes": ["ok", "retry"],'
+        ' "input_schema": {"type": "object"}, "output_schema": {"type": "object"}}],\n'
+        ' "nodes": [{"id": "a", "type": "node", "node": "t"}]}\n'
+    )
+    check_completion(text, ["ok", "retry"])
+    keys = text.replace('"outcome": "$0"', '"outcome": "ok", "$0"')
+    check_completion(keys, ["to"])
