@@ -304,7 +304,7 @@ class PathResolver:
         if alias_owner is not None:
             alias = Symbol(SymbolKind.ALIAS, (alias_owner,), head)
             out.append((SegmentKind.ALIAS, alias, bool(stack)))
-            return out + self._item_members(owner, rest[1:])
+            return out + self._item_members(alias_owner, rest[1:])
         return out + [(SegmentKind.UNKNOWN, None, False)] * len(rest)
 
     def _item_members(
