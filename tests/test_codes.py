@@ -18,6 +18,9 @@ from wf_core.codes import CODES, READ_ERROR, render_markdown
 from wf_core.issues import ProjectCode, Severity
 from wf_core.snapshot import analyze_text
 from wf_core.validation.issues import ValidationIssueCode
+from wf_core.workspace.checks import document_issues
+from wf_core.workspace.files import Roots
+from wf_core.workspace.index import Workspace
 from wfls.cli import main
 
 ROOT = Path(__file__).parent.parent
@@ -68,6 +71,26 @@ def test_example_produces_its_code_and_message(code: str) -> None:
     allowed = {code, *COMPANIONS.get(code, ())}
     others = [(p.code, p.message) for p in issues if p.severity == Severity.ERROR]
     assert all(p.code in allowed for p in issues if p.severity == Severity.ERROR), others
+
+
+WORKSPACE = [code for code, info in CODES.items() if info.example_syntax == "workspace"]
+
+
+@pytest.mark.parametrize("code", WORKSPACE)
+def test_workspace_example_produces_its_code(code: str, tmp_path: Path) -> None:
+    info = CODES[code]
+    for name, text in info.workspace_files().items():
+        (tmp_path / name).write_text(text)
+    workspace = Workspace(Roots([tmp_path]))
+    assert workspace.scan() == []
+    found = [
+        p
+        for document in workspace.documents()
+        for p in document_issues(workspace, document.uri)
+        if p.code == code
+    ]
+    assert info.message in [p.message for p in found]
+    assert all(p.severity == info.severity for p in found)
 
 
 def test_read_error_example(

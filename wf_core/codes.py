@@ -45,12 +45,24 @@ class CodeInfo:
     example: str | None
     fix: str
     message: str
-    example_syntax: Literal["toml", "shell"] = "toml"
+    example_syntax: Literal["toml", "shell", "workspace"] = "toml"
 
     @property
     def analyzed(self) -> bool:
         """True when ``example`` is a document that analysis must report ``code`` for."""
         return self.example is not None and self.example_syntax == "toml"
+
+    def workspace_files(self) -> dict[str, str]:
+        """For a ``workspace`` example: file name → text, split at ``# file: <name>`` lines."""
+        files: dict[str, str] = {}
+        name = None
+        for line in (self.example or "").splitlines(keepends=True):
+            if line.startswith("# file: "):
+                name = line[len("# file: ") :].strip()
+                files[name] = ""
+            elif name is not None:
+                files[name] += line
+        return {n: text.strip("\n") + "\n" for n, text in files.items()}
 
 
 def _doc(text: str) -> str:
@@ -86,7 +98,7 @@ def _wfls(
     fix: str,
     message: str,
     *,
-    example_syntax: Literal["toml", "shell"] = "toml",
+    example_syntax: Literal["toml", "shell", "workspace"] = "toml",
 ) -> CodeInfo:
     return CodeInfo(
         str(code), "wfls", severity, title, trigger, _doc(example), fix, message, example_syntax
@@ -1292,6 +1304,144 @@ _WFLS = (
         "unknown key 'timout_seconds': lda-wf ignores it",
     ),
     _wfls(
+        ProjectCode.UNKNOWN_SUBGRAPH,
+        Severity.ERROR,
+        "Subgraph names no workflow of the workspace",
+        "A subgraph's `workflow = { name = ... }` names a workflow that no document of the "
+        "workspace declares as its `name`. (A `{ artifact_id, version }` reference lives in a "
+        "registry wfls cannot see and is accepted as it is.)",
+        """
+        # file: caller.wf.toml
+        name = "caller"
+        start = "run"
+        outcomes = ["ok"]
+        edges = [{ from = "run", outcome = "ok", to = "__end__" }]
+
+        [[nodes]]
+        id = "run"
+        type = "subgraph"
+        workflow = { name = "bililng" }  # the child is named "billing"
+
+        # file: billing.wf.toml
+        name = "billing"
+        start = "end"
+        outcomes = ["ok"]
+        edges = []
+
+        [[nodes]]
+        id = "end"
+        type = "end"
+        """,
+        "Name a workflow of the workspace; the quick fix offers the closest name.",
+        "no workflow named 'bililng' in the workspace",
+        example_syntax="workspace",
+    ),
+    _wfls(
+        ProjectCode.SUBGRAPH_BINDING,
+        Severity.ERROR,
+        "Subgraph bindings do not fit the child workflow",
+        "The caller's bindings do not match the child: a binding targets a field the child's "
+        "`input_schema` does not accept (or reads an output the child's `output_schema` does "
+        "not produce), a field the child requires has no binding, or a field the subgraph node "
+        "declares is one the child does not have. When the subgraph node declares no "
+        "`input_schema`/`output_schema`, the child's own schemas are the contract.",
+        """
+        # file: caller.wf.toml
+        name = "caller"
+        start = "run"
+        outcomes = ["ok"]
+        edges = [{ from = "run", outcome = "ok", to = "__end__" }]
+
+        [[nodes]]
+        id = "run"
+        type = "subgraph"
+        workflow = { name = "greet" }
+        input = [{ target = "nmae", value = "Ada" }]  # the child's input is "name"
+
+        # file: greet.wf.toml
+        name = "greet"
+        start = "end"
+        outcomes = ["ok"]
+        edges = []
+
+        [input_schema]
+        type = "object"
+        additionalProperties = false
+        properties.name = { type = "string" }
+
+        [[nodes]]
+        id = "end"
+        type = "end"
+        """,
+        "Bind the fields the child declares, under the names it declares them.",
+        "child workflow 'greet' does not accept input field 'nmae'",
+        example_syntax="workspace",
+    ),
+    _wfls(
+        ProjectCode.SUBGRAPH_CYCLE,
+        Severity.ERROR,
+        "Subgraphs call each other in a cycle",
+        "Following subgraphs from workflow to workflow comes back to where it started: the "
+        "run would never end. Reported once on each `workflow` value in the cycle.",
+        """
+        # file: a.wf.toml
+        name = "a"
+        start = "call"
+        outcomes = ["ok"]
+        edges = [{ from = "call", outcome = "ok", to = "__end__" }]
+
+        [[nodes]]
+        id = "call"
+        type = "subgraph"
+        workflow = { name = "b" }
+
+        # file: b.wf.toml
+        name = "b"
+        start = "call"
+        outcomes = ["ok"]
+        edges = [{ from = "call", outcome = "ok", to = "__end__" }]
+
+        [[nodes]]
+        id = "call"
+        type = "subgraph"
+        workflow = { name = "a" }
+        """,
+        "Break the cycle: one of the workflows must not call back into the others.",
+        "subgraphs call each other in a cycle: a -> b -> a",
+        example_syntax="workspace",
+    ),
+    _wfls(
+        ProjectCode.DUPLICATE_WORKFLOW_NAME,
+        Severity.ERROR,
+        "Two documents declare the same workflow name",
+        "Subgraphs find their child by `name`, so two documents with the same `name` make the "
+        "name ambiguous. Reported on both.",
+        """
+        # file: one.wf.toml
+        name = "billing"
+        start = "end"
+        outcomes = ["ok"]
+        edges = []
+
+        [[nodes]]
+        id = "end"
+        type = "end"
+
+        # file: two.wf.toml
+        name = "billing"
+        start = "end"
+        outcomes = ["ok"]
+        edges = []
+
+        [[nodes]]
+        id = "end"
+        type = "end"
+        """,
+        "Rename one of the workflows (and its callers).",
+        "another workflow document is also named 'billing'",
+        example_syntax="workspace",
+    ),
+    _wfls(
         READ_ERROR,
         Severity.ERROR,
         "Path that cannot be read",
@@ -1362,7 +1512,10 @@ def _section(info: CodeInfo) -> str:
     if info.example is None:
         lines += ["**Example.** None: wfls does not report this code in practice.", ""]
     else:
-        lines += ["**Example.**", "", f"```{info.example_syntax}", info.example.rstrip("\n"), "```"]
+        fence = "toml" if info.example_syntax == "workspace" else info.example_syntax
+        note = " (one workspace, a document after each `# file:` line)"
+        heading = "**Example**" + (note if info.example_syntax == "workspace" else "") + "."
+        lines += [heading, "", f"```{fence}", info.example.rstrip("\n"), "```"]
         lines.append("")
     if info.example_syntax == "shell":
         lines += ["**wfls prints** (on standard error):", "", "```text", info.message, "```"]

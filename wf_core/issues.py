@@ -32,15 +32,24 @@ class ProjectCode(StrEnum):
     DEPRECATED_CONTEXT_KEY = "deprecated_context_key"
     REGION_BREAKING_EDGE = "region_breaking_edge"
     UNKNOWN_KEY = "unknown_key"
+    UNKNOWN_SUBGRAPH = "unknown_subgraph"
+    SUBGRAPH_BINDING = "subgraph_binding"
+    SUBGRAPH_CYCLE = "subgraph_cycle"
+    DUPLICATE_WORKFLOW_NAME = "duplicate_workflow_name"
 
 
 @dataclass(frozen=True, slots=True)
 class Related:
-    """Another place that explains an issue (an outer alias, a second way in)."""
+    """Another place that explains an issue (an outer alias, a second way in).
+
+    ``uri`` is set when the place is in another document (a caller's loop); its
+    ``span`` is then in that document's text.
+    """
 
     location: Location | None
     message: str
     span: Span | None = None
+    uri: str | None = None
 
     @property
     def model_path(self) -> str | None:

@@ -64,6 +64,15 @@ class PlacedIssue:
         return self.issue.code
 
     @property
+    def help(self) -> str | None:
+        """Advice shown under the message: a given hint, or "did you mean" a close name."""
+        given = self.issue.data.get("help")
+        if isinstance(given, str):
+            return given
+        suggestion = self.issue.data.get("suggestion")
+        return f"did you mean {suggestion!r}?" if isinstance(suggestion, str) else None
+
+    @property
     def message(self) -> str:
         return self.issue.message
 

@@ -18,9 +18,14 @@ from wf_core.export import ExportError, to_json, to_toml
 from wf_core.files import decode, iter_workflow_files, syntax_of
 from wf_core.issues import Severity
 from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.spans import LineIndex
+from wf_core.workspace.checks import document_issues
+from wf_core.workspace.files import Roots
+from wf_core.workspace.index import Workspace
 from wfls import __version__
 from wfls.reporting import (
     Finding,
+    OtherDocument,
     findings_for,
     read_error,
     render_github,
@@ -56,6 +61,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--strict", action="store_true", help="fail on warnings too")
     check.add_argument(
+        "--root",
+        metavar="DIR",
+        help="where subgraphs are looked up (default: the folders given, and each file's folder)",
+    )
+    check.add_argument(
         "--stdin-filename",
         metavar="NAME",
         help="the name of the document read from - (its suffix picks TOML or JSON)",
@@ -87,7 +97,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             return serve(tcp=args.tcp)
         if args.command == "check":
             return run_check(
-                args.paths, fmt=args.fmt, strict=args.strict, stdin_filename=args.stdin_filename
+                args.paths,
+                fmt=args.fmt,
+                strict=args.strict,
+                stdin_filename=args.stdin_filename,
+                root=args.root,
             )
         if args.command == "context":
             from wfls.context_cmd import run_context
@@ -162,14 +176,41 @@ def collect_files(paths: Sequence[str]) -> Inputs:
     return Inputs(files, unreadable)
 
 
+def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Workspace:
+    folders = [Path(root)] if root else [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
+    if not root:
+        folders += [path.parent for path in inputs.files]
+    workspace = Workspace(Roots(folders))
+    for skipped in workspace.scan():
+        print(
+            terminal_safe(f"wfls: skipped {str(skipped.path)!r}: {skipped.reason}"), file=sys.stderr
+        )
+    return workspace
+
+
+def _other_document(workspace: Workspace) -> OtherDocument:
+    def lookup(uri: str) -> tuple[str, LineIndex] | None:
+        document = workspace.document(uri)
+        if document is None:
+            return None
+        return str(document.path or uri), document.snapshot.lines
+
+    return lookup
+
+
 def run_check(
     paths: Sequence[str],
     *,
     fmt: str = "text",
     strict: bool = False,
     stdin_filename: str | None = None,
+    root: str | None = None,
 ) -> int:
-    """Check ``paths`` (``-`` is standard input) and print every finding in ``fmt``."""
+    """Check ``paths`` (``-`` is standard input) and print every finding in ``fmt``.
+
+    Subgraphs resolve across every workflow document under the folders given (for a
+    file: its folder and below, or ``root``).
+    """
     inputs = collect_files([p for p in paths if p != "-"])
     findings: list[Finding] = []
     checked = 0
@@ -177,14 +218,21 @@ def run_check(
         name = stdin_filename or "<stdin>"
         findings.extend(findings_for(name, load_text(sys.stdin.buffer.read(), name)))
         checked += 1
+    workspace = _workspace(paths, inputs, root)
     for path in inputs.files:
-        try:
-            snapshot = load_file(path)
-        except OSError as error:
-            inputs.unreadable.append((str(path), error.strerror or str(error)))
-            continue
+        uri = path.resolve().as_uri()
+        if workspace.document(uri) is None:
+            problem = workspace.load(path)
+            if problem is not None:
+                inputs.unreadable.append((str(path), problem.reason))
+                continue
+        document = workspace.document(uri)
+        assert document is not None
         checked += 1
-        findings.extend(findings_for(str(path), snapshot))
+        issues = document_issues(workspace, uri)
+        findings.extend(
+            findings_for(str(path), document.snapshot, issues, _other_document(workspace))
+        )
     if fmt != "text":
         findings.extend(
             read_error(raw, f"cannot read {raw!r}: {why}") for raw, why in inputs.unreadable

@@ -14,15 +14,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from wf_core.issues import Severity
+from wf_core.issues import Related, Severity
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue
-from wf_core.spans import Span
+from wf_core.spans import LineIndex, Span
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/lda-wf/wfls"
@@ -51,6 +51,7 @@ class RelatedPlace:
     start: Position
     end: Position
     message: str
+    file: str | None = None  # another document (None: the finding's own)
 
 
 @dataclass(frozen=True)
@@ -107,15 +108,20 @@ def read_error(file: str, reason: str) -> Finding:
     )
 
 
-def help_text(placed: PlacedIssue) -> str | None:
-    suggestion = placed.issue.data.get("suggestion")
-    return f"did you mean {suggestion!r}?" if isinstance(suggestion, str) else None
+OtherDocument = Callable[[str], tuple[str, LineIndex] | None]
+"""For a related place in another document: its URI → (file name to print, its lines)."""
 
 
-def findings_for(file: str, snapshot: DocumentSnapshot) -> list[Finding]:
-    """The file's findings; a file that is not UTF-8 reports that alone (nothing else
-    in it can be trusted to mean what its author wrote)."""
-    issues = list(snapshot.issues)
+def findings_for(
+    file: str,
+    snapshot: DocumentSnapshot,
+    issues: Sequence[PlacedIssue] | None = None,
+    other: OtherDocument | None = None,
+) -> list[Finding]:
+    """The file's findings (``issues``: with the workspace's, else the snapshot's own); a
+    file that is not UTF-8 reports that alone (nothing else in it can be trusted to
+    mean what its author wrote)."""
+    issues = list(snapshot.issues if issues is None else issues)
     undecodable = [p for p in issues if p.issue.data.get("undecodable")]
     if undecodable:
         issues = undecodable
@@ -137,16 +143,39 @@ def findings_for(file: str, snapshot: DocumentSnapshot) -> list[Finding]:
             source_line=lines.line_text(lines.position(p.span.start)[0])
             if lines.line_count
             else "",
-            help=help_text(p),
+            help=p.help,
             related=tuple(
-                RelatedPlace(position(r.span.start), position(r.span.end), r.message)
+                place
                 for r in p.related
-                if r.span is not None
+                if (place := _related_place(r, snapshot, position, other)) is not None
             ),
         )
         for p in issues
     ]
     return _link_causes(issues, findings)
+
+
+def _related_place(
+    related: Related,
+    snapshot: DocumentSnapshot,
+    position: Callable[[int], Position],
+    other: OtherDocument | None,
+) -> RelatedPlace | None:
+    span = related.span
+    if span is None:
+        return None
+    if related.uri is None or related.uri == snapshot.uri:
+        return RelatedPlace(position(span.start), position(span.end), related.message)
+    found = other(related.uri) if other is not None else None
+    if found is None:
+        return None
+    name, lines = found
+
+    def there(offset: int) -> Position:
+        line, column = lines.position(offset)
+        return Position(line + 1, column + 1)
+
+    return RelatedPlace(there(span.start), there(span.end), related.message, name)
 
 
 def _line_at(snapshot: DocumentSnapshot, offset: int) -> str:
@@ -230,11 +259,8 @@ def _render_one(f: Finding, indent: str) -> list[str]:
     if f.help:
         out.append(terminal_safe(f"{indent}  = help: {f.help}"))
     for r in f.related:
-        out.append(
-            terminal_safe(
-                f"{indent}  = note: {r.message} ({f.file}:{r.start.line}:{r.start.column})"
-            )
-        )
+        where = f"{r.file or f.file}:{r.start.line}:{r.start.column}"
+        out.append(terminal_safe(f"{indent}  = note: {r.message} ({where})"))
     return out
 
 

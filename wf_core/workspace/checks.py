@@ -1,0 +1,314 @@
+"""Findings that need more than one document.
+
+A subgraph's ``workflow = { name = ... }`` resolves to the document whose
+``name`` matches. The child runs in a new scope and sees only what the
+caller's input bindings pass, so:
+
+- an unknown name is an error (with "did you mean"); a registry artifact
+  reference is accepted as it is: the registry is not visible here;
+- the caller's bindings are checked against the child: when the subgraph node
+  declares no ``input_schema``/``output_schema``, the child's own schemas are
+  the contract (lda-wf would check every binding against an empty default and
+  reject it; those findings are replaced); when it declares one, each declared
+  field must be one the child accepts; every field the child requires must
+  be bound;
+- a cycle of subgraphs is reported once per cycle, on each ``workflow`` value
+  in it, and never followed;
+- two documents with the same ``name`` are an error on both;
+- a child's ``context.foreach.<id>`` read of a loop that is not its own but a
+  caller's says how to pass the value instead.
+
+Invariant: these findings are computed from the workspace's current snapshots
+only; nothing here reads a file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from typing import Any
+
+from wf_core.analysis.context_scopes import dump_schema
+from wf_core.issues import Issue, ProjectCode, Related
+from wf_core.locations import Location
+from wf_core.path_scan import scan_path
+from wf_core.paths import format_segments
+from wf_core.schema_nav import SchemaNavigator
+from wf_core.snapshot import DocumentSnapshot, PlacedIssue
+from wf_core.spans import Span
+from wf_core.validation.suggest import did_you_mean
+from wf_core.workspace.index import SubgraphUse, Workspace, WorkspaceDocument
+
+_REPLACED = {"input": "invalid_node_input_field", "output": "invalid_node_output_field"}
+
+
+def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:
+    """The findings of ``uri`` in its workspace: its own, adjusted, plus the cross-file ones."""
+    document = workspace.document(uri)
+    if document is None:
+        return ()
+    snapshot = document.snapshot
+    checker = _Checker(workspace, document)
+    extra = list(checker.issues())  # first: it decides which lda-wf findings are replaced
+    own = [checker.adjust(placed) for placed in snapshot.issues if not checker.replaced(placed)]
+    placed = own + [_place(snapshot, issue) for issue in extra]
+    order = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+    placed.sort(key=lambda p: (p.span.start, p.span.end, order[p.severity.value]))
+    return tuple(placed)
+
+
+def _place(snapshot: DocumentSnapshot, issue: Issue) -> PlacedIssue:
+    """Place a finding written in document locations (cross-file findings are)."""
+    location = issue.location or ()
+    span = snapshot.span_of(location, segment=issue.segment) if location else Span(0, 0)
+    related = tuple(
+        r
+        if r.span is not None or r.location is None
+        else replace(r, span=snapshot.span_of(r.location))
+        for r in issue.related
+    )
+    return PlacedIssue(issue, location, span, related)
+
+
+class _Checker:
+    def __init__(self, workspace: Workspace, document: WorkspaceDocument) -> None:
+        self.workspace = workspace
+        self.document = document
+        self.snapshot = document.snapshot
+        self.values: Mapping[str, Any] = (
+            document.snapshot.parsed.values
+            if isinstance(document.snapshot.parsed.values, Mapping)
+            else {}
+        )
+        # Printed locations (document indexes) of lda-wf findings the child's contract replaces.
+        self._replaced: set[Location] = set()
+
+    # -- the document's own findings ---------------------------------------------------
+
+    def replaced(self, placed: PlacedIssue) -> bool:
+        return placed.code in _REPLACED.values() and placed.location in self._replaced
+
+    def adjust(self, placed: PlacedIssue) -> PlacedIssue:
+        """A read of a caller's loop: say how to pass the value instead."""
+        if placed.code != "invalid_context_path" or placed.location is None:
+            return placed
+        loop = self._foreign_loop(placed.location)
+        if loop is None:
+            return placed
+        caller, use, owner_index, owner = loop
+        field = owner.replace(".", "_").replace(" ", "_")
+        read = format_segments(("context", "foreach", owner, "item"))
+        binding = f'{{ target = "{field}", path = "{read}" }}'
+        help_text = (
+            f"{self.document.name!r} runs as a subgraph of {caller.name!r} in its own scope: it "
+            f"does not see the caller's loop {owner!r}. Pass the item in the caller's subgraph "
+            f"node {use.node_id!r} with {binding} and read it here as 'input.{field}'"
+        )
+        literal = caller.snapshot.parsed.source_map.string(("nodes", owner_index, "id"))
+        related = placed.related
+        if literal is not None:
+            related = (
+                *related,
+                Related(
+                    ("nodes", owner_index, "id"),
+                    f"the caller's loop {owner!r}",
+                    literal.content,
+                    caller.uri,
+                ),
+            )
+        data = {
+            **placed.issue.data,
+            "help": help_text,
+            "pass_item": {"field": field, "owner": owner},
+        }
+        return replace(placed, issue=replace(placed.issue, data=data), related=related)
+
+    def _foreign_loop(
+        self, location: Location
+    ) -> tuple[WorkspaceDocument, SubgraphUse, int, str] | None:
+        literal = self.snapshot.parsed.source_map.string(location)
+        if literal is None:
+            return None
+        parts = scan_path(literal.value).values
+        if len(parts) < 3 or parts[:2] != ("context", "foreach"):
+            return None
+        owner = parts[2]
+        if owner in self.snapshot.index.resolver.node_ids:
+            return None  # the child's own loop: an ordinary context error
+        for caller, use in self.workspace.callers(self.document.name):
+            index = caller.snapshot.index.resolver.node_ids.get(owner)
+            nodes = caller.snapshot.index.resolver.nodes
+            if index is not None and nodes[index].get("type") == "foreach":
+                return caller, use, index, owner
+        return None
+
+    # -- cross-file findings ------------------------------------------------------------
+
+    def issues(self) -> Iterator[Issue]:
+        yield from self._duplicate_name()
+        cycles = _cycles(self.workspace)
+        for use in self.document.uses:
+            if use.name is None:
+                continue
+            children = self.workspace.by_name(use.name)
+            if not children:
+                yield Issue(
+                    code=ProjectCode.UNKNOWN_SUBGRAPH,
+                    location=use.location,
+                    message=f"no workflow named {use.name!r} in the workspace",
+                    **did_you_mean(use.name, self.workspace.names()),
+                )
+                continue
+            cycle = cycles.get(use.name)
+            if cycle is not None and self.document.name in cycle.members:
+                yield Issue(
+                    code=ProjectCode.SUBGRAPH_CYCLE,
+                    location=use.location,
+                    message=f"subgraphs call each other in a cycle: {cycle.text}",
+                )
+                continue
+            yield from self._contract(use, children[0])
+
+    def _duplicate_name(self) -> Iterator[Issue]:
+        name = self.document.name
+        others = [d for d in self.workspace.by_name(name) if d.uri != self.document.uri]
+        if not others:
+            return
+        related = []
+        for other in others:
+            literal = other.snapshot.parsed.source_map.string(("name",))
+            if literal is not None:
+                related.append(
+                    Related(("name",), f"also named {name!r} here", literal.content, other.uri)
+                )
+        yield Issue(
+            code=ProjectCode.DUPLICATE_WORKFLOW_NAME,
+            location=("name",),
+            message=f"another workflow document is also named {name!r}",
+            related=tuple(related),
+        )
+
+    def _contract(self, use: SubgraphUse, child: WorkspaceDocument) -> Iterator[Issue]:
+        """The caller's subgraph node against the child's input and output schemas."""
+        node = self.snapshot.node_at_document_index(use.node_index)
+        workflow = child.snapshot.workflow
+        if node is None or workflow is None:
+            return
+        raw = self.values["nodes"][use.node_index]
+        base: Location = ("nodes", use.node_index)
+        child_input = SchemaNavigator(dump_schema(workflow.input_schema)).root
+        child_output = SchemaNavigator(dump_schema(workflow.output_schema)).root
+        for side, declared_key, child_view in (
+            ("input", "input_schema", child_input),
+            ("output", "output_schema", child_output),
+        ):
+            declared = declared_key in raw
+            names = child_view.declared_names()
+            open_child = child_view.allows_undeclared()
+            bindings = node.input if side == "input" else node.output
+            for j, binding in enumerate(bindings):
+                field_path = binding.target if side == "input" else binding.source
+                if not field_path.parts:
+                    continue
+                where: Location = (*base, side, self._binding_index(use.node_index, side, j))
+                where = (*where, "target" if side == "input" else "source")
+                if not declared:
+                    self._replaced.add(where)
+                    field = field_path.parts[0]
+                    if field not in names and not open_child:
+                        verb = "accept input" if side == "input" else "produce output"
+                        yield Issue(
+                            code=ProjectCode.SUBGRAPH_BINDING,
+                            location=where,
+                            message=f"child workflow {use.name!r} does not {verb} field {field!r}",
+                            segment=0,
+                            **did_you_mean(field, names),
+                        )
+            if declared:
+                node_view = SchemaNavigator(dump_schema(getattr(node, declared_key))).root
+                for field in node_view.declared_names():
+                    if field not in names and not open_child:
+                        yield Issue(
+                            code=ProjectCode.SUBGRAPH_BINDING,
+                            location=(*base, declared_key, "properties", field),
+                            message=f"the subgraph declares {side} field {field!r}, which child "
+                            f"workflow {use.name!r} does not have",
+                            **did_you_mean(field, names),
+                        )
+            if side == "input":
+                provided = {b.target.parts[0] for b in bindings if b.target.parts}
+                whole = any(not b.target.parts for b in bindings)
+                required = [n for n in names if child_view.is_required(n)]
+                missing = [n for n in required if n not in provided]
+                if missing and not whole:
+                    listed = ", ".join(repr(n) for n in missing)
+                    yield Issue(
+                        code=ProjectCode.SUBGRAPH_BINDING,
+                        location=use.location,
+                        message=f"child workflow {use.name!r} requires input {listed}, which no "
+                        "binding provides",
+                        data={"missing_inputs": missing},
+                    )
+
+    def _binding_index(self, node_index: int, side: str, model_index: int) -> int:
+        """The document index of the ``side`` binding the model kept at ``model_index``."""
+        load = self.snapshot.load
+        try:
+            model_node = load.node_positions.index(node_index)
+        except ValueError:
+            return model_index
+        kept = load.binding_positions.get((model_node, side))
+        return kept[model_index] if kept is not None and model_index < len(kept) else model_index
+
+
+@dataclass(frozen=True)
+class Cycle:
+    members: frozenset[str]
+    text: str  # ``a -> b -> a``
+
+
+def _cycles(workspace: Workspace) -> dict[str, Cycle]:
+    """Each workflow name in a cycle of subgraph calls → its cycle (Tarjan, iterative)."""
+    graph = workspace.calls()
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: dict[str, Cycle] = {}
+    for start in sorted(graph):
+        if start in index:
+            continue
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        work: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(graph[start])))]
+        while work:
+            name, children = work[-1]
+            child = next((c for c in children if c in graph), None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[name] = min(low[name], index[child])
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[name])
+            if low[name] != index[name]:
+                continue
+            component: list[str] = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == name:
+                    break
+            if len(component) > 1 or name in graph[name]:
+                ordered = sorted(component)
+                cycle = Cycle(frozenset(component), " -> ".join([*ordered, ordered[0]]))
+                out.update(dict.fromkeys(component, cycle))
+    return out

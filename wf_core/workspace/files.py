@@ -1,0 +1,129 @@
+"""Finding workflow documents in the workspace folders, never leaving them.
+
+Confinement is decided here and only here: a path belongs to the workspace
+when its *resolved* form (symlinks followed) lies under a resolved workspace
+folder. A symlink that leads outside, a ``..`` that climbs out, a FIFO or a
+device, a directory named like a document, a symlink loop: none of them is
+read. Huge and binary files are skipped with one message each.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import stat
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from wf_core.files import is_workflow_file
+
+MAX_BYTES = 5_000_000
+"""Documents larger than this are skipped: no hand-written workflow is, and reading one
+would cost every later request."""
+
+_SKIPPED_DIRS = frozenset(("node_modules", "__pycache__"))
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: Path
+    reason: str
+
+
+class Roots:
+    """The workspace folders, resolved once."""
+
+    def __init__(self, folders: Iterable[Path], extra_globs: Iterable[str] = ()) -> None:
+        resolved = (_resolved(f) for f in folders)
+        self.folders: tuple[Path, ...] = tuple(dict.fromkeys(f for f in resolved if f is not None))
+        self.extra_globs = tuple(extra_globs)
+
+    def contains(self, path: Path) -> bool:
+        """True when ``path`` (symlinks followed) lies inside a workspace folder."""
+        resolved = _resolved(path)
+        return resolved is not None and any(
+            resolved == folder or folder in resolved.parents for folder in self.folders
+        )
+
+    def wants(self, path: Path) -> bool:
+        """A workflow document by its name, or a match of an ``extraGlobs`` pattern."""
+        if is_workflow_file(path.name):
+            return True
+        for folder in self.folders:
+            try:
+                relative = path.relative_to(folder).as_posix()
+            except ValueError:
+                continue
+            if any(fnmatch.fnmatch(relative, pattern) for pattern in self.extra_globs):
+                return True
+        return False
+
+    def check(self, path: Path) -> str | None:
+        """Why ``path`` is not read (None: it is a document to read)."""
+        if not self.contains(path):
+            return "it lies outside the workspace folders"
+        try:
+            info = os.stat(path)
+        except OSError as error:
+            return error.strerror or str(error)
+        if not stat.S_ISREG(info.st_mode):
+            return "it is not a regular file"
+        if info.st_size > MAX_BYTES:
+            return f"it is larger than {MAX_BYTES // 1_000_000} MB"
+        return None
+
+    def scan(self) -> Iterator[Path | Skipped]:
+        """Every document under the folders, sorted; skipped files as :class:`Skipped`.
+
+        Hidden folders and dependency folders are not entered; symlinked folders are
+        entered only when they stay inside the workspace, and each real folder once.
+        """
+        seen: set[Path] = set()
+        for folder in self.folders:
+            yield from self._walk(folder, seen)
+
+    def _walk(self, folder: Path, seen: set[Path]) -> Iterator[Path | Skipped]:
+        real = _resolved(folder)
+        if real is None or real in seen or not self.contains(folder):
+            return
+        seen.add(real)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            try:
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            if is_dir and not is_workflow_file(entry.name):
+                if not entry.name.startswith(".") and entry.name not in _SKIPPED_DIRS:
+                    yield from self._walk(path, seen)
+                continue
+            if not self.wants(path):
+                continue
+            reason = self.check(path)
+            if reason is None:
+                yield path
+            else:
+                yield Skipped(path, reason)
+
+
+def _resolved(path: Path) -> Path | None:
+    try:
+        return path.resolve(strict=False)
+    except (OSError, RuntimeError):  # a symlink loop
+        return None
+
+
+def read_document(path: Path) -> bytes | str:
+    """The bytes of a document, or why it cannot be read; binary data is refused."""
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        return error.strerror or str(error)
+    if b"\x00" in data[:8192]:
+        return "it is a binary file"
+    return data

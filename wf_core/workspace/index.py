@@ -1,0 +1,246 @@
+"""The workspace index: documents by URI, workflows by name, callers by name.
+
+Invariants:
+
+- A document is known by its URI; the text of an open document (given by the
+  editor) overrides the file on disk until it is closed.
+- Cross-file findings are a function of the set of snapshots: any change to a
+  document may change the findings of the documents whose subgraphs name it
+  (its *dependents*), and ``put``/``remove`` return exactly those URIs so the
+  caller can re-check them.
+- All reads and writes of the tables happen under one lock, so an indexing
+  thread and request handlers may share the index.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from wf_core.documents import syntax_for_path
+from wf_core.files import decode
+from wf_core.locations import Location
+from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.workspace.files import Roots, Skipped, read_document
+
+
+@dataclass(frozen=True)
+class SubgraphUse:
+    """A subgraph node's ``workflow`` value. ``location`` is the document location of
+    the value that names the child (``workflow`` itself, or its ``name`` key)."""
+
+    node_index: int
+    node_id: str
+    name: str | None  # None for a registry artifact reference
+    display: str
+    location: Location
+
+
+@dataclass
+class WorkspaceDocument:
+    uri: str
+    path: Path | None
+    snapshot: DocumentSnapshot
+    open: bool = False
+    name: str | None = field(init=False)
+    uses: tuple[SubgraphUse, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.name, self.uses = _outline(self.snapshot.parsed.values)
+
+
+def _outline(values: Any) -> tuple[str | None, tuple[SubgraphUse, ...]]:
+    """The workflow's ``name`` and its subgraph uses, read from the document's values."""
+    if not isinstance(values, Mapping):
+        return None, ()
+    name = values.get("name") if isinstance(values.get("name"), str) else None
+    uses = []
+    nodes = values.get("nodes")
+    for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
+        if not isinstance(node, Mapping) or node.get("type") != "subgraph":
+            continue
+        ref = node.get("workflow")
+        node_id = str(node.get("id", ""))
+        if isinstance(ref, str):
+            artifact = ref.startswith("workflow.") and ref.rsplit(".", 1)[-1][1:].isdigit()
+            uses.append(
+                SubgraphUse(
+                    index, node_id, None if artifact else ref, ref, ("nodes", index, "workflow")
+                )
+            )
+        elif isinstance(ref, Mapping):
+            if isinstance(ref.get("name"), str):
+                uses.append(
+                    SubgraphUse(
+                        index,
+                        node_id,
+                        ref["name"],
+                        ref["name"],
+                        ("nodes", index, "workflow", "name"),
+                    )
+                )
+            elif "artifact_id" in ref:
+                display = f"workflow.{ref.get('artifact_id')}.v{ref.get('version')}"
+                uses.append(
+                    SubgraphUse(index, node_id, None, display, ("nodes", index, "workflow"))
+                )
+    return name, tuple(uses)
+
+
+class Workspace:
+    def __init__(self, roots: Roots) -> None:
+        self.roots = roots
+        self._lock = threading.RLock()
+        self._documents: dict[str, WorkspaceDocument] = {}
+        self._disk: dict[str, WorkspaceDocument] = {}  # what an open document hides
+        self.generation = 0  # bumped on every change: cached cross-file findings expire
+
+    # -- loading -------------------------------------------------------------------
+
+    def scan(self, progress: Callable[[int, int], None] | None = None) -> list[Skipped]:
+        """Index every document under the folders; the files skipped, with why."""
+        found = list(self.roots.scan())
+        skipped = [item for item in found if isinstance(item, Skipped)]
+        paths = [item for item in found if isinstance(item, Path)]
+        for done, path in enumerate(paths, 1):
+            problem = self.load(path)
+            if problem is not None:
+                skipped.append(problem)
+            if progress is not None:
+                progress(done, len(paths))
+        return skipped
+
+    def load(self, path: Path) -> Skipped | None:
+        """(Re)read one file from disk, unless it is open; None when it was indexed."""
+        reason = self.roots.check(path)
+        if reason is not None:
+            return Skipped(path, reason)
+        data = read_document(path)
+        if isinstance(data, str):
+            return Skipped(path, data)
+        text, decode_issue = decode(data)
+        uri = path.resolve().as_uri()
+        snapshot = analyze_text(
+            text,
+            syntax_for_path(path.name) or "toml",
+            uri=uri,
+            extra_issues=(decode_issue,) if decode_issue else (),
+        )
+        self.put(uri, snapshot, path=path, from_disk=True)
+        return None
+
+    # -- changes -------------------------------------------------------------------
+
+    def put(
+        self,
+        uri: str,
+        snapshot: DocumentSnapshot,
+        *,
+        path: Path | None = None,
+        from_disk: bool = False,
+    ) -> set[str]:
+        """Record a new analysis of ``uri``; the URIs whose cross-file findings may change."""
+        with self._lock:
+            old = self._documents.get(uri)
+            document = WorkspaceDocument(uri, path or (old.path if old else None), snapshot)
+            if from_disk and old is not None and old.open:
+                self._disk[uri] = document  # the editor's text wins until it is closed
+                return set()
+            document.open = not from_disk
+            self._documents[uri] = document
+            self.generation += 1
+            return self._affected(old, document)
+
+    def close(self, uri: str) -> set[str]:
+        """The editor closed ``uri``: what is on disk counts again (or nothing)."""
+        with self._lock:
+            old: WorkspaceDocument | None = self._documents.pop(uri, None)
+            disk = self._disk.pop(uri, None)
+            if disk is not None:
+                self._documents[uri] = disk
+            self.generation += 1
+            return self._affected(old, disk)
+
+    def remove(self, uri: str) -> set[str]:
+        """The file is gone from disk (an open document stays)."""
+        with self._lock:
+            self._disk.pop(uri, None)
+            document = self._documents.get(uri)
+            if document is None or document.open:
+                return set()
+            del self._documents[uri]
+            self.generation += 1
+            return self._affected(document, None)
+
+    def _affected(self, old: WorkspaceDocument | None, new: WorkspaceDocument | None) -> set[str]:
+        """Documents whose findings may change: the changed one, its callers under its old
+        and new names, the other documents with either name, the children it calls."""
+        names = {d.name for d in (old, new) if d is not None and d.name}
+        out = {d.uri for d in (old, new) if d is not None}
+        for other in self._documents.values():
+            if other.name in names or any(u.name in names for u in other.uses):
+                out.add(other.uri)
+        for changed in (old, new):
+            for use in changed.uses if changed is not None else ():
+                out.update(d.uri for d in self._by_name(use.name))
+        return out
+
+    # -- queries --------------------------------------------------------------------
+
+    def documents(self) -> list[WorkspaceDocument]:
+        with self._lock:
+            return list(self._documents.values())
+
+    def document(self, uri: str) -> WorkspaceDocument | None:
+        with self._lock:
+            return self._documents.get(uri)
+
+    def _by_name(self, name: str | None) -> list[WorkspaceDocument]:
+        if name is None:
+            return []
+        return sorted((d for d in self._documents.values() if d.name == name), key=lambda d: d.uri)
+
+    def by_name(self, name: str | None) -> list[WorkspaceDocument]:
+        with self._lock:
+            return self._by_name(name)
+
+    def resolve(self, name: str | None) -> WorkspaceDocument | None:
+        """The document of the workflow ``name`` (the first by URI when names clash)."""
+        found = self.by_name(name)
+        return found[0] if found else None
+
+    def names(self) -> list[str]:
+        with self._lock:
+            return sorted({d.name for d in self._documents.values() if d.name})
+
+    def callers(self, name: str | None) -> list[tuple[WorkspaceDocument, SubgraphUse]]:
+        """Every subgraph use naming ``name``, with its document."""
+        if name is None:
+            return []
+        with self._lock:
+            return [
+                (document, use)
+                for document in self._documents.values()
+                for use in document.uses
+                if use.name == name
+            ]
+
+    def calls(self) -> dict[str, set[str]]:
+        """Workflow name → the names its subgraphs call (across all its documents)."""
+        with self._lock:
+            graph: dict[str, set[str]] = {}
+            for document in self._documents.values():
+                if document.name:
+                    graph.setdefault(document.name, set()).update(
+                        use.name for use in document.uses if use.name
+                    )
+            return graph
+
+
+def workspace_for(paths: Iterable[Path], extra_globs: Iterable[str] = ()) -> Workspace:
+    """A workspace over folders (files: their folders), as ``wfls check`` builds one."""
+    folders = [p if p.is_dir() else p.parent for p in paths]
+    return Workspace(Roots(folders, extra_globs))
