@@ -82,7 +82,7 @@ def test_workspace_example_produces_its_code(code: str, tmp_path: Path) -> None:
     for name, text in info.workspace_files().items():
         (tmp_path / name).write_text(text)
     workspace = Workspace(Roots([tmp_path]))
-    assert workspace.scan() == []
+    assert workspace.scan().skipped == []
     found = [
         p
         for document in workspace.documents()

@@ -11,7 +11,7 @@ Diagnostics are not part of the view: only a full snapshot has them
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 from wf_core.documents import Entry, Located, StringLiteral
@@ -66,6 +66,25 @@ class AnalysisView(Protocol):
     @property
     def index(self) -> IndexView: ...
     def node_at_document_index(self, index: int) -> Any | None: ...
+
+
+class WorkspaceDocumentView(Protocol):
+    """One document of the workspace, as features see it."""
+
+    @property
+    def uri(self) -> str: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def snapshot(self) -> AnalysisView: ...
+
+
+class WorkspaceView(Protocol):
+    """The other documents of the workspace: what crosses files (subgraphs)."""
+
+    def resolve(self, name: str | None) -> WorkspaceDocumentView | None: ...
+    def documents(self) -> Sequence[WorkspaceDocumentView]: ...
+    def names(self) -> list[str]: ...
 
 
 class DiagnosedView(AnalysisView, Protocol):

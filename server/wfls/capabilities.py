@@ -30,6 +30,8 @@ class ClientFlags:
     hover_markdown: bool = False
     configuration: bool = False
     document_changes: bool = False  # versioned edits (``documentChanges``) in workspace edits
+    work_done_progress: bool = False  # server-initiated progress (indexing)
+    watched_files: bool = False  # ``workspace/didChangeWatchedFiles`` registered dynamically
 
 
 def _markup(formats: object) -> bool:
@@ -76,6 +78,12 @@ def resolve(caps: types.ClientCapabilities) -> ClientFlags:
         completion_deprecated_property=bool(completion_item and completion_item.deprecated_support),
         hover_markdown=bool(document and document.hover and _markup(document.hover.content_format)),
         configuration=bool(workspace and workspace.configuration),
+        work_done_progress=bool(caps.window and caps.window.work_done_progress),
+        watched_files=bool(
+            workspace
+            and workspace.did_change_watched_files
+            and workspace.did_change_watched_files.dynamic_registration
+        ),
         document_changes=bool(
             workspace and workspace.workspace_edit and workspace.workspace_edit.document_changes
         ),

@@ -181,7 +181,7 @@ def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Worksp
     if not root:
         folders += [path.parent for path in inputs.files]
     workspace = Workspace(Roots(folders))
-    for skipped in workspace.scan():
+    for skipped in workspace.scan().skipped:
         print(
             terminal_safe(f"wfls: skipped {str(skipped.path)!r}: {skipped.reason}"), file=sys.stderr
         )

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from lsprotocol import types
 
-from wf_core.view import AnalysisView
+from wf_core.view import AnalysisView, WorkspaceView
 from wfls.capabilities import ClientFlags
 from wfls.convert import PositionCodec
 from wfls.settings import Settings
@@ -35,6 +35,7 @@ class RequestContext:
     flags: ClientFlags
     settings: Settings
     documents: DocumentLookup
+    workspace: WorkspaceView | None = None
 
     def offset(self, position: types.Position) -> int:
         """The code-point offset of a client position in this view's text."""
@@ -58,3 +59,7 @@ class Session(Protocol):
         self, uri: str, *, while_typing: bool = False
     ) -> RequestContext | None: ...
     def text_of(self, uri: str) -> str | None: ...
+    def document_uris(self) -> list[str]: ...
+    def result_id(self, uri: str) -> str: ...
+    async def files_changed(self, changes: list[tuple[str, bool]]) -> None: ...
+    async def start_indexing(self) -> None: ...

@@ -11,7 +11,7 @@ of the document to the document end.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
@@ -23,7 +23,7 @@ from wfls.settings import Settings
 
 if TYPE_CHECKING:
     from wf_core.snapshot import PlacedIssue
-    from wfls.features.types import CompletionCandidate, HoverResult, TextEdit
+    from wfls.features.types import CompletionCandidate, DocumentEdit, HoverResult, TextEdit
 
 SOURCE = "wfls"
 
@@ -107,37 +107,52 @@ class PositionCodec:
 # -- diagnostics -----------------------------------------------------------------------
 
 
+CodecFor = Callable[[str], "PositionCodec | None"]
+"""The codec of another document, for related places in it (None: it is not known)."""
+
+
 def diagnostic(
     issue: PlacedIssue,
     codec: PositionCodec,
     uri: str,
     flags: ClientFlags,
     settings: Settings,
+    codec_for: CodecFor | None = None,
 ) -> types.Diagnostic | None:
-    """The diagnostic for one issue, or None when the settings hide it."""
+    """The diagnostic for one issue, or None when the settings hide it.
+
+    The message carries the issue's help ("did you mean ...?", how to pass a value
+    into a subgraph) on a line of its own: editors show the message, nothing else.
+    """
     severity = settings.severity_of(issue.code, issue.severity)
     if severity is None:
         return None
     related = None
     if flags.related_information:
-        related = [
-            types.DiagnosticRelatedInformation(
-                location=types.Location(uri=uri, range=codec.range(r.span)),
-                message=r.message,
-            )
-            for r in issue.related
-            if r.span is not None
-        ] or None
+        related = []
+        for r in issue.related:
+            if r.span is None:
+                continue
+            there = uri if r.uri is None else r.uri
+            other = codec if there == uri else (codec_for(there) if codec_for else None)
+            if other is not None:
+                related.append(
+                    types.DiagnosticRelatedInformation(
+                        location=types.Location(uri=there, range=other.range(r.span)),
+                        message=r.message,
+                    )
+                )
     tags = None
     if flags.deprecated_tag and issue.code == ProjectCode.DEPRECATED_CONTEXT_KEY:
         tags = [types.DiagnosticTag.Deprecated]
+    message = issue.message if issue.help is None else f"{issue.message}\n{issue.help}"
     return types.Diagnostic(
         range=codec.range(issue.span),
-        message=issue.message,
+        message=message,
         severity=_SEVERITY[severity],
         code=str(issue.code),
         source=SOURCE,
-        related_information=related,
+        related_information=related or None,
         tags=tags,
     )
 
@@ -148,10 +163,11 @@ def diagnostics(
     uri: str,
     flags: ClientFlags,
     settings: Settings,
+    codec_for: CodecFor | None = None,
 ) -> list[types.Diagnostic]:
     result = []
     for issue in issues:
-        converted = diagnostic(issue, codec, uri, flags, settings)
+        converted = diagnostic(issue, codec, uri, flags, settings, codec_for)
         if converted is not None:
             result.append(converted)
     return result
@@ -248,13 +264,39 @@ def workspace_edit(
 ) -> types.WorkspaceEdit:
     """Edits of one document: versioned (``documentChanges``) when the client can take them,
     so an edit computed for an older version is never applied to a newer one."""
-    edits = list(edits)
-    converted: list[types.TextEdit | types.AnnotatedTextEdit | types.SnippetTextEdit] = [
-        text_edit(e, codec) for e in edits
-    ]
+    from wfls.features.types import DocumentEdit
+
+    return workspace_edits(
+        [DocumentEdit(None, version, tuple(edits))], uri, codec, lambda _: None, flags
+    )
+
+
+def workspace_edits(
+    documents: Iterable[DocumentEdit],
+    uri: str,
+    codec: PositionCodec,
+    codec_for: CodecFor,
+    flags: ClientFlags,
+) -> types.WorkspaceEdit:
+    """Edits of several documents as one workspace edit (versioned where the client can
+    take it; a document the editor has not open is edited at ``version`` None)."""
+    changes: dict[str, list[types.TextEdit]] = {}
+    versioned: list[
+        types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
+    ] = []
+    for document in documents:
+        target = document.uri or uri
+        target_codec = codec if document.uri is None else codec_for(target)
+        if target_codec is None:
+            continue
+        edits = [text_edit(e, target_codec) for e in document.edits]
+        if flags.document_changes:
+            identifier = types.OptionalVersionedTextDocumentIdentifier(
+                uri=target, version=document.version
+            )
+            versioned.append(types.TextDocumentEdit(text_document=identifier, edits=list(edits)))
+        else:
+            changes[target] = edits
     if flags.document_changes:
-        identifier = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version)
-        return types.WorkspaceEdit(
-            document_changes=[types.TextDocumentEdit(text_document=identifier, edits=converted)]
-        )
-    return types.WorkspaceEdit(changes={uri: [text_edit(e, codec) for e in edits]})
+        return types.WorkspaceEdit(document_changes=versioned)
+    return types.WorkspaceEdit(changes=changes)

@@ -22,7 +22,7 @@ import asyncio
 import inspect
 import logging
 import sys
-from collections.abc import Callable, Generator
+from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -37,6 +37,9 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.view import AnalysisView
+from wf_core.workspace.checks import document_issues
+from wf_core.workspace.files import Roots, path_of_uri
+from wf_core.workspace.index import ScanResult, Workspace
 from wfls import __version__, convert
 from wfls.capabilities import ClientFlags
 from wfls.capabilities import resolve as resolve_flags
@@ -127,12 +130,17 @@ class WflsProtocol(LanguageServerProtocol):
 
 @dataclass(frozen=True)
 class DiagnosticsResult:
-    """Converted diagnostics of one snapshot under one settings generation."""
+    """Converted diagnostics of one document under one settings generation.
+
+    ``affected``: the documents whose cross-file findings this analysis may have
+    changed (callers of the workflow, the other documents with its name).
+    """
 
     uri: str
     version: int | None
     result_id: str
     items: list[types.Diagnostic]
+    affected: frozenset[str] = frozenset()
 
 
 class WflsServer(LanguageServer):
@@ -144,6 +152,9 @@ class WflsServer(LanguageServer):
             protocol_cls=WflsProtocol,
         )
         self.store = DocumentStore()
+        self.workflows = Workspace(Roots([]))
+        self._cross: dict[str, int] = {}  # per URI: changes of the documents it depends on
+        self._indexing: asyncio.Future[None] | None = None
         self.flags = ClientFlags()
         self.settings = Settings()
         self._settings_generation = 0
@@ -167,8 +178,42 @@ class WflsServer(LanguageServer):
         return snapshot
 
     async def diagnostics_async(self, uri: str) -> DiagnosticsResult | None:
-        result: DiagnosticsResult | None = await self.in_worker(self.diagnostics_for, uri)
+        """The diagnostics of ``uri``: the latest version if open, else what is on disk.
+
+        Ownership: the event loop alone reads and writes the result cache and the
+        cross-file counters; the worker only computes (``_compute_diagnostics``), from
+        the settings and result id the loop hands it, so a settings change on the
+        loop can never be overwritten by a result computed under the old settings.
+        """
+        result_id = self._result_id(uri)
+        cached = self._diagnostics.get(uri)
+        if cached is not None and cached.result_id == result_id:
+            return cached
+        generation = self._settings_generation
+        result: DiagnosticsResult | None = await self.in_worker(
+            self._compute_diagnostics, uri, result_id, self.settings, self.flags
+        )
+        if result is None:
+            return None
+        if result.affected:
+            self._dependencies_changed(result.affected - {uri})
+        if generation == self._settings_generation and result.result_id == self._result_id(uri):
+            self._diagnostics[uri] = result
         return result
+
+    def document_uris(self) -> list[str]:
+        """Every workflow document: the open ones, then the rest of the workspace."""
+        uris = self.store.uris()
+        return [*uris, *(d.uri for d in self.workflows.documents() if d.uri not in uris)]
+
+    def result_id(self, uri: str) -> str:
+        return self._result_id(uri)
+
+    def _result_id(self, uri: str) -> str:
+        version = self.store.version(uri)
+        return f"{'disk' if version is None else version}.{self._settings_generation}." + str(
+            self._cross.get(uri, 0)
+        )
 
     async def request_context(
         self, uri: str, *, while_typing: bool = False
@@ -186,7 +231,7 @@ class WflsServer(LanguageServer):
         if view is None:
             return None
         codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
-        return RequestContext(uri, view, codec, self.flags, self.settings, self)
+        return RequestContext(uri, view, codec, self.flags, self.settings, self, self.workflows)
 
     def text_of(self, uri: str) -> str | None:
         """The client's current text of an open document (pygls applies the edits)."""
@@ -199,7 +244,11 @@ class WflsServer(LanguageServer):
         return convert.PositionCodec(snapshot.lines, self.flags.position_encoding)
 
     def codec_for(self, uri: str) -> convert.PositionCodec | None:
+        """The codec of an open document, or of one the workspace index read from disk."""
         lines = self.store.lines(uri)
+        if lines is None:
+            document = self.workflows.document(uri)
+            lines = document.snapshot.lines if document is not None else None
         return convert.PositionCodec(lines, self.flags.position_encoding) if lines else None
 
     # -- settings ----------------------------------------------------------------------
@@ -216,7 +265,12 @@ class WflsServer(LanguageServer):
                 )
             )
         if settings != self.settings:
+            rescan = settings.extra_globs != self.settings.extra_globs
             self.settings = settings
+            if rescan:
+                roots = Roots(self.workflows.roots.folders, settings.extra_globs)
+                self.workflows = Workspace(roots)
+                self._indexing = asyncio.ensure_future(self._index_logged())
             self._settings_generation += 1
             self._diagnostics.clear()
             self.diagnostics_changed()
@@ -238,25 +292,139 @@ class WflsServer(LanguageServer):
 
     # -- diagnostics -------------------------------------------------------------------
 
-    def diagnostics_for(self, uri: str) -> DiagnosticsResult | None:
-        """The diagnostics of the latest version of ``uri`` (None when not open).
-
-        Cached per snapshot and settings generation, so a pull that finds the
-        document unchanged costs nothing and can be answered "unchanged".
-        """
+    def _compute_diagnostics(
+        self, uri: str, result_id: str, settings: Settings, flags: ClientFlags
+    ) -> DiagnosticsResult | None:
+        """Runs on the worker: analyse, record the analysis in the workspace index, convert."""
         snapshot = self.store.snapshot(uri)
-        if snapshot is None:
-            return None
-        result_id = f"{snapshot.version}.{self._settings_generation}"
-        cached = self._diagnostics.get(uri)
-        if cached is not None and cached.result_id == result_id:
-            return cached
-        items = convert.diagnostics(
-            snapshot.issues, self.codec(snapshot), uri, self.flags, self.settings
+        affected: set[str] = set()
+        if snapshot is not None:
+            known = self.workflows.document(uri)
+            if known is None or known.snapshot is not snapshot:
+                affected = self.workflows.put(uri, snapshot)
+        else:
+            document = self.workflows.document(uri)
+            if document is None:
+                return None
+            snapshot = document.snapshot
+        issues = document_issues(self.workflows, uri)
+        codec = convert.PositionCodec(snapshot.lines, flags.position_encoding)
+        items = convert.diagnostics(issues, codec, uri, flags, settings, self.codec_for)
+        return DiagnosticsResult(uri, snapshot.version, result_id, items, frozenset(affected))
+
+    def _dependencies_changed(self, uris: Iterable[str]) -> None:
+        """Documents that depend on a changed one: their findings must be computed again."""
+        changed = False
+        for uri in uris:
+            self._cross[uri] = self._cross.get(uri, 0) + 1
+            self._diagnostics.pop(uri, None)
+            changed = True
+            if not self.flags.pull_diagnostics and uri in self.store:
+                self.schedule_push(uri)
+        if changed and self.flags.pull_diagnostics and self.flags.diagnostic_refresh:
+            self.workspace_diagnostic_refresh(None)
+
+    # -- the workspace -------------------------------------------------------------
+
+    def set_roots(self, params: types.InitializeParams) -> None:
+        """The workspace folders the client announced (only local ``file:`` folders)."""
+        uris = [f.uri for f in params.workspace_folders or ()]
+        if not uris and params.root_uri:
+            uris = [params.root_uri]
+        folders = [p for p in (path_of_uri(u) for u in uris) if p is not None]
+        self.workflows = Workspace(Roots(folders, self.settings.extra_globs))
+
+    async def start_indexing(self) -> None:
+        """Index in the background: requests are answered meanwhile."""
+        self._indexing = asyncio.ensure_future(self._index_logged())
+
+    async def _index_logged(self) -> None:
+        try:
+            await self.index_workspace()
+        except Exception:
+            logger.exception("indexing the workspace failed; open documents are still checked")
+
+    async def index_workspace(self) -> None:
+        """Read every document of the workspace folders off the event loop, reporting
+        progress, then watch them for changes and re-check what depends on them."""
+        loop = asyncio.get_running_loop()
+        token = f"wfls-index-{id(self)}"
+        progress = self.flags.work_done_progress
+        if progress:
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(
+                    token,
+                    types.WorkDoneProgressBegin(
+                        title="wfls: indexing workflows", percentage=0, cancellable=False
+                    ),
+                )
+            except Exception:
+                logger.warning("the client refused a progress token; indexing without it")
+                progress = False
+
+        def report(done: int, total: int) -> None:
+            if progress and (done == total or done % 25 == 0):
+                loop.call_soon_threadsafe(
+                    self.work_done_progress.report,
+                    token,
+                    types.WorkDoneProgressReport(
+                        message=f"{done}/{total}", percentage=100 * done // max(total, 1)
+                    ),
+                )
+
+        scanned: ScanResult = await self.in_worker(self.workflows.scan, report)
+        count = len(self.workflows.documents())
+        if progress:
+            self.work_done_progress.end(
+                token, types.WorkDoneProgressEnd(message=f"{count} workflow document(s)")
+            )
+        for item in scanned.skipped:
+            self.window_log_message(
+                types.LogMessageParams(
+                    type=types.MessageType.Info, message=f"wfls: skipped {item.path}: {item.reason}"
+                )
+            )
+        await self._watch_files()
+        self._dependencies_changed(scanned.affected)
+
+    async def _watch_files(self) -> None:
+        if not self.flags.watched_files:
+            return
+        patterns = ["**/*.wf.toml", "**/*.wf.json", *self.settings.extra_globs]
+        registration = types.Registration(
+            id="wfls-watched-files",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(
+                watchers=[types.FileSystemWatcher(glob_pattern=p) for p in patterns]
+            ),
         )
-        result = DiagnosticsResult(uri, snapshot.version, result_id, items)
-        self._diagnostics[uri] = result
-        return result
+        try:
+            await self.client_register_capability_async(
+                types.RegistrationParams(registrations=[registration])
+            )
+        except Exception:
+            logger.warning("the client refused to watch workflow files")
+
+    async def files_changed(self, changes: list[tuple[str, bool]]) -> None:
+        """Files changed on disk: read them again (only inside the workspace folders)."""
+
+        def apply() -> set[str]:
+            affected: set[str] = set()
+            for uri, deleted in changes:
+                path = path_of_uri(uri)
+                if path is None or not self.workflows.roots.contains(path):
+                    continue
+                if deleted:
+                    affected |= self.workflows.remove(path.resolve().as_uri())
+                else:
+                    problem = self.workflows.load(path, affected)
+                    if problem is not None:
+                        logger.info("skipped %s: %s", problem.path, problem.reason)
+            return affected
+
+        affected: set[str] = await self.in_worker(apply)
+        self._dependencies_changed(affected)
 
     def document_changed(self, uri: str) -> None:
         """A document was opened or edited: schedule its diagnostics."""
@@ -304,6 +472,7 @@ class WflsServer(LanguageServer):
         if pending is not None:
             pending.cancel()
         self._diagnostics.pop(uri, None)
+        self._dependencies_changed(self.workflows.close(uri) - {uri})
         if not self.flags.pull_diagnostics:
             self.text_document_publish_diagnostics(
                 types.PublishDiagnosticsParams(uri=uri, diagnostics=[])
@@ -348,6 +517,7 @@ def features() -> list[Feature]:
         diagnostic,
         did_change,
         did_change_configuration,
+        did_change_watched_files,
         did_close,
         did_open,
         document_highlight,
@@ -374,6 +544,7 @@ def features() -> list[Feature]:
         Feature(types.TEXT_DOCUMENT_DID_OPEN, did_open),
         Feature(types.TEXT_DOCUMENT_DID_CHANGE, did_change),
         Feature(types.TEXT_DOCUMENT_DID_CLOSE, did_close),
+        Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files),
         Feature(types.TEXT_DOCUMENT_DIAGNOSTIC, diagnostic, diagnostic_options, pulls),
         Feature(types.WORKSPACE_DIAGNOSTIC, workspace_diagnostic, None, pulls),
         Feature(
@@ -501,6 +672,7 @@ def create_server() -> WflsServer:
         register_features(ls)
         if params.initialization_options is not None:
             ls.apply_settings(params.initialization_options, "initializationOptions")
+        ls.set_roots(params)
 
     return server
 

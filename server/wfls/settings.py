@@ -29,6 +29,7 @@ class Settings:
 
     undeclared_property_severity: Severity | None = Severity.WARNING
     hint_deprecated_keys: bool = True
+    extra_globs: tuple[str, ...] = ()  # more documents, relative to the workspace folders
 
     def severity_of(self, code: str, severity: Severity) -> Severity | None:
         """The severity to show for an issue, or None to hide it."""
@@ -70,4 +71,25 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
             hint = value
         else:
             problems.append(f"hintDeprecatedKeys must be true or false, not {value!r}")
-    return Settings(severity, hint), problems
+    globs = defaults.extra_globs
+    if "extraGlobs" in raw:
+        value = raw["extraGlobs"]
+        if isinstance(value, list) and all(_relative_glob(v) for v in value):
+            globs = tuple(value)
+        else:
+            problems.append(
+                "extraGlobs must be a list of glob patterns relative to the workspace folders "
+                f"(no '..', not absolute), not {value!r}"
+            )
+    return Settings(severity, hint, globs), problems
+
+
+def _relative_glob(value: Any) -> bool:
+    """A pattern that cannot reach outside the folder it is matched in."""
+    return (
+        isinstance(value, str)
+        and bool(value)
+        and not value.startswith(("/", "\\"))
+        and ":" not in value
+        and ".." not in value.replace("\\", "/").split("/")
+    )

@@ -75,6 +75,7 @@ class Session:
     texts: dict[str, str] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
     pushes: list[types.PublishDiagnosticsParams] = field(default_factory=list)
+    registrations: list[types.Registration] = field(default_factory=list)
     _pushed: asyncio.Event = field(default_factory=asyncio.Event)
 
     @property
@@ -211,6 +212,16 @@ def _start_recording(client: LanguageClient, session: Session) -> None:
     client.protocol._handle_notification = handle  # type: ignore[method-assign]
 
 
+def _accept_registrations(client: LanguageClient, session: Session) -> None:
+    """Answer ``client/registerCapability`` as an editor does, keeping what was registered."""
+    if types.CLIENT_REGISTER_CAPABILITY in client.protocol.fm.features:
+        return
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params: types.RegistrationParams) -> None:
+        session.registrations.extend(params.registrations)
+
+
 async def start_session(
     client: LanguageClient,
     request: pytest.FixtureRequest,
@@ -229,6 +240,7 @@ async def start_session(
     )
     session = Session(client, preset, encoding, root, result)
     _start_recording(client, session)
+    _accept_registrations(client, session)
     request.node.stash[SESSION] = session
     return session
 

@@ -133,7 +133,7 @@ class NodeUse(BaseModel):
 # ---------------------------------------------------------------------------
 # subgraph
 
-_ARTIFACT_REF = re.compile(r"workflow\.(?P<artifact_id>.+)\.v(?P<version>[0-9]+)")
+ARTIFACT_REF = re.compile(r"workflow\.(?P<artifact_id>.+)\.v(?P<version>[0-9]+)")
 
 
 class WorkflowRef(BaseModel):
@@ -149,7 +149,7 @@ class WorkflowRef(BaseModel):
     @classmethod
     def _from_string(cls, value: Any) -> Any:
         if isinstance(value, str):
-            match = _ARTIFACT_REF.fullmatch(value)
+            match = ARTIFACT_REF.fullmatch(value)
             if match:
                 return {"artifact_id": match["artifact_id"], "version": int(match["version"])}
             return {"name": value}

@@ -28,6 +28,7 @@ from wf_core.context_contracts import (
 )
 from wf_core.documents import SourceMap, StringLiteral
 from wf_core.locations import Location
+from wf_core.models.steps import ARTIFACT_REF
 from wf_core.path_scan import scan_path
 from wf_core.schema_nav import SchemaView
 from wf_core.semantic.index import SemanticIndex
@@ -46,6 +47,7 @@ from wf_core.semantic.schemas import SchemaSite, property_declarations
 from wf_core.tokens import END
 
 ROOTS = ("input", "state", "context")
+
 _SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
 _BUILTIN_OUTCOMES = {
     "foreach": ("loop", "done", "completed_with_errors"),
@@ -393,6 +395,16 @@ class IndexBuilder:
                         self._string(
                             (*base, "outcomes", k), SymbolKind.OUTCOME, Role.DEFINITION, symbol
                         )
+            if node_type == "subgraph":
+                ref = node.get("workflow")
+                where: Location | None = None
+                if isinstance(ref, str) and not ARTIFACT_REF.fullmatch(ref):
+                    where, child = (*base, "workflow"), ref
+                elif isinstance(ref, Mapping) and isinstance(ref.get("name"), str):
+                    where, child = (*base, "workflow", "name"), ref["name"]
+                if where is not None:
+                    symbol = Symbol(SymbolKind.WORKFLOW, (child,), child)
+                    self._string(where, SymbolKind.WORKFLOW, Role.REFERENCE, symbol)
             if node_type == "end" and isinstance(node.get("outcome"), str):
                 outcome = node["outcome"]
                 self._string(
@@ -434,6 +446,10 @@ class IndexBuilder:
                     )
 
     def _workflow(self) -> None:
+        name = self.values.get("name")
+        if isinstance(name, str):
+            symbol = Symbol(SymbolKind.WORKFLOW, (name,), name)
+            self._string(("name",), SymbolKind.WORKFLOW, Role.DEFINITION, symbol)
         if isinstance(self.values.get("start"), str):
             self._string(
                 ("start",),

@@ -31,6 +31,7 @@ class SymbolKind(StrEnum):
     NODE_DEF = "node_def"
     OUTCOME = "outcome"
     PROPERTY = "property"
+    WORKFLOW = "workflow"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +42,9 @@ class Symbol:
     ``(name,)``; an outcome ``(scope, owner, outcome)`` with scope ``node_def``,
     ``node`` (a subgraph's or interrupt's own outcomes), ``workflow`` or
     ``builtin`` (foreach, condition, join: nothing declares them); a schema
-    property ``(location of its declaration)``. ``name`` is the name as written.
+    property ``(location of its declaration)``; a workflow ``(name,)`` (declared by the
+    top-level ``name``, referred to by subgraphs, across documents). ``name`` is the
+    name as written.
     """
 
     kind: SymbolKind

@@ -15,6 +15,7 @@ import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import unquote, urlparse
 
 from wf_core.files import is_workflow_file
 
@@ -127,3 +128,11 @@ def read_document(path: Path) -> bytes | str:
     if b"\x00" in data[:8192]:
         return "it is a binary file"
     return data
+
+
+def path_of_uri(uri: str) -> Path | None:
+    """The local path of a ``file:`` URI; None for other schemes and other hosts."""
+    parsed = urlparse(uri)
+    if parsed.scheme != "file" or parsed.netloc not in ("", "localhost"):
+        return None
+    return Path(unquote(parsed.path))

@@ -23,6 +23,7 @@ from typing import Any
 from wf_core.documents import syntax_for_path
 from wf_core.files import decode
 from wf_core.locations import Location
+from wf_core.models.steps import ARTIFACT_REF
 from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wf_core.workspace.files import Roots, Skipped, read_document
 
@@ -65,7 +66,7 @@ def _outline(values: Any) -> tuple[str | None, tuple[SubgraphUse, ...]]:
         ref = node.get("workflow")
         node_id = str(node.get("id", ""))
         if isinstance(ref, str):
-            artifact = ref.startswith("workflow.") and ref.rsplit(".", 1)[-1][1:].isdigit()
+            artifact = ARTIFACT_REF.fullmatch(ref) is not None
             uses.append(
                 SubgraphUse(
                     index, node_id, None if artifact else ref, ref, ("nodes", index, "workflow")
@@ -90,6 +91,12 @@ def _outline(values: Any) -> tuple[str | None, tuple[SubgraphUse, ...]]:
     return name, tuple(uses)
 
 
+@dataclass
+class ScanResult:
+    skipped: list[Skipped]
+    affected: set[str]
+
+
 class Workspace:
     def __init__(self, roots: Roots) -> None:
         self.roots = roots
@@ -100,21 +107,23 @@ class Workspace:
 
     # -- loading -------------------------------------------------------------------
 
-    def scan(self, progress: Callable[[int, int], None] | None = None) -> list[Skipped]:
-        """Index every document under the folders; the files skipped, with why."""
+    def scan(self, progress: Callable[[int, int], None] | None = None) -> ScanResult:
+        """Index every document under the folders: the files skipped (with why) and the
+        documents whose cross-file findings the new ones may change."""
         found = list(self.roots.scan())
-        skipped = [item for item in found if isinstance(item, Skipped)]
+        result = ScanResult([item for item in found if isinstance(item, Skipped)], set())
         paths = [item for item in found if isinstance(item, Path)]
         for done, path in enumerate(paths, 1):
-            problem = self.load(path)
+            problem = self.load(path, result.affected)
             if problem is not None:
-                skipped.append(problem)
+                result.skipped.append(problem)
             if progress is not None:
                 progress(done, len(paths))
-        return skipped
+        return result
 
-    def load(self, path: Path) -> Skipped | None:
-        """(Re)read one file from disk, unless it is open; None when it was indexed."""
+    def load(self, path: Path, affected: set[str] | None = None) -> Skipped | None:
+        """(Re)read one file from disk, unless it is open; None when it was indexed.
+        The documents its change may affect are added to ``affected``."""
         reason = self.roots.check(path)
         if reason is not None:
             return Skipped(path, reason)
@@ -129,7 +138,9 @@ class Workspace:
             uri=uri,
             extra_issues=(decode_issue,) if decode_issue else (),
         )
-        self.put(uri, snapshot, path=path, from_disk=True)
+        changed = self.put(uri, snapshot, path=path, from_disk=True)
+        if affected is not None:
+            affected |= changed
         return None
 
     # -- changes -------------------------------------------------------------------

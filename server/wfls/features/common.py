@@ -8,7 +8,7 @@ from typing import Any
 from wf_core.locations import Location
 from wf_core.schema_nav import SchemaNavigator
 from wf_core.semantic.model import PathOccurrence, PathRole
-from wf_core.view import AnalysisView
+from wf_core.view import AnalysisView, WorkspaceView
 
 
 def document_nodes(view: AnalysisView) -> list[Mapping[str, Any]]:
@@ -38,13 +38,15 @@ def owner_stack(view: AnalysisView, node_id: str | None) -> tuple[str, ...] | No
     return model.stack_of(node_id)
 
 
-def read_navigator(view: AnalysisView, path: PathOccurrence, root: str) -> SchemaNavigator | None:
+def read_navigator(
+    view: AnalysisView, path: PathOccurrence, root: str, workspace: WorkspaceView | None = None
+) -> SchemaNavigator | None:
     """The navigator a path is checked against where it is written (validation's own)."""
     model = view.context
     if model is None:
         return None
     if path.role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET):
-        return local_navigator(view, path)
+        return local_navigator(view, path, workspace)
     if root in ("input", "state"):
         return model.source_navigator(root)
     if root != "context" or not path.role.reads_graph:
@@ -56,9 +58,18 @@ def read_navigator(view: AnalysisView, path: PathOccurrence, root: str) -> Schem
     return model.navigator_for_node(path.node_id)
 
 
-def local_navigator(view: AnalysisView, path: PathOccurrence) -> SchemaNavigator | None:
-    """The navigator over the schema a local target or source names fields of."""
+def local_navigator(
+    view: AnalysisView, path: PathOccurrence, workspace: WorkspaceView | None = None
+) -> SchemaNavigator | None:
+    """The navigator over the schema a local target or source names fields of.
+
+    A subgraph node that declares no schema binds to its child workflow's own
+    ``input_schema``/``output_schema`` (the workspace's contract).
+    """
     resolver = view.index.resolver
+    child = _child_schema(view, path, workspace)
+    if child is not None:
+        return child
     if path.role == PathRole.OUTPUT_TARGET:
         site = resolver.site(("output_schema",))
     elif path.node_index is not None:
@@ -77,3 +88,21 @@ def value_at(view: AnalysisView, location: Location) -> Any:
         else:
             value = value.get(part) if isinstance(value, Mapping) else None
     return value
+
+
+def _child_schema(
+    view: AnalysisView, path: PathOccurrence, workspace: WorkspaceView | None
+) -> SchemaNavigator | None:
+    node = node_values(view, path.node_index)
+    if workspace is None or node.get("type") != "subgraph" or path.role == PathRole.OUTPUT_TARGET:
+        return None
+    key = "output_schema" if path.role == PathRole.LOCAL_SOURCE else "input_schema"
+    if key in node:
+        return None
+    ref = node.get("workflow")
+    name = ref.get("name") if isinstance(ref, Mapping) else ref
+    child = workspace.resolve(name) if isinstance(name, str) else None
+    if child is None:
+        return None
+    site = child.snapshot.index.resolver.site((key,))
+    return site.navigator if site is not None else None

@@ -38,7 +38,7 @@ from wf_core.semantic.cursor import Cursor, StringCursor, classify
 from wf_core.semantic.model import PathOccurrence, PathRole
 from wf_core.spans import Span
 from wf_core.tokens import END
-from wf_core.view import AnalysisView
+from wf_core.view import AnalysisView, WorkspaceView
 from wfls.features.common import document_nodes, node_values, read_navigator, value_at
 from wfls.features.hover import NODE_TYPES, ROOTS
 from wfls.features.schema_text import schema_markdown
@@ -89,14 +89,16 @@ _EXPRESSION_KEYS = ("kind", "path", "value", "items", "fields")
 _LOCAL_ROLES = (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET)
 
 
-def complete(view: AnalysisView, offset: int) -> list[CompletionCandidate]:
+def complete(
+    view: AnalysisView, offset: int, workspace: WorkspaceView | None = None
+) -> list[CompletionCandidate]:
     cursor = classify(view, offset)
     if cursor.path is not None:
-        return path_completions(view, cursor.path, offset, cursor)
+        return path_completions(view, cursor.path, offset, cursor, workspace)
     if cursor.string is not None:
         if cursor.located is not None and cursor.located.in_key:
             return key_completions(view, cursor, offset)
-        return value_completions(view, cursor.string)
+        return value_completions(view, cursor.string, workspace)
     return key_completions(view, cursor, offset)
 
 
@@ -104,7 +106,11 @@ def complete(view: AnalysisView, offset: int) -> list[CompletionCandidate]:
 
 
 def path_completions(
-    view: AnalysisView, path: PathOccurrence, offset: int, cursor: Cursor
+    view: AnalysisView,
+    path: PathOccurrence,
+    offset: int,
+    cursor: Cursor,
+    workspace: WorkspaceView | None = None,
 ) -> list[CompletionCandidate]:
     literal = path.literal
     decoded = cursor.string.offset if cursor.string is not None else len(literal.value)
@@ -113,7 +119,7 @@ def path_completions(
     before = [segment.value for segment in at.before]
     style = literal.style
     if path.role in _LOCAL_ROLES:
-        navigator = read_navigator(view, path, "")
+        navigator = read_navigator(view, path, "", workspace)
         members = navigator.at_path(before) if navigator is not None else None
         return _members(members, (), replace, style, context_top=False)
     if not before:
@@ -260,7 +266,9 @@ def _candidate(
 # -- values -------------------------------------------------------------------------
 
 
-def value_completions(view: AnalysisView, string: StringCursor) -> list[CompletionCandidate]:
+def value_completions(
+    view: AnalysisView, string: StringCursor, workspace: WorkspaceView | None = None
+) -> list[CompletionCandidate]:
     location = string.location
     literal = string.literal
     replace = Span(
@@ -293,6 +301,10 @@ def value_completions(view: AnalysisView, string: StringCursor) -> list[Completi
             if isinstance(d, Mapping) and isinstance(d.get("name"), str)
         ]
         return plain(found, "reference")
+    if head == ("nodes",) and len(location) >= 3 and location[2] == "workflow":
+        workflows = workspace.names() if workspace is not None else []
+        own = values.get("name")
+        return plain(((n, "workflow") for n in workflows if n != own), "module")
     if head == ("nodes",) and "check" in location and last == "op":
         return plain(((o, None) for o in CONDITION_OPS), "keyword")
     if head == ("nodes",) and len(location) == 3 and last == "outcome":

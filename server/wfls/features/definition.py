@@ -12,16 +12,20 @@ from __future__ import annotations
 
 from wf_core.context_contracts import LOOP_INDEX_KEY, LOOP_ITEM_KEY
 from wf_core.semantic.cursor import classify
-from wf_core.semantic.model import SegmentKind, Symbol
-from wf_core.view import AnalysisView
+from wf_core.semantic.model import SegmentKind, Symbol, SymbolKind
+from wf_core.view import AnalysisView, WorkspaceView
 from wfls.features.common import node_index_of, owner_stack
 from wfls.features.types import Target
 
 
-def definition(view: AnalysisView, offset: int) -> list[Target]:
+def definition(
+    view: AnalysisView, offset: int, workspace: WorkspaceView | None = None
+) -> list[Target]:
     cursor = classify(view, offset)
     occurrence = cursor.occurrence
     if occurrence is not None and occurrence.symbol is not None:
+        if occurrence.symbol.kind == SymbolKind.WORKFLOW:
+            return workflow_definition(view, occurrence.symbol, workspace)
         return symbol_definition(view, occurrence.symbol)
     segment = cursor.segment
     path = cursor.path
@@ -30,6 +34,19 @@ def definition(view: AnalysisView, offset: int) -> list[Target]:
         if stack and segment.value in (LOOP_ITEM_KEY, LOOP_INDEX_KEY):
             return _node_field(view, stack[-1], "id")
     return []
+
+
+def workflow_definition(
+    view: AnalysisView, symbol: Symbol, workspace: WorkspaceView | None
+) -> list[Target]:
+    """A subgraph's child: the ``name`` of the document that declares it (maybe this one)."""
+    local = [Target(o.span) for o in view.index.definitions(symbol)]
+    if local or workspace is None:
+        return local
+    child = workspace.resolve(symbol.name)
+    if child is None:
+        return []
+    return [Target(o.span, child.uri) for o in child.snapshot.index.definitions(symbol)]
 
 
 def symbol_definition(view: AnalysisView, symbol: Symbol) -> list[Target]:

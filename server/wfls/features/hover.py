@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY
+from wf_core.models.steps import ARTIFACT_REF
 from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.semantic.cursor import Cursor, classify
 from wf_core.semantic.model import (
@@ -26,7 +27,7 @@ from wf_core.semantic.model import (
 )
 from wf_core.tokens import END
 from wf_core.validation.context_paths import structured_replacement
-from wf_core.view import AnalysisView
+from wf_core.view import AnalysisView, WorkspaceView
 from wfls.features.common import (
     document_nodes,
     node_index_of,
@@ -64,11 +65,15 @@ def _json(value: Any) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
-def hover(view: AnalysisView, offset: int) -> HoverResult | None:
+def hover(
+    view: AnalysisView, offset: int, workspace: WorkspaceView | None = None
+) -> HoverResult | None:
     cursor = classify(view, offset)
     if cursor.path is not None and cursor.segment is not None:
         return path_hover(view, cursor.path, cursor.segment)
     occurrence = cursor.occurrence
+    if occurrence is not None and occurrence.kind == SymbolKind.WORKFLOW:
+        return HoverResult(workflow_markdown(view, occurrence.name, workspace), occurrence.span)
     if occurrence is not None:
         text = occurrence_markdown(view, occurrence)
         return HoverResult(text, occurrence.span) if text else None
@@ -83,9 +88,34 @@ def _value_hover(view: AnalysisView, cursor: Cursor) -> HoverResult | None:
     if location[:1] == ("nodes",) and len(location) == 3 and location[2] == "type":
         doc = NODE_TYPES.get(value)
         return HoverResult(f"**`{value}`** node: {doc}", string.literal.span) if doc else None
+    if location[:1] == ("nodes",) and "workflow" in location and ARTIFACT_REF.fullmatch(value):
+        return HoverResult(
+            f"**`{value}`**: a workflow published in a registry; wfls cannot see the "
+            "registry, so the reference is accepted as it is",
+            string.literal.span,
+        )
     if location[:1] == ("edges",) and location[-1] == "to" and value == END:
         return HoverResult(f"**`{END}`**: ends the workflow with outcome `ok`", string.literal.span)
     return None
+
+
+def workflow_markdown(view: AnalysisView, name: str, workspace: WorkspaceView | None) -> str:
+    """A workflow name: where it is declared and the contract a caller binds to."""
+    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    if values.get("name") == name:
+        child: Any = view
+        where = "this document"
+    else:
+        found = workspace.resolve(name) if workspace is not None else None
+        if found is None:
+            return f"**workflow `{name}`**: no document of the workspace declares it"
+        child, where = found.snapshot, f"`{found.uri.rsplit('/', 1)[-1]}`"
+    child_values = child.parsed.values if isinstance(child.parsed.values, Mapping) else {}
+    parts = [f"**workflow `{name}`**, declared in {where}; it runs in its own scope"]
+    for key in ("input_schema", "output_schema"):
+        schema = child_values.get(key, {"type": "object"})
+        parts.append(f"{key.replace('_', ' ')}:\n```json\n{_json(without_defs(schema))}\n```")
+    return "\n\n".join(parts)
 
 
 def occurrence_markdown(view: AnalysisView, occurrence: Occurrence) -> str | None:

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from wf_core.semantic.cursor import classify
-from wf_core.semantic.model import Role, Symbol
-from wf_core.view import AnalysisView
+from wf_core.semantic.model import Role, Symbol, SymbolKind
+from wf_core.view import AnalysisView, WorkspaceView
 from wfls.features.types import Highlight, Target
 
 
@@ -14,13 +14,29 @@ def symbol_at(view: AnalysisView, offset: int) -> Symbol | None:
 
 
 def references(
-    view: AnalysisView, offset: int, *, include_declaration: bool = True
+    view: AnalysisView,
+    offset: int,
+    *,
+    include_declaration: bool = True,
+    workspace: WorkspaceView | None = None,
 ) -> list[Target]:
+    """Every occurrence of the symbol at ``offset``; a workflow name's in every document."""
     symbol = symbol_at(view, offset)
     if symbol is None:
         return []
-    found = view.index.references(symbol, include_declaration=include_declaration)
-    return [Target(o.span) for o in found]
+    found = [
+        Target(o.span)
+        for o in view.index.references(symbol, include_declaration=include_declaration)
+    ]
+    if symbol.kind == SymbolKind.WORKFLOW and workspace is not None:
+        for document in workspace.documents():
+            if document.uri == view.uri:
+                continue
+            occurrences = document.snapshot.index.references(
+                symbol, include_declaration=include_declaration
+            )
+            found.extend(Target(o.span, document.uri) for o in occurrences)
+    return found
 
 
 def highlights(view: AnalysisView, offset: int) -> list[Highlight]:

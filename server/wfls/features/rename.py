@@ -24,11 +24,12 @@ from wf_core.semantic.cursor import classify
 from wf_core.semantic.model import NameSyntax, Occurrence, Symbol, SymbolKind
 from wf_core.spans import Span
 from wf_core.tokens import END, START
-from wf_core.view import AnalysisView
+from wf_core.view import AnalysisView, WorkspaceView
 from wfls.features.common import document_nodes, value_at
-from wfls.features.types import Refusal, TextEdit
+from wfls.features.types import DocumentEdit, Refusal, TextEdit
 
 RENAMEABLE = {
+    SymbolKind.WORKFLOW: "workflow name",
     SymbolKind.NODE: "node id",
     SymbolKind.ALIAS: "alias",
     SymbolKind.NODE_DEF: "node def",
@@ -68,6 +69,32 @@ def rename(view: AnalysisView, offset: int, new_name: str) -> list[TextEdit]:
     if symbol.kind == SymbolKind.PROPERTY:
         edits.extend(_required_edits(view, symbol, new_name))
     return sorted(edits, key=lambda e: e.span.start)
+
+
+def rename_everywhere(
+    view: AnalysisView, offset: int, new_name: str, workspace: WorkspaceView | None = None
+) -> list[DocumentEdit]:
+    """The rename as edits per document: a workflow name is renamed in every document of
+    the workspace that declares or calls it; everything else within this document."""
+    occurrence = classify(view, offset).occurrence
+    symbol = occurrence.symbol if occurrence is not None else None
+    if symbol is None or symbol.kind != SymbolKind.WORKFLOW or workspace is None:
+        return [DocumentEdit(None, view.version, tuple(rename(view, offset, new_name)))]
+    prepare_rename(view, offset)
+    if new_name == symbol.name:
+        return []
+    _check_name(view, symbol, new_name)
+    if new_name in workspace.names():
+        raise Refusal(f"a workflow {new_name!r} already exists in the workspace")
+    out = []
+    for document in workspace.documents():
+        snapshot = view if document.uri == view.uri else document.snapshot
+        occurrences = snapshot.index.occurrences_of(symbol)
+        if occurrences:
+            edits = sorted(_edits(snapshot, occurrences, new_name), key=lambda e: e.span.start)
+            uri = None if document.uri == view.uri else document.uri
+            out.append(DocumentEdit(uri, snapshot.version, tuple(edits)))
+    return out
 
 
 def _check_name(view: AnalysisView, symbol: Symbol, new: str) -> None:

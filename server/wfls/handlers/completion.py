@@ -17,4 +17,6 @@ def empty() -> types.CompletionList:
 
 def handle(ctx: RequestContext, params: types.CompletionParams) -> types.CompletionList:
     offset = ctx.offset(params.position)
-    return convert.completion_list(complete(ctx.view, offset), ctx.codec, offset, ctx.flags)
+    return convert.completion_list(
+        complete(ctx.view, offset, ctx.workspace), ctx.codec, offset, ctx.flags
+    )

@@ -15,7 +15,7 @@ def empty() -> list[types.Location]:
 
 def handle(ctx: RequestContext, params: types.DefinitionParams) -> list[types.Location]:
     locations = []
-    for target in definition(ctx.view, ctx.offset(params.position)):
+    for target in definition(ctx.view, ctx.offset(params.position), ctx.workspace):
         if target.uri is None or target.uri == ctx.uri:
             locations.append(convert.location(ctx.uri, target.span, ctx.codec))
             continue

@@ -1,4 +1,4 @@
-"""``initialized``: read the settings the client holds."""
+"""``initialized``: read the settings the client holds, then index the workspace."""
 
 from __future__ import annotations
 
@@ -9,3 +9,4 @@ from wfls.context import Session
 
 async def handle(session: Session, params: types.InitializedParams) -> None:
     await session.fetch_configuration()
+    await session.start_indexing()

@@ -18,5 +18,11 @@ def handle(ctx: RequestContext, params: types.ReferenceParams) -> list[types.Loc
         ctx.view,
         ctx.offset(params.position),
         include_declaration=params.context.include_declaration,
+        workspace=ctx.workspace,
     )
-    return [convert.location(target.uri or ctx.uri, target.span, ctx.codec) for target in found]
+    locations = []
+    for target in found:
+        codec = ctx.codec if target.uri is None else ctx.documents.codec_for(target.uri)
+        if codec is not None:
+            locations.append(convert.location(target.uri or ctx.uri, target.span, codec))
+    return locations

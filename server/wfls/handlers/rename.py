@@ -6,7 +6,7 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.rename import rename
+from wfls.features.rename import rename_everywhere
 
 
 def empty() -> None:
@@ -14,5 +14,5 @@ def empty() -> None:
 
 
 def handle(ctx: RequestContext, params: types.RenameParams) -> types.WorkspaceEdit:
-    edits = rename(ctx.view, ctx.offset(params.position), params.new_name)
-    return convert.workspace_edit(ctx.uri, ctx.view.version, edits, ctx.codec, ctx.flags)
+    edits = rename_everywhere(ctx.view, ctx.offset(params.position), params.new_name, ctx.workspace)
+    return convert.workspace_edits(edits, ctx.uri, ctx.codec, ctx.documents.codec_for, ctx.flags)

@@ -1,4 +1,5 @@
-"""``workspace/diagnostic`` (pull): the diagnostics of every open workflow document.
+"""``workspace/diagnostic`` (pull): the diagnostics of every workflow document of the
+workspace, open or not (open documents as the editor has them).
 
 Documents whose previous result id still matches are reported "unchanged".
 One failing document does not hide the others.
@@ -24,7 +25,15 @@ async def handle(
 ) -> types.WorkspaceDiagnosticReport:
     previous = {p.uri: p.value for p in params.previous_result_ids or ()}
     items: list[types.WorkspaceDocumentDiagnosticReport] = []
-    for uri in session.store.uris():
+    for uri in session.document_uris():
+        if uri in previous and previous[uri] == session.result_id(uri):
+            # Nothing it depends on changed since that result: no analysis needed.
+            items.append(
+                types.WorkspaceUnchangedDocumentDiagnosticReport(
+                    uri=uri, version=session.store.version(uri), result_id=previous[uri]
+                )
+            )
+            continue
         try:
             result = await session.diagnostics_async(uri)
         except Exception:
