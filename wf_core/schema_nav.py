@@ -204,6 +204,15 @@ class SchemaView:
                 return branch.subbranch(items)
         return None
 
+    def required_names(self) -> list[str]:
+        """Names some branch requires, declared or not, in order, de-duplicated."""
+        names: dict[str, None] = {}
+        for branch in self.branches():
+            required = branch.get("required")
+            if isinstance(required, list):
+                names.update(dict.fromkeys(n for n in required if isinstance(n, str)))
+        return list(names)
+
     def is_required(self, name: str) -> bool:
         for branch in self.branches():
             required = branch.get("required")

@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from wf_core.analysis.context_scopes import dump_schema
-from wf_core.issues import Issue, ProjectCode, Related
+from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segments
@@ -82,6 +82,9 @@ class _Checker:
         )
         # Printed locations (document indexes) of lda-wf findings the child's contract replaces.
         self._replaced: set[Location] = set()
+        # Subgraph nodes whose child is unknown: their lda-wf binding findings (against the
+        # empty default schema) only follow from that and are shown as information.
+        self._unresolved: dict[int, Location] = {}
 
     # -- the document's own findings ---------------------------------------------------
 
@@ -89,7 +92,18 @@ class _Checker:
         return placed.code in _REPLACED.values() and placed.location in self._replaced
 
     def adjust(self, placed: PlacedIssue) -> PlacedIssue:
-        """A read of a caller's loop: say how to pass the value instead."""
+        """Follow-ons of an unknown child; a read of a caller's loop: say how to pass it."""
+        location = placed.location or ()
+        if (
+            placed.code in _REPLACED.values()
+            and len(location) >= 2
+            and location[1] in self._unresolved
+        ):
+            issue = replace(placed.issue, severity=Severity.INFORMATION)
+            where = self._unresolved[location[1]]
+            span = self.snapshot.span_of(where)
+            cause = Related(where, "the subgraph's child workflow is unknown", span)
+            return replace(placed, issue=issue, related=(*placed.related, cause))
         if placed.code != "invalid_context_path" or placed.location is None:
             return placed
         loop = self._foreign_loop(placed.location)
@@ -152,6 +166,7 @@ class _Checker:
                 continue
             children = self.workspace.by_name(use.name)
             if not children:
+                self._unresolved[use.node_index] = use.location
                 yield Issue(
                     code=ProjectCode.UNKNOWN_SUBGRAPH,
                     location=use.location,
@@ -238,8 +253,7 @@ class _Checker:
             if side == "input":
                 provided = {b.target.parts[0] for b in bindings if b.target.parts}
                 whole = any(not b.target.parts for b in bindings)
-                required = [n for n in names if child_view.is_required(n)]
-                missing = [n for n in required if n not in provided]
+                missing = [n for n in child_view.required_names() if n not in provided]
                 if missing and not whole:
                     listed = ", ".join(repr(n) for n in missing)
                     yield Issue(
