@@ -427,9 +427,10 @@ class WflsServer(LanguageServer):
         self._dependencies_changed(affected)
 
     def document_changed(self, uri: str) -> None:
-        """A document was opened or edited: schedule its diagnostics."""
-        if not self.flags.pull_diagnostics:
-            self.schedule_push(uri)
+        """A document was opened or edited: schedule its analysis (and, for a client that
+        does not pull, the push of its diagnostics). Analysing without being asked is what
+        lets the documents that depend on it learn about the change."""
+        self.schedule_push(uri)
 
     def diagnostics_changed(self) -> None:
         """Settings changed every document's diagnostics: push again, or ask to pull again."""
@@ -441,6 +442,7 @@ class WflsServer(LanguageServer):
             self.schedule_push(uri)
 
     def schedule_push(self, uri: str) -> None:
+        """Analyse ``uri`` after a quiet moment, then push its diagnostics (push clients)."""
         pending = self._pending_push.pop(uri, None)
         if pending is not None:
             pending.cancel()
@@ -461,6 +463,8 @@ class WflsServer(LanguageServer):
             return
         if result is None or result.version != self.store.version(uri):
             return
+        if self.flags.pull_diagnostics:
+            return  # analysed for the documents that depend on it; the client pulls its own
         self.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(
                 uri=uri, version=result.version, diagnostics=result.items

@@ -161,6 +161,8 @@ class Workspace:
                 self._disk[uri] = document  # the editor's text wins until it is closed
                 return set()
             document.open = not from_disk
+            if document.open and old is not None and not old.open:
+                self._disk[uri] = old  # what counts again when the editor closes it
             self._documents[uri] = document
             self.generation += 1
             return self._affected(old, document)
