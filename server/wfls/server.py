@@ -341,6 +341,8 @@ class Feature:
 def features() -> list[Feature]:
     """Every LSP method wfls handles, with its options and the clients it is for."""
     from wfls.handlers import (
+        code_action,
+        code_action_resolve,
         completion,
         definition,
         diagnostic,
@@ -392,6 +394,19 @@ def features() -> list[Feature]:
             document=True,
         ),
         Feature(
+            types.TEXT_DOCUMENT_CODE_ACTION,
+            code_action,
+            types.CodeActionOptions(code_action_kinds=code_action.KINDS, resolve_provider=True),
+            lambda flags: flags.code_action_literals,
+            document=True,
+        ),
+        Feature(
+            types.CODE_ACTION_RESOLVE,
+            code_action_resolve,
+            when=lambda flags: flags.code_action_literals,
+            document=True,
+        ),
+        Feature(
             types.WORKSPACE_EXECUTE_COMMAND,
             execute_command,
             types.ExecuteCommandOptions(commands=list(execute_command.COMMANDS)),
@@ -409,10 +424,14 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
     handler. Refusals become ``RequestFailed`` replies the client shows; protocol
     errors pass through; any other failure is logged and answered empty."""
     while_typing = getattr(feature.module, "WHILE_TYPING", False)
+    # The document a request is about: ``params.text_document``, unless the handler says
+    # where else to find it (``codeAction/resolve`` keeps it in the action's data).
+    uri_of = getattr(feature.module, "uri_of", lambda params: params.text_document.uri)
 
     async def handler(ls: WflsServer, params: Any) -> Any:
         try:
-            ctx = await ls.request_context(params.text_document.uri, while_typing=while_typing)
+            uri = uri_of(params)
+            ctx = await ls.request_context(uri, while_typing=while_typing) if uri else None
             if ctx is None:
                 return _empty(feature)
             return feature.module.handle(ctx, params)
