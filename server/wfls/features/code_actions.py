@@ -23,19 +23,22 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from wf_core.context_contracts import is_valid_alias
 from wf_core.documents.writing import write_key
 from wf_core.issues import ProjectCode
-from wf_core.locations import NodeRef
+from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
+from wf_core.path_scan import scan_path
 from wf_core.paths import format_segment, quote_bare_segments
 from wf_core.snapshot import PlacedIssue
 from wf_core.spans import Span
 from wf_core.tokens import END
 from wf_core.validation.core import reachable_nodes
 from wf_core.validation.issues import ValidationIssueCode as Code
+from wf_core.validation.suggest import closest_name
 from wf_core.view import DiagnosedView
 from wfls.features.document_edits import (
     append_elements,
@@ -138,12 +141,14 @@ def _suggestion_fixes(view: DiagnosedView, issue: PlacedIssue) -> list[CodeActio
             preferred=True,
         )
     if issue.issue.segment is not None:
-        path = view.index.path_at(issue.span.start)
-        if path is None or not 0 <= issue.issue.segment < len(path.scan.segments):
+        path = path_text(view, issue.span.start)
+        scan = scan_path(path.value) if path is not None else None
+        if path is None or scan is None or not 0 <= issue.issue.segment < len(scan.segments):
             return []
-        old = path.scan.segments[issue.issue.segment].value
-        edit = segment_edit(view, path, issue.issue.segment, format_segment(suggestion))
-        return _fix(f"Change {old!r} to {suggestion!r}", issue, [edit], preferred=True)
+        part = scan.segments[issue.issue.segment]
+        new = path.value[: part.start] + format_segment(suggestion) + path.value[part.end :]
+        title = f"Change {part.value!r} to {suggestion!r}"
+        return _fix(title, issue, [path.write(view, new)], preferred=True)
     located = view.parsed.source_map.locate(issue.span.start)
     literal = view.parsed.source_map.string(located.location) if located else None
     if located is None or literal is None:
@@ -152,12 +157,36 @@ def _suggestion_fixes(view: DiagnosedView, issue: PlacedIssue) -> list[CodeActio
     return _fix(f"Change {literal.value!r} to {suggestion!r}", issue, [edit], preferred=True)
 
 
-def segment_edit(view: DiagnosedView, path: Any, index: int, written: str) -> TextEdit | None:
-    """Replace segment ``index`` of a path string by ``written`` (already formatted)."""
-    segment = path.scan.segments[index]
-    value = path.literal.value
-    new_value = value[: segment.start] + written + value[segment.end :]
-    return string_edit(view, path.location, new_value)
+@dataclass(frozen=True)
+class PathText:
+    """A path as written: a string value, or a key (the paths of a deprecated ``in_map``)."""
+
+    location: Location
+    value: str
+    key: Span | None  # the key's text when the path is a key
+
+    def write(self, view: DiagnosedView, value: str) -> TextEdit | None:
+        if self.key is not None:
+            return TextEdit(self.key, write_key(value, view.syntax))
+        return string_edit(view, self.location, value)
+
+
+def path_text(view: DiagnosedView, offset: int) -> PathText | None:
+    """The path written at ``offset``."""
+    source_map = view.parsed.source_map
+    located = source_map.locate(offset)
+    if located is None:
+        return None
+    if located.in_key:
+        entry = source_map.get(located.location)
+        name = located.location[-1] if located.location else None
+        if entry is None or entry.key is None or not isinstance(name, str):
+            return None
+        return PathText(tuple(located.location), name, entry.key)
+    literal = source_map.string(located.location)
+    if literal is None:
+        return None
+    return PathText(tuple(located.location), literal.value, None)
 
 
 # -- paths ---------------------------------------------------------------------------
@@ -171,25 +200,21 @@ def _deprecated_context_key(view: DiagnosedView, issue: PlacedIssue, lazy: bool)
 
 def _convenience_edit(view: DiagnosedView, issue: PlacedIssue) -> TextEdit | None:
     replacement = issue.issue.data.get("replacement")
-    path = view.index.path_at(issue.span.start)
+    path = path_text(view, issue.span.start)
     if not isinstance(replacement, str) or path is None:
         return None
-    return string_edit(view, path.location, replacement)
+    return path.write(view, replacement)
 
 
 def _invalid_model(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
     """A path segment a bare key cannot hold → that segment quoted."""
     if "invalid TOML path" not in issue.message:
         return []
-    located = view.parsed.source_map.locate(issue.span.start)
-    literal = view.parsed.source_map.string(located.location) if located else None
-    if located is None or literal is None:
+    path = path_text(view, issue.span.start)
+    fixed = quote_bare_segments(path.value) if path is not None else None
+    if path is None or fixed is None:
         return []
-    fixed = quote_bare_segments(literal.value)
-    if fixed is None:
-        return []
-    edit = string_edit(view, located.location, fixed)
-    return _fix(f"Quote the path: {fixed!r}", issue, [edit], preferred=True)
+    return _fix(f"Quote the path: {fixed!r}", issue, [path.write(view, fixed)], preferred=True)
 
 
 def migrate_action(view: DiagnosedView, *, lazy: bool = False) -> CodeAction | None:
@@ -203,7 +228,12 @@ def migrate_action(view: DiagnosedView, *, lazy: bool = False) -> CodeAction | N
 
 
 def _convenience_issues(view: DiagnosedView) -> list[PlacedIssue]:
-    return [i for i in view.issues if i.code == ProjectCode.DEPRECATED_CONTEXT_KEY]
+    return [
+        i
+        for i in view.issues
+        if i.code == ProjectCode.DEPRECATED_CONTEXT_KEY
+        and path_text(view, i.span.start) is not None
+    ]
 
 
 def _migration_edits(view: DiagnosedView) -> tuple[TextEdit, ...]:
@@ -274,13 +304,18 @@ def _wired(workflow: Any) -> dict[str, set[str]]:
     return wired
 
 
-def stub_target(view: DiagnosedView, node_id: str) -> str:
-    """Where a new edge out of ``node_id`` most plausibly leads: back to the innermost
-    loop that owns it (a body node) or encloses it (a nested foreach), else to the
-    first ``end`` node, else to ``__end__`` when the workflow declares ``ok``, else
-    the node itself; the author sets the real target."""
+def stub_target(view: DiagnosedView, node_id: str, outcome: str) -> str | None:
+    """Where a new edge for ``outcome`` out of ``node_id`` most plausibly leads. A foreach's
+    ``loop``: the body node that leads back to it (None when there is none). Otherwise
+    back to the innermost loop that owns the node (a body node) or encloses it (a nested
+    foreach), else to the first ``end`` node, else to ``__end__`` when the workflow
+    declares ``ok``, else the node itself. The author sets the real target."""
     workflow = view.workflow
     model = view.context
+    node = next((n for n in workflow.nodes if n.id == node_id), None)
+    if node is not None and node.type == "foreach" and outcome == "loop":
+        returns = (e.from_ for e in workflow.edges if e.to == node_id and e.from_ != node_id)
+        return next(returns, None)
     stack = model.stack_of(node_id) if model is not None else None
     if stack:
         return stack[-1]
@@ -303,11 +338,21 @@ def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -
     if workflow is None or not missing or not isinstance(location[-1], NodeRef):
         return []
     node_id = location[-1].id
-    target = stub_target(view, node_id)
-    edit = append_elements(view, ("edges",), [_edge(node_id, o, target) for o in missing])
-    listed = ", ".join(repr(o) for o in missing)
-    plural = "s" if len(missing) > 1 else ""
-    title = f"Add edge{plural} for outcome{plural} {listed} to {target!r} (set the target{plural})"
+    # An edge written with a misspelt outcome is that outcome's edge: the fix is the
+    # spelling (its own quick fix), not a second edge.
+    misspelt = {
+        closest_name(e.outcome, missing)
+        for e in workflow.edges
+        if e.from_ == node_id and e.outcome not in missing
+    }
+    stubs = [(o, stub_target(view, node_id, o)) for o in missing if o not in misspelt]
+    edges = [_edge(node_id, o, target) for o, target in stubs if target is not None]
+    if not edges:
+        return []
+    edit = append_elements(view, ("edges",), edges)
+    listed = ", ".join(f"{e['outcome']!r} to {e['to']!r}" for e in edges)
+    plural = "s" if len(edges) > 1 else ""
+    title = f"Add edge{plural} for outcome{plural} {listed} (set the target{plural})"
     return _fix(title, issue, [edit])
 
 
