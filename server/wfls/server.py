@@ -414,7 +414,13 @@ def features() -> list[Feature]:
     ]
 
 
-def _empty(feature: Feature) -> Any:
+def _empty(feature: Feature, params: Any = None) -> Any:
+    """The answer when there is nothing to say: the module's ``empty_for(params)`` (an
+    answer made of the request itself, as ``codeAction/resolve`` gives back the action),
+    else its ``empty()``, else None."""
+    empty_for = getattr(feature.module, "empty_for", None)
+    if empty_for is not None:
+        return empty_for(params)
     empty = getattr(feature.module, "empty", None)
     return empty() if empty is not None else None
 
@@ -433,7 +439,7 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
             uri = uri_of(params)
             ctx = await ls.request_context(uri, while_typing=while_typing) if uri else None
             if ctx is None:
-                return _empty(feature)
+                return _empty(feature, params)
             return feature.module.handle(ctx, params)
         except Refusal as refusal:
             raise RequestFailed(str(refusal)) from None
@@ -441,7 +447,7 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
             raise
         except Exception:
             logger.exception("%s failed", feature.method)
-            return _empty(feature)
+            return _empty(feature, params)
 
     return handler
 

@@ -146,3 +146,13 @@ async def test_only_quick_fixes_when_asked_for(session: Session):
     assert [a.title for a in found] == ["Read 'context.foreach.stores.item.revenue'"]
     assert found[0].is_preferred is True
     assert [d.code for d in found[0].diagnostics or ()] == ["deprecated_context_key"]
+
+
+async def test_resolving_an_action_that_has_its_edit_gives_it_back(session: Session):
+    # Neovim resolves every action it applies, also those that came with their edit.
+    uri = session.open("store_audit.wf.toml", TEXT)
+    found = await actions(session, uri, "nmae")
+    assert found[0].edit is not None
+    async with asyncio.timeout(WAIT):
+        back = await session.client.code_action_resolve_async(found[0])
+    assert back == found[0]

@@ -1,5 +1,6 @@
 """``codeAction/resolve``: the edit of an action offered without one, computed on the
-latest analysis of the document its ``data`` names."""
+latest analysis of the document its ``data`` names. An action that already has its
+edit (some clients, Neovim among them, resolve every action) comes back as it is."""
 
 from __future__ import annotations
 
@@ -18,8 +19,8 @@ def uri_of(params: types.CodeAction) -> str | None:
     return data.get("uri") if isinstance(data, dict) else None
 
 
-def empty() -> None:
-    return None
+def empty_for(params: types.CodeAction) -> types.CodeAction:
+    return params
 
 
 def handle(ctx: RequestContext, params: types.CodeAction) -> types.CodeAction:
