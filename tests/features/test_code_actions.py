@@ -554,3 +554,17 @@ def test_actions_are_attached_to_their_diagnostics_and_preferred_where_clear() -
         snapshot, Span(0, len(text)), shown=lambda issue: issue.code != "unknown_key"
     )
     assert "Remove the key 'colour'" not in [a.title for a in hidden]
+
+
+def test_the_code_reference_mentions_every_quick_fix_its_examples_get() -> None:
+    from wf_core.codes import CODES
+
+    fixed = set()
+    for info in CODES.values():
+        if not info.analyzed:
+            continue
+        snapshot = analyze(info.example or "")
+        for action in code_actions(snapshot, Span(0, len(snapshot.text))):
+            fixed.update(i.code for i in action.issues if i.code == info.code)
+    assert len(fixed) >= 15
+    assert [c for c in sorted(fixed) if "quick fix" not in CODES[c].fix] == []
