@@ -216,6 +216,34 @@ async function quickFix(wb, { text, shot }) {
   await revert(wb);
 }
 
+/** Source Action… offers "Migrate convenience keys", which writes the structured path. */
+async function migrate(wb, { text, shot }) {
+  const structured = 'context.foreach."orders.v2".item';
+  const { line, column } = find(text, structured);
+  await wb.goto(line, column);
+  for (let i = 0; i < structured.length; i++) await wb.press('Shift+ArrowRight');
+  await wb.type('context.loop_item');
+  const convenient = "  { target = \"order\", path = 'context.loop_item' },";
+  await untilEqual(SHORT, `line ${line} with the convenience key`, () => wb.lineText(line), convenient);
+  const title = 'Migrate convenience keys';
+  await until(SERVER, `the source action "${title}"`, async () => {
+    await wb.runCommand('Source Action...');
+    const rows = await wb.page
+      .waitForSelector('.action-widget .monaco-list-row', { visible: true, timeout: 3_000 })
+      .then(() => actionRows(wb))
+      .catch(() => []);
+    if (rows.some((row) => row.includes(title))) return true;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+  await shot('migrate');
+  const index = (await actionRows(wb)).findIndex((row) => row.includes(title));
+  await wb.page.click(`.action-widget .monaco-list-row[data-index="${index}"]`);
+  const migrated = `  { target = "order", path = '${structured}' },`;
+  await untilEqual(SHORT, `line ${line} migrated`, () => wb.lineText(line), migrated);
+  await revert(wb);
+}
+
 /** F2 on a foreach id, a new name and Enter: the id, start, edges and paths all change. */
 async function rename(wb, { text, shot }) {
   const node = find(text, 'id = "customers"', 'id = "cu'.length);
@@ -256,6 +284,7 @@ export const CHECKS = [
   ['diagnostics', diagnostics],
   ['definition', definition],
   ['quick-fix', quickFix],
+  ['migrate', migrate],
   ['rename', rename],
   ['language-status', languageStatus],
   ['show-context', showContext],
