@@ -568,3 +568,52 @@ def test_the_code_reference_mentions_every_quick_fix_its_examples_get() -> None:
             fixed.update(i.code for i in action.issues if i.code == info.code)
     assert len(fixed) >= 15
     assert [c for c in sorted(fixed) if "quick fix" not in CODES[c].fix] == []
+
+
+def test_no_edge_stub_for_an_outcome_whose_edge_is_misspelt() -> None:
+    text = variant(
+        TWO_OUTCOMES,
+        '  { from = "charge", outcome = "ok", to = "orders" },\n',
+        '  { from = "charge", outcome = "ok", to = "orders" },\n'
+        '  { from = "charge", outcome = "retyr", to = "orders" },\n',
+    )
+    fixture = variant(text, 'id = "charge"', 'id = "cha$0rge"')
+    check_no_action(fixture, "Add edge")
+    fixture = variant(text, 'outcome = "retyr"', 'outcome = "ret$0yr"')
+    check_code_action(fixture, "Change 'retyr' to 'retry'", variant(text, "retyr", "retry"))
+
+
+LONE = """
+name = "lone"
+start = "a"
+
+[[node_defs]]
+name = "task"
+outcomes = ["ok"]
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+
+[[nodes]]
+id = "a"
+type = "node"
+node = "task"
+"""
+
+
+def test_the_first_edge_stub_creates_the_edges_array() -> None:
+    fixture = variant(LONE, 'id = "a"', 'id = "$0a"')
+    after = variant(
+        LONE,
+        'start = "a"\n',
+        'start = "a"\nedges = [{ from = "a", outcome = "ok", to = "__end__" }]\n',
+    )
+    check_code_action(fixture, "Add edge for outcome 'ok' to '__end__' (set the target)", after)
+    text = json.dumps(tomllib.loads(expected(LONE)), indent=2) + "\n"
+    fixture = variant(text, '"id": "a"', '"id": "$0a"')
+    after = variant(
+        text,
+        '\n      "node": "task"\n    }\n  ]\n}',
+        '\n      "node": "task"\n    }\n  ],\n'
+        '  "edges": [\n    {"from": "a", "outcome": "ok", "to": "__end__"}\n  ]\n}',
+    )
+    check_code_action(fixture, "Add edge for outcome 'ok' to '__end__' (set the target)", after)

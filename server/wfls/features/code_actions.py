@@ -118,10 +118,11 @@ def _fix(
     preferred: bool = False,
 ) -> list[CodeAction]:
     """A one-action list, or nothing when an edit could not be written."""
-    edits = tuple(edits)
-    if not edits or any(e is None for e in edits):
+    written = list(edits)
+    checked = tuple(e for e in written if e is not None)
+    if not checked or len(checked) != len(written):
         return []
-    return [CodeAction(title, QUICK_FIX, edits, (issue,), preferred)]  # type: ignore[arg-type]
+    return [CodeAction(title, QUICK_FIX, checked, (issue,), preferred)]
 
 
 # -- names --------------------------------------------------------------------------
@@ -293,6 +294,10 @@ def _alias_edits(view: DiagnosedView, owner: str, new: str) -> tuple[TextEdit, .
 # -- graph ---------------------------------------------------------------------------
 
 
+def _node(workflow: Any, node_id: str) -> Any | None:
+    return next((n for n in workflow.nodes if n.id == node_id), None)
+
+
 def _outcomes(workflow: Any, node: Any) -> frozenset[str]:
     return declared_outcomes(node, {d.name: d for d in workflow.node_defs})
 
@@ -312,7 +317,7 @@ def stub_target(view: DiagnosedView, node_id: str, outcome: str) -> str | None:
     declares ``ok``, else the node itself. The author sets the real target."""
     workflow = view.workflow
     model = view.context
-    node = next((n for n in workflow.nodes if n.id == node_id), None)
+    node = _node(workflow, node_id)
     if node is not None and node.type == "foreach" and outcome == "loop":
         returns = (e.from_ for e in workflow.edges if e.to == node_id and e.from_ != node_id)
         return next(returns, None)
@@ -340,10 +345,12 @@ def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -
     node_id = location[-1].id
     # An edge written with a misspelt outcome is that outcome's edge: the fix is the
     # spelling (its own quick fix), not a second edge.
+    node = _node(workflow, node_id)
+    declared = _outcomes(workflow, node) if node is not None else frozenset()
     misspelt = {
         closest_name(e.outcome, missing)
         for e in workflow.edges
-        if e.from_ == node_id and e.outcome not in missing
+        if e.from_ == node_id and e.outcome not in declared
     }
     stubs = [(o, stub_target(view, node_id, o)) for o in missing if o not in misspelt]
     edges = [_edge(node_id, o, target) for o, target in stubs if target is not None]
