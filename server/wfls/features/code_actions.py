@@ -22,7 +22,7 @@ unreachable node in makes that node's own missing edges count
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -220,21 +220,19 @@ def _invalid_model(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[
 
 def migrate_action(view: DiagnosedView, *, lazy: bool = False) -> CodeAction | None:
     """Every convenience key of the document → its structured path (None when none)."""
-    issues = _convenience_issues(view)
-    if not issues:
-        return None
     if lazy:
+        if not any(True for _ in _convenience_issues(view)):
+            return None
         return CodeAction(MIGRATE_TITLE, MIGRATE_CONVENIENCE_KEYS, None, data={"fix": MIGRATE})
-    return CodeAction(MIGRATE_TITLE, MIGRATE_CONVENIENCE_KEYS, _migration_edits(view))
+    edits = _migration_edits(view)
+    return CodeAction(MIGRATE_TITLE, MIGRATE_CONVENIENCE_KEYS, edits) if edits else None
 
 
-def _convenience_issues(view: DiagnosedView) -> list[PlacedIssue]:
-    return [
-        i
-        for i in view.issues
-        if i.code == ProjectCode.DEPRECATED_CONTEXT_KEY
-        and path_text(view, i.span.start) is not None
-    ]
+def _convenience_issues(view: DiagnosedView) -> Iterator[PlacedIssue]:
+    """The convenience-key reads that a fix can rewrite."""
+    for issue in view.issues:
+        if issue.code == ProjectCode.DEPRECATED_CONTEXT_KEY and path_text(view, issue.span.start):
+            yield issue
 
 
 def _migration_edits(view: DiagnosedView) -> tuple[TextEdit, ...]:
