@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wf_core.spans import Span
+
+if TYPE_CHECKING:
+    from wf_core.snapshot import PlacedIssue
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,6 @@ class CodeAction:
     title: str
     kind: str
     edits: tuple[TextEdit, ...] | None
-    issues: tuple[Any, ...] = ()  # the PlacedIssues the action fixes
+    issues: tuple[PlacedIssue, ...] = ()  # what the action fixes
     preferred: bool = False
     data: dict[str, Any] | None = None
