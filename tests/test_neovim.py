@@ -2,7 +2,9 @@
 
 A headless Neovim opens a copy of the billing example, waits for wfls to
 attach, asks for hover and completion through its own LSP client, introduces
-a typo and reads the diagnostics it then holds, and writes everything as JSON.
+a typo, reads the diagnostics it then holds and applies the quick fix through
+``vim.lsp.buf.code_action``, asks for the references of a loop and renames it
+(applying the workspace edit as Neovim does), and writes everything as JSON.
 Every wait in the script is bounded and the process has a timeout, so a broken
 server fails the test instead of hanging it.
 """
@@ -10,6 +12,7 @@ server fails the test instead of hanging it.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -126,12 +129,41 @@ vim.api.nvim_create_autocmd('VimEnter', {
           message = d.message, source = d.source,
         })
       end
-      -- Fix it: the diagnostic goes away.
-      vim.api.nvim_buf_set_text(0, typo[1], typo[2], typo[1], typo[2] + 4, { 'name' })
+      -- Fix it with its quick fix, through Neovim's own code action path (which
+      -- also resolves the action): the diagnostic goes away.
+      vim.api.nvim_win_set_cursor(0, { typo[1] + 1, typo[2] + 1 })
+      vim.lsp.buf.code_action({
+        context = { only = { 'quickfix' } },
+        filter = function(action)
+          return action.title == "Change 'nmae' to 'name'"
+        end,
+        apply = true,
+      })
       out.cleared = vim.wait(20000, function()
         return #typos() == 0
       end, 50)
+      out.fixed_line = line_text(typo[1])
       out.remaining = #vim.diagnostic.get(0)
+
+      -- References of a foreach id, asked from one of its paths.
+      local from = at(vim.g.wfls_definition)
+      from.context = { includeDeclaration = true }
+      local refs = vim.lsp.buf_request_sync(0, 'textDocument/references', from, 20000)
+      out.references = {}
+      for _, l in ipairs((refs and refs[client.id] and refs[client.id].result) or {}) do
+        table.insert(out.references, { l.range.start.line, l.range.start.character })
+      end
+
+      -- Rename it, applying the workspace edit as `vim.lsp.buf.rename()` does.
+      local rename = at(vim.g.wfls_definition)
+      rename.newName = 'clients'
+      local renamed = vim.lsp.buf_request_sync(0, 'textDocument/rename', rename, 20000)
+      local workspace_edit = renamed and renamed[client.id] and renamed[client.id].result
+      out.rename_answered = workspace_edit ~= nil
+      if workspace_edit then
+        vim.lsp.util.apply_workspace_edit(workspace_edit, client.offset_encoding)
+      end
+      out.renamed = vim.api.nvim_buf_get_lines(0, 0, -1, false)
 
       vim.cmd('checkhealth wfls')
       out.health = vim.api.nvim_buf_get_lines(0, 0, -1, false)
@@ -236,7 +268,22 @@ def test_neovim_uses_wfls(tmp_path: Path):
     assert [typo["lnum"], typo["col"]] == settings["wfls_typo"]
     assert typo["end_col"] == settings["wfls_typo"][1] + 4
     assert out["cleared"] is True
+    assert out["fixed_line"] == (
+        '  { target = "customer", path = "context.foreach.customers.item.name" },'
+    )
     assert out["remaining"] == 0
+
+    # References: the node's id, start, its edges and the paths that read the loop.
+    # (``required = ["customers"]`` names the input property, not the loop.)
+    names = [m.end() for m in re.finditer('(start|from|to|id) = "(?=customers")', text)]
+    names += [m.end() for m in re.finditer(r"foreach\.(?=customers)", text)]
+    assert sorted(out["references"]) == sorted(_position(text, n) for n in names)
+    assert len(names) >= 5
+
+    # Rename, applied by Neovim: every one of those places now says "clients".
+    assert out["rename_answered"] is True
+    after = re.sub(r'((start|from|to|id) = "|foreach\.)customers\b', r"\1clients", text)
+    assert "\n".join(out["renamed"]) + "\n" == after
 
     health = "\n".join(out["health"])
     assert "wfls" in health

@@ -695,3 +695,14 @@ def test_has_overlapping_paths_matches_pairwise_check(parts_list: list[list[str]
         for j in range(i + 1, len(paths))
     )
     assert has_overlapping_paths(paths) is pairwise
+
+
+def test_quote_bare_segments_quotes_what_a_bare_key_cannot_hold() -> None:
+    from wf_core.paths import quote_bare_segments
+
+    assert quote_bare_segments("context.foreach.orders.item.skü") == (
+        'context.foreach.orders.item."skü"'
+    )
+    assert quote_bare_segments('a.é."x".ö') == 'a."é"."x"."ö"'
+    assert quote_bare_segments("input.a.b") is None  # nothing to quote
+    assert quote_bare_segments("input.a b") is None  # quoting does not make it a path

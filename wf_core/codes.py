@@ -193,7 +193,8 @@ _LDA_WF = (
         type = "node"
         node = "say_hello"
         """,
-        "Set `start` to the id of the first node to run.",
+        "Set `start` to the id of the first node to run. When a node id is close, the quick fix "
+        "writes it.",
         "unknown start node 'helo'",
     ),
     _lda(
@@ -249,7 +250,8 @@ _LDA_WF = (
         type = "node"
         node = "say_hello"
         """,
-        "Correct `from` to an existing node id, or delete the edge.",
+        "Correct `from` to an existing node id, or delete the edge. When a node id is close, the "
+        "quick fix writes it.",
         "unknown source node 'helo'",
     ),
     _lda(
@@ -273,7 +275,8 @@ _LDA_WF = (
         type = "node"
         node = "say_hello"
         """,
-        "Point `to` at an existing node id or at `__end__`, or add the missing node.",
+        "Point `to` at an existing node id or at `__end__`, or add the missing node. When a node "
+        "id (or `__end__`) is close, the quick fix writes it.",
         "unknown destination node 'goodbye'",
     ),
     _lda(
@@ -306,7 +309,8 @@ _LDA_WF = (
         node = "say_hello"
         """,
         "Use one of the node's declared outcomes, or "
-        "declare the outcome, for example in the node def's `outcomes`.",
+        "declare the outcome, for example in the node def's `outcomes`. When a declared outcome "
+        "is close, the quick fix writes it.",
         "outcome 'failed' is not declared by node 'hello'",
     ),
     _lda(
@@ -332,7 +336,9 @@ _LDA_WF = (
         node = "say_hello"
         """,
         "Add an edge from the node for each listed outcome, or remove the outcome from the "
-        "declaration if the node never emits it.",
+        "declaration if the node never emits it. The quick fix appends an edge stub for each "
+        "listed outcome, leading back to the loop that owns the node (or to an `end` node or "
+        "`__end__`); set each stub's target.",
         "reachable node is missing edges for outcomes ['failed']",
     ),
     _lda(
@@ -390,7 +396,8 @@ _LDA_WF = (
         type = "node"
         node = "say_helo"  # the node def is "say_hello"
         """,
-        "Name an existing node def, or add the node def to `node_defs`.",
+        "Name an existing node def, or add the node def to `node_defs`. When a node def name is "
+        "close, the quick fix writes it.",
         "unknown node def 'say_helo'",
     ),
     _lda(
@@ -423,7 +430,7 @@ _LDA_WF = (
         input = [{ target = "nmae", path = "input.name" }]  # the field is "name"
         """,
         "Bind to a property the node's input schema declares, or declare it there; use `.` "
-        "to bind the whole payload.",
+        "to bind the whole payload. When a declared name is close, the quick fix writes it.",
         "destination field 'nmae' is not declared in node input schema",
     ),
     _lda(
@@ -457,7 +464,7 @@ _LDA_WF = (
         input = [{ target = "name", path = "input.nmae" }]  # the field is "name"
         """,
         "Read a field the workflow's schema declares, or declare the field in `input_schema` "
-        "or `state_schema`.",
+        "or `state_schema`. When a declared name is close, the quick fix writes it.",
         "source path must start with input., state., or context. and reference a declared "
         "root field when applicable",
     ),
@@ -488,7 +495,8 @@ _LDA_WF = (
         node = "say_hello"
         output = [{ source = "greting", target = "state.greeting" }]  # the field is "greeting"
         """,
-        "Copy a property the node's output schema declares, or declare it there.",
+        "Copy a property the node's output schema declares, or declare it there. When a declared "
+        "name is close, the quick fix writes it.",
         "source field 'greting' is not declared in node output schema",
     ),
     _lda(
@@ -523,7 +531,8 @@ _LDA_WF = (
         type = "node"
         node = "say_hello"
         """,
-        "Target a property that `output_schema` declares, or declare it there.",
+        "Target a property that `output_schema` declares, or declare it there. When a declared "
+        "name is close, the quick fix writes it.",
         "destination field is not declared in workflow output schema",
     ),
     _lda(
@@ -554,7 +563,8 @@ _LDA_WF = (
         node = "say_hello"
         output = [{ source = "greeting", target = "state.greting" }]  # the field is "greeting"
         """,
-        "Write to a field that `state_schema` declares, or declare it there.",
+        "Write to a field that `state_schema` declares, or declare it there. When a declared name "
+        "is close, the quick fix writes it.",
         "destination path must start with state. and reference a declared root field",
     ),
     _lda(
@@ -593,7 +603,8 @@ _LDA_WF = (
         type = "condition"
         check = { op = "exists", path = "input.nmae" }  # the field is "name"
         """,
-        "Read a field the workflow's schema declares, or declare it.",
+        "Read a field the workflow's schema declares, or declare it. When a declared name is "
+        "close, the quick fix writes it.",
         "invalid condition path GraphSourcePath(root='input', parts=('nmae',))",
     ),
     _lda(
@@ -633,7 +644,8 @@ _LDA_WF = (
         type = "node"
         node = "say_hello"
         """,
-        'Point `over` at a declared array field, or declare the field with `type = "array"`.',
+        'Point `over` at a declared array field, or declare the field with `type = "array"`. '
+        "When a declared name is close, the quick fix writes it.",
         "foreach source path must start with input., state., or context. and reference a "
         "declared root field when applicable",
     ),
@@ -707,7 +719,8 @@ _LDA_WF = (
         kind = "approval"
         request = [{ target = "amount", path = "input.amuont" }]  # the field is "amount"
         """,
-        "Read a field the workflow's schema declares, or declare it.",
+        "Read a field the workflow's schema declares, or declare it. When a declared name is "
+        "close, the quick fix writes it.",
         "interrupt request source must start with input., state., or context. and reference "
         "a declared root field when applicable",
     ),
@@ -733,7 +746,8 @@ _LDA_WF = (
         kind = "approval"
         resume = [{ source = "approved", target = "state.aproved" }]  # the field is "approved"
         """,
-        "Write to a field that `state_schema` declares, or declare it there.",
+        "Write to a field that `state_schema` declares, or declare it there. When a declared name "
+        "is close, the quick fix writes it.",
         "interrupt resume destination must start with state. and reference a declared state field",
     ),
     _lda(
@@ -767,7 +781,8 @@ _LDA_WF = (
         type = "node"
         node = "say"
         """,
-        "Add an edge that leads to the node, or delete the node.",
+        "Add an edge that leads to the node, or delete the node. The quick fix adds an edge from "
+        "the nearest reachable node that has an outcome with no edge yet, and says which.",
         "node 'goodbye' is unreachable from start",
     ),
     _lda(
@@ -1013,7 +1028,8 @@ _LDA_WF = (
         node = "say_hello"
         input = [{ target = "name", path = "context.foreach.people.item.nmae" }]  # "name"
         """,  # noqa: E501
-        "Use one of the listed names; `wfls context FILE NODE` shows every path the node can read.",
+        "Use one of the listed names; `wfls context FILE NODE` shows every path the node can "
+        "read. When a declared name is close, the quick fix writes it.",
         "invalid context path 'context.foreach.people.item.nmae' at 'hello': unknown segment "
         "'nmae' (available: name)",
     ),
@@ -1055,7 +1071,9 @@ _LDA_WF = (
         type = "node"
         node = "say_hello"
         """,
-        "Choose an alias that is not reserved and differs from the aliases of enclosing loops.",
+        "Choose an alias that is not reserved and differs from the aliases of enclosing loops. "
+        "The quick fix renames the alias to a free one (derived from the foreach id, or "
+        "`<alias>_2`), with every read of it.",
         "foreach alias 'loop_item' for node 'people' collides with reserved context keys",
     ),
 )
@@ -1114,7 +1132,8 @@ _WFLS = (
         type = "task"  # not a node type
         node = "say_hello"
         """,
-        "Change the value as the message says.",
+        "Change the value as the message says. For a path segment a bare key cannot hold, the "
+        "quick fix quotes it.",
         "unknown node type 'task'; expected one of node, subgraph, condition, foreach, join, "
         "end, interrupt",
     ),
@@ -1149,7 +1168,8 @@ _WFLS = (
         in_map = { "input.name" = "name" }
         """,
         "Write the canonical form the message names; for the example, "
-        '`input = [{ target = "name", path = "input.name" }]`.',
+        '`input = [{ target = "name", path = "input.name" }]`. The quick fix replaces the key '
+        "by the canonical one and its value, computed as the model reads the deprecated form.",
         "'in_map' is deprecated; use 'input' bindings ({ target, path })",
     ),
     _wfls(
@@ -1185,7 +1205,8 @@ _WFLS = (
         input = [{ target = "name", path = "input.user.nmae" }]  # the field is "name"
         """,
         "Use the declared name, or declare the "
-        "property in the schema; `additionalProperties = false` turns such reads into errors.",
+        "property in the schema; `additionalProperties = false` turns such reads into errors. "
+        "When a declared name is close, the quick fix writes it.",
         "'nmae' is not declared in the schema of 'input.user'",
     ),
     _wfls(
@@ -1229,7 +1250,9 @@ _WFLS = (
         node = "say_hello"
         input = [{ target = "name", path = "context.loop_item.name" }]
         """,  # noqa: E501
-        "Read the structured path the message names instead.",
+        "Read the structured path the message names instead. The quick fix writes that path; "
+        'the source action "Migrate convenience keys" rewrites every convenience key of the '
+        "document.",
         "'context.loop_item' is a convenience key; read 'context.foreach.people.item.name' instead",
     ),
     _wfls(
@@ -1300,7 +1323,8 @@ _WFLS = (
         node = "say_hello"
         timout_seconds = 30  # the key is "timeout_seconds"
         """,
-        "Correct the key or delete it.",
+        "Correct the key or delete it. The quick fixes rename it to the closest known key, when "
+        "one is close, or remove it.",
         "unknown key 'timout_seconds': lda-wf ignores it",
     ),
     _wfls(

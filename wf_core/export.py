@@ -95,6 +95,12 @@ def _without_nulls(value: Any, where: str, *, data: bool = False) -> Any:
     return value
 
 
+def inline_toml(value: Any) -> str:
+    """TOML text of one value as it is written after ``key = ``: tables inline
+    (``{ a = 1 }``), a list of tables one per line. Raises ``ExportError`` for a null."""
+    return _inline_text(_without_nulls(value, ""))
+
+
 def _inline(value: Any) -> Any:
     """Nested values as inline tables ``{ a = 1 }``; lists of tables one element per line."""
     if isinstance(value, Mapping | list):

@@ -51,6 +51,7 @@ __all__ = [
     "parse_toml_key",
     "path_exists",
     "path_parts_overlap",
+    "quote_bare_segments",
     "resolve_graph_path",
     "set_nested_value",
     "split_graph_path",
@@ -159,6 +160,21 @@ def _toml_path_hint(text: object) -> str:
                     "0-9, '_' and '-'"
                 )
     return GENERIC_HINT
+
+
+def quote_bare_segments(text: str) -> str | None:
+    """``text`` with every unquoted segment a bare key cannot hold written by the canonical
+    formatter (``a.skü`` → ``a."skü"``): the fix the hint above names. None when there is
+    no such segment, or quoting them does not make a valid path."""
+    from wf_core.path_scan import scan_path
+
+    fixed = text
+    changed = False
+    for segment in reversed(scan_path(text).segments):
+        if segment.quote is None and segment.value and not BARE_KEY_RE.fullmatch(segment.value):
+            fixed = fixed[: segment.start] + format_segment(segment.value) + fixed[segment.end :]
+            changed = True
+    return fixed if changed and scan_path(fixed).valid else None
 
 
 def validate_segment(

@@ -32,6 +32,9 @@ class ClientFlags:
     document_changes: bool = False  # versioned edits (``documentChanges``) in workspace edits
     work_done_progress: bool = False  # server-initiated progress (indexing)
     watched_files: bool = False  # ``workspace/didChangeWatchedFiles`` registered dynamically
+    code_action_literals: bool = False  # ``CodeAction`` literals, not only commands
+    code_action_preferred: bool = False  # ``isPreferred``
+    code_action_lazy_edit: bool = False  # ``codeAction/resolve`` fills in ``edit`` (and keeps data)
 
 
 def _markup(formats: object) -> bool:
@@ -59,6 +62,8 @@ def resolve(caps: types.ClientCapabilities) -> ClientFlags:
     )
     tag_support = (pull.tag_support if pull else None) or (push.tag_support if push else None)
     item_tags = completion_item.tag_support if completion_item else None
+    code_action = document.code_action if document else None
+    resolvable = code_action.resolve_support if code_action else None
     return ClientFlags(
         position_encoding=str(ServerCapabilitiesBuilder.choose_position_encoding(caps)),
         pull_diagnostics=pull is not None,
@@ -86,5 +91,13 @@ def resolve(caps: types.ClientCapabilities) -> ClientFlags:
         ),
         document_changes=bool(
             workspace and workspace.workspace_edit and workspace.workspace_edit.document_changes
+        ),
+        code_action_literals=bool(code_action and code_action.code_action_literal_support),
+        code_action_preferred=bool(code_action and code_action.is_preferred_support),
+        code_action_lazy_edit=bool(
+            code_action
+            and code_action.data_support
+            and resolvable
+            and "edit" in (resolvable.properties or ())
         ),
     )

@@ -23,7 +23,13 @@ from wfls.settings import Settings
 
 if TYPE_CHECKING:
     from wf_core.snapshot import PlacedIssue
-    from wfls.features.types import CompletionCandidate, DocumentEdit, HoverResult, TextEdit
+    from wfls.features.types import (
+        CodeAction,
+        CompletionCandidate,
+        DocumentEdit,
+        HoverResult,
+        TextEdit,
+    )
 
 SOURCE = "wfls"
 
@@ -300,3 +306,27 @@ def workspace_edits(
     if flags.document_changes:
         return types.WorkspaceEdit(document_changes=versioned)
     return types.WorkspaceEdit(changes=changes)
+
+
+def code_action(
+    action: CodeAction,
+    uri: str,
+    version: int | None,
+    codec: PositionCodec,
+    flags: ClientFlags,
+    settings: Settings,
+) -> types.CodeAction:
+    """A code action with the diagnostics it fixes; without ``edit`` when it is resolved
+    later, its ``data`` then naming the document and what to compute."""
+    diagnostics = [diagnostic(issue, codec, uri, flags, settings) for issue in action.issues]
+    edit = None
+    if action.edits is not None:
+        edit = workspace_edit(uri, version, action.edits, codec, flags)
+    return types.CodeAction(
+        title=action.title,
+        kind=action.kind,
+        diagnostics=[d for d in diagnostics if d is not None] or None,
+        is_preferred=True if action.preferred and flags.code_action_preferred else None,
+        edit=edit,
+        data={**action.data, "uri": uri} if action.data is not None else None,
+    )

@@ -516,6 +516,8 @@ class Feature:
 def features() -> list[Feature]:
     """Every LSP method wfls handles, with its options and the clients it is for."""
     from wfls.handlers import (
+        code_action,
+        code_action_resolve,
         completion,
         definition,
         diagnostic,
@@ -569,6 +571,19 @@ def features() -> list[Feature]:
             document=True,
         ),
         Feature(
+            types.TEXT_DOCUMENT_CODE_ACTION,
+            code_action,
+            types.CodeActionOptions(code_action_kinds=code_action.KINDS, resolve_provider=True),
+            lambda flags: flags.code_action_literals,
+            document=True,
+        ),
+        Feature(
+            types.CODE_ACTION_RESOLVE,
+            code_action_resolve,
+            when=lambda flags: flags.code_action_literals,
+            document=True,
+        ),
+        Feature(
             types.WORKSPACE_EXECUTE_COMMAND,
             execute_command,
             types.ExecuteCommandOptions(commands=list(execute_command.COMMANDS)),
@@ -576,7 +591,13 @@ def features() -> list[Feature]:
     ]
 
 
-def _empty(feature: Feature) -> Any:
+def _empty(feature: Feature, params: Any = None) -> Any:
+    """The answer when there is nothing to say: the module's ``empty_for(params)`` (an
+    answer made of the request itself, as ``codeAction/resolve`` gives back the action),
+    else its ``empty()``, else None."""
+    empty_for = getattr(feature.module, "empty_for", None)
+    if empty_for is not None:
+        return empty_for(params)
     empty = getattr(feature.module, "empty", None)
     return empty() if empty is not None else None
 
@@ -586,12 +607,16 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
     handler. Refusals become ``RequestFailed`` replies the client shows; protocol
     errors pass through; any other failure is logged and answered empty."""
     while_typing = getattr(feature.module, "WHILE_TYPING", False)
+    # The document a request is about: ``params.text_document``, unless the handler says
+    # where else to find it (``codeAction/resolve`` keeps it in the action's data).
+    uri_of = getattr(feature.module, "uri_of", lambda params: params.text_document.uri)
 
     async def handler(ls: WflsServer, params: Any) -> Any:
         try:
-            ctx = await ls.request_context(params.text_document.uri, while_typing=while_typing)
+            uri = uri_of(params)
+            ctx = await ls.request_context(uri, while_typing=while_typing) if uri else None
             if ctx is None:
-                return _empty(feature)
+                return _empty(feature, params)
             return feature.module.handle(ctx, params)
         except Refusal as refusal:
             raise RequestFailed(str(refusal)) from None
@@ -599,7 +624,7 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
             raise
         except Exception:
             logger.exception("%s failed", feature.method)
-            return _empty(feature)
+            return _empty(feature, params)
 
     return handler
 

@@ -180,11 +180,112 @@ async function showContext(wb, { text, shot }) {
   await wb.runCommand('View: Revert and Close Editor');
 }
 
+/** The rows of the widget VS Code shows its code actions in (Ctrl+.), by their text. */
+async function actionRows(wb) {
+  return wb.page
+    .$$eval('.action-widget .monaco-list-row', (els) => els.map((el) => el.textContent ?? ''))
+    .catch(() => []);
+}
+
+/** Ctrl+. on a typo offers its quick fix; picking it corrects the line and clears the error. */
+async function quickFix(wb, { text, shot }) {
+  await until(SERVER, 'no problems in the example', async () => (await wb.problemCounts()).errors === 0);
+  const { line, column } = find(text, 'context.foreach.customers.item.name', 'context.foreach.customers.item.'.length);
+  await wb.goto(line, column);
+  for (let i = 0; i < 'name'.length; i++) await wb.press('Shift+ArrowRight');
+  await wb.type('nmae');
+  await until(SERVER, 'one error in the status bar', async () => (await wb.problemCounts()).errors === 1);
+  const title = "Change 'nmae' to 'name'";
+  await until(SERVER, `the quick fix "${title}"`, async () => {
+    await wb.goto(line, column + 1);
+    await wb.press('Control+.');
+    const rows = await wb.page
+      .waitForSelector('.action-widget .monaco-list-row', { visible: true, timeout: 3_000 })
+      .then(() => actionRows(wb))
+      .catch(() => []);
+    if (rows.some((row) => row.includes(title))) return true;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+  await shot('quick-fix');
+  const index = (await actionRows(wb)).findIndex((row) => row.includes(title));
+  await wb.page.click(`.action-widget .monaco-list-row[data-index="${index}"]`);
+  const fixed = '  { target = "customer", path = "context.foreach.customers.item.name" },';
+  await untilEqual(SHORT, `line ${line} fixed`, () => wb.lineText(line), fixed);
+  await until(SERVER, 'the error cleared', async () => (await wb.problemCounts()).errors === 0);
+  await revert(wb);
+}
+
+/** Source Action… offers "Migrate convenience keys", which writes the structured path. */
+async function migrate(wb, { text, shot }) {
+  const structured = 'context.foreach."orders.v2".item';
+  const { line, column } = find(text, structured);
+  await wb.goto(line, column);
+  for (let i = 0; i < structured.length; i++) await wb.press('Shift+ArrowRight');
+  await wb.type('context.loop_item');
+  const convenient = "  { target = \"order\", path = 'context.loop_item' },";
+  await untilEqual(SHORT, `line ${line} with the convenience key`, () => wb.lineText(line), convenient);
+  const title = 'Migrate convenience keys';
+  await until(SERVER, `the source action "${title}"`, async () => {
+    await wb.runCommand('Source Action...');
+    const rows = await wb.page
+      .waitForSelector('.action-widget .monaco-list-row', { visible: true, timeout: 3_000 })
+      .then(() => actionRows(wb))
+      .catch(() => []);
+    if (rows.some((row) => row.includes(title))) return true;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+  await shot('migrate');
+  const index = (await actionRows(wb)).findIndex((row) => row.includes(title));
+  await wb.page.click(`.action-widget .monaco-list-row[data-index="${index}"]`);
+  const migrated = `  { target = "order", path = '${structured}' },`;
+  await untilEqual(SHORT, `line ${line} migrated`, () => wb.lineText(line), migrated);
+  await revert(wb);
+}
+
+/** F2 on a foreach id, a new name and Enter: the id, start, edges and paths all change. */
+async function rename(wb, { text, shot }) {
+  const node = find(text, 'id = "customers"', 'id = "cu'.length);
+  const start = find(text, 'start = "customers"');
+  const path = find(text, 'context.foreach.customers.item.name');
+  await until(SERVER, 'the rename box', async () => {
+    await wb.goto(node.line, node.column);
+    await wb.press('F2');
+    const focused = await wb.page
+      .waitForFunction(() => document.activeElement?.closest('.rename-box') != null, { timeout: 3_000 })
+      .then(() => true)
+      .catch(() => false);
+    if (!focused) await wb.page.keyboard.press('Escape');
+    return focused;
+  });
+  await wb.press('Control+A'); // inside the box: its whole text
+  await wb.type('clients');
+  await shot('rename');
+  await wb.press('Enter');
+  await wb.page.waitForSelector('.rename-box', { hidden: true, timeout: SHORT });
+  await untilEqual(SHORT, 'the renamed id', () => wb.lineText(node.line), 'id = "clients"');
+  await wb.goto(path.line, 1); // lines are read as rendered: bring each on screen
+  await untilEqual(
+    SHORT,
+    'the renamed path',
+    () => wb.lineText(path.line),
+    '  { target = "customer", path = "context.foreach.clients.item.name" },',
+  );
+  await wb.goto(start.line, 1);
+  await untilEqual(SHORT, 'the renamed start', () => wb.lineText(start.line), 'start = "clients"');
+  await shot('rename-applied');
+  await revert(wb);
+}
+
 export const CHECKS = [
   ['completion', completion],
   ['hover', hover],
   ['diagnostics', diagnostics],
   ['definition', definition],
+  ['quick-fix', quickFix],
+  ['migrate', migrate],
+  ['rename', rename],
   ['language-status', languageStatus],
   ['show-context', showContext],
 ];

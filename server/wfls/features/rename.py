@@ -113,7 +113,7 @@ def _check_name(view: AnalysisView, symbol: Symbol, new: str) -> None:
         if new in RESERVED_CONTEXT_KEYS:
             raise Refusal(f"{new!r} is a reserved context key and cannot be an alias")
         owner = symbol.key[0]
-        for other in _aliases_active_with(view, owner):
+        for other in aliases_active_with(view, owner):
             if other == new:
                 raise Refusal(f"the alias {new!r} is already active together with {owner!r}")
     elif symbol.kind == SymbolKind.NODE_DEF:
@@ -128,7 +128,7 @@ def _check_name(view: AnalysisView, symbol: Symbol, new: str) -> None:
             raise Refusal(f"a property {new!r} is already declared beside {symbol.name!r}")
 
 
-def _aliases_active_with(view: AnalysisView, owner: str) -> set[str]:
+def aliases_active_with(view: AnalysisView, owner: str) -> set[str]:
     """Aliases of the other loops active together with ``owner`` anywhere."""
     model = view.context
     stacks: Iterable[tuple[str, ...]] = (

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from wf_core.spans import Span
+
+if TYPE_CHECKING:
+    from wf_core.snapshot import PlacedIssue
 
 
 @dataclass(frozen=True)
@@ -56,3 +60,20 @@ class Highlight:
 
 class Refusal(Exception):
     """A request that cannot be done here, with the reason to show the author."""
+
+
+QUICK_FIX = "quickfix"
+MIGRATE_CONVENIENCE_KEYS = "source.migrateConvenienceKeys.wfls"
+
+
+@dataclass(frozen=True)
+class CodeAction:
+    """A fix or source action. ``edits`` is None for an action computed lazily: ``data``
+    then says what to compute (``resolve_code_action``)."""
+
+    title: str
+    kind: str
+    edits: tuple[TextEdit, ...] | None
+    issues: tuple[PlacedIssue, ...] = ()  # what the action fixes
+    preferred: bool = False
+    data: dict[str, Any] | None = None

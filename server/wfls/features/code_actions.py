@@ -1,0 +1,433 @@
+"""Code actions: a quick fix for each diagnostic that has a clear one, and a source action
+that migrates every convenience key of the document.
+
+Every fix is computed from what validation already worked out and left in the
+issue's ``data`` (the closest declared name, the structured replacement of a
+convenience key, the canonical form of a deprecated input, the missing
+outcomes), so a fix can never disagree with the diagnostic it fixes. Text is
+written through ``document_edits`` and ``wf_core.documents.writing`` and paths
+through the canonical formatter.
+
+Two actions are costly enough to be computed lazily when the client can resolve
+them (``resolve_code_action``): renaming a conflicting alias with its reads, and
+the migration. Their ``data`` names what to compute, never offsets, so resolving
+against a newer version of the document still does the right thing.
+
+Invariant: applying a fix leaves a document that parses, no longer reports the
+diagnostic the fix is attached to, and has no new error — except that wiring an
+unreachable node in makes that node's own missing edges count
+(``tests/features/test_code_actions_properties.py``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from wf_core.context_contracts import is_valid_alias
+from wf_core.documents.writing import write_key
+from wf_core.issues import ProjectCode
+from wf_core.locations import Location, NodeRef
+from wf_core.models.steps import declared_outcomes
+from wf_core.path_scan import scan_path
+from wf_core.paths import format_segment, quote_bare_segments
+from wf_core.snapshot import PlacedIssue
+from wf_core.spans import Span
+from wf_core.tokens import END
+from wf_core.validation.core import reachable_nodes
+from wf_core.validation.issues import ValidationIssueCode as Code
+from wf_core.validation.suggest import closest_name
+from wf_core.view import DiagnosedView
+from wfls.features.document_edits import (
+    append_elements,
+    remove_pair,
+    replace_pair,
+    string_edit,
+)
+from wfls.features.rename import aliases_active_with, rename
+from wfls.features.types import (
+    MIGRATE_CONVENIENCE_KEYS,
+    QUICK_FIX,
+    CodeAction,
+    Refusal,
+    TextEdit,
+)
+
+MIGRATE_TITLE = "Migrate convenience keys"
+ALIAS_FIX = "alias"
+MIGRATE = "migrate"
+
+
+def code_actions(
+    view: DiagnosedView,
+    span: Span,
+    *,
+    only: Sequence[str] | None = None,
+    lazy: bool = False,
+    shown: Callable[[PlacedIssue], bool] = lambda issue: True,
+) -> list[CodeAction]:
+    """The actions for ``span``: quick fixes of the shown issues it touches, then the
+    migration when the document reads any convenience key. ``only`` filters by kind
+    (LSP's hierarchy: ``source`` takes ``source.migrateConvenienceKeys.wfls``);
+    ``lazy`` leaves the costly edits to ``resolve_code_action``."""
+    actions: list[CodeAction] = []
+    if _wanted(QUICK_FIX, only):
+        for issue in view.issues:
+            if shown(issue) and issue.span.start <= span.end and span.start <= issue.span.end:
+                actions.extend(quick_fixes(view, issue, lazy=lazy))
+    if _wanted(MIGRATE_CONVENIENCE_KEYS, only):
+        migration = migrate_action(view, lazy=lazy)
+        if migration is not None:
+            actions.append(migration)
+    return actions
+
+
+def _wanted(kind: str, only: Sequence[str] | None) -> bool:
+    return only is None or any(kind == o or kind.startswith(o + ".") for o in only)
+
+
+def resolve_code_action(view: DiagnosedView, data: dict[str, Any]) -> tuple[TextEdit, ...]:
+    """The edits of a lazily offered action, computed on ``view`` (a refusal when they
+    cannot be computed any more)."""
+    if data.get("fix") == ALIAS_FIX:
+        edits = _alias_edits(view, str(data.get("owner")), str(data.get("alias")))
+        if edits is None:
+            raise Refusal(f"the alias of {data.get('owner')!r} can no longer be renamed")
+        return edits
+    if data.get("fix") == MIGRATE:
+        return _migration_edits(view)
+    raise Refusal("this code action is not known to wfls")
+
+
+def quick_fixes(view: DiagnosedView, issue: PlacedIssue, *, lazy: bool = False) -> list[CodeAction]:
+    """Every quick fix of one issue (none when it has no clear fix)."""
+    make = _FIXES.get(issue.code)
+    fixes = make(view, issue, lazy) if make is not None else []
+    if "suggestion" in issue.issue.data:
+        fixes = [*_suggestion_fixes(view, issue), *fixes]
+    return fixes
+
+
+def _fix(
+    title: str,
+    issue: PlacedIssue,
+    edits: Iterable[TextEdit | None],
+    *,
+    preferred: bool = False,
+) -> list[CodeAction]:
+    """A one-action list, or nothing when an edit could not be written."""
+    written = list(edits)
+    checked = tuple(e for e in written if e is not None)
+    if not checked or len(checked) != len(written):
+        return []
+    return [CodeAction(title, QUICK_FIX, checked, (issue,), preferred)]
+
+
+# -- names --------------------------------------------------------------------------
+
+
+def _suggestion_fixes(view: DiagnosedView, issue: PlacedIssue) -> list[CodeAction]:
+    """An unknown name, segment or key → the closest declared one."""
+    suggestion = str(issue.issue.data["suggestion"])
+    text = view.text
+    if issue.code == ProjectCode.UNKNOWN_KEY:
+        written = write_key(suggestion, view.syntax)
+        old = issue.issue.data.get("key", text[issue.span.start : issue.span.end])
+        return _fix(
+            f"Rename key {old!r} to {suggestion!r}",
+            issue,
+            [TextEdit(issue.span, written)],
+            preferred=True,
+        )
+    if issue.issue.segment is not None:
+        path = path_text(view, issue.span.start)
+        scan = scan_path(path.value) if path is not None else None
+        if path is None or scan is None or not 0 <= issue.issue.segment < len(scan.segments):
+            return []
+        part = scan.segments[issue.issue.segment]
+        new = path.value[: part.start] + format_segment(suggestion) + path.value[part.end :]
+        title = f"Change {part.value!r} to {suggestion!r}"
+        return _fix(title, issue, [path.write(view, new)], preferred=True)
+    located = view.parsed.source_map.locate(issue.span.start)
+    literal = view.parsed.source_map.string(located.location) if located else None
+    if located is None or literal is None:
+        return []
+    edit = string_edit(view, located.location, suggestion)
+    return _fix(f"Change {literal.value!r} to {suggestion!r}", issue, [edit], preferred=True)
+
+
+@dataclass(frozen=True)
+class PathText:
+    """A path as written: a string value, or a key (the paths of a deprecated ``in_map``)."""
+
+    location: Location
+    value: str
+    key: Span | None  # the key's text when the path is a key
+
+    def write(self, view: DiagnosedView, value: str) -> TextEdit | None:
+        if self.key is not None:
+            return TextEdit(self.key, write_key(value, view.syntax))
+        return string_edit(view, self.location, value)
+
+
+def path_text(view: DiagnosedView, offset: int) -> PathText | None:
+    """The path written at ``offset``."""
+    source_map = view.parsed.source_map
+    located = source_map.locate(offset)
+    if located is None:
+        return None
+    if located.in_key:
+        entry = source_map.get(located.location)
+        name = located.location[-1] if located.location else None
+        if entry is None or entry.key is None or not isinstance(name, str):
+            return None
+        return PathText(tuple(located.location), name, entry.key)
+    literal = source_map.string(located.location)
+    if literal is None:
+        return None
+    return PathText(tuple(located.location), literal.value, None)
+
+
+# -- paths ---------------------------------------------------------------------------
+
+
+def _deprecated_context_key(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+    edit = _convenience_edit(view, issue)
+    replacement = issue.issue.data.get("replacement")
+    return _fix(f"Read {replacement!r}", issue, [edit], preferred=True)
+
+
+def _convenience_edit(view: DiagnosedView, issue: PlacedIssue) -> TextEdit | None:
+    replacement = issue.issue.data.get("replacement")
+    path = path_text(view, issue.span.start)
+    if not isinstance(replacement, str) or path is None:
+        return None
+    return path.write(view, replacement)
+
+
+def _invalid_model(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
+    """A path segment a bare key cannot hold → that segment quoted."""
+    if "invalid TOML path" not in issue.message:
+        return []
+    path = path_text(view, issue.span.start)
+    fixed = quote_bare_segments(path.value) if path is not None else None
+    if path is None or fixed is None:
+        return []
+    return _fix(f"Quote the path: {fixed!r}", issue, [path.write(view, fixed)], preferred=True)
+
+
+def migrate_action(view: DiagnosedView, *, lazy: bool = False) -> CodeAction | None:
+    """Every convenience key of the document → its structured path (None when none)."""
+    if lazy:
+        if not any(True for _ in _convenience_issues(view)):
+            return None
+        return CodeAction(MIGRATE_TITLE, MIGRATE_CONVENIENCE_KEYS, None, data={"fix": MIGRATE})
+    edits = _migration_edits(view)
+    return CodeAction(MIGRATE_TITLE, MIGRATE_CONVENIENCE_KEYS, edits) if edits else None
+
+
+def _convenience_issues(view: DiagnosedView) -> Iterator[PlacedIssue]:
+    """The convenience-key reads that a fix can rewrite."""
+    for issue in view.issues:
+        if issue.code == ProjectCode.DEPRECATED_CONTEXT_KEY and path_text(view, issue.span.start):
+            yield issue
+
+
+def _migration_edits(view: DiagnosedView) -> tuple[TextEdit, ...]:
+    edits = (_convenience_edit(view, issue) for issue in _convenience_issues(view))
+    return tuple(e for e in edits if e is not None)
+
+
+# -- aliases -------------------------------------------------------------------------
+
+
+def _alias_conflict(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
+    """A conflicting or reserved alias → a free one, its reads renamed with it."""
+    location = issue.location or ()
+    if len(location) != 3 or location[0] != "nodes" or not isinstance(location[1], int):
+        return []
+    owner = view.index.resolver.nodes[location[1]].get("id")
+    literal = view.parsed.source_map.string(location)
+    if not isinstance(owner, str) or literal is None:
+        return []
+    new = free_alias(view, owner, literal.value)
+    if new is None:
+        return []
+    title = f"Rename alias {literal.value!r} to {new!r}"
+    if lazy:
+        data = {"fix": ALIAS_FIX, "owner": owner, "alias": new}
+        return [CodeAction(title, QUICK_FIX, None, (issue,), True, data)]
+    return _fix(title, issue, _alias_edits(view, owner, new) or [None], preferred=True)
+
+
+def free_alias(view: DiagnosedView, owner: str, current: str) -> str | None:
+    """An alias for ``owner`` that is valid and taken by none of the loops active with it:
+    one derived from its id (``stores`` → ``store``), else ``<alias>_2``, ``_3``..."""
+    taken = aliases_active_with(view, owner) | {current}
+    derived = re.sub(r"[^A-Za-z0-9_]+", "_", owner).strip("_")
+    if len(derived) > 1 and derived.endswith("s"):
+        derived = derived[:-1]
+    base = current if is_valid_alias(current) and re.fullmatch(r"\w+", current) else derived
+    candidates = [derived, *(f"{base}_{n}" for n in range(2, 100))]
+    return next((c for c in candidates if is_valid_alias(c) and c not in taken), None)
+
+
+def _alias_edits(view: DiagnosedView, owner: str, new: str) -> tuple[TextEdit, ...] | None:
+    index = view.index.resolver.node_ids.get(owner)
+    if index is None:
+        return None
+    literal = view.parsed.source_map.string(("nodes", index, "as"))
+    if literal is None:
+        return None
+    try:
+        return tuple(rename(view, literal.content.start, new))
+    except Refusal:
+        # A reserved alias names no symbol: nothing reads it, only the value changes.
+        edit = string_edit(view, ("nodes", index, "as"), new)
+        return (edit,) if edit is not None else None
+
+
+# -- graph ---------------------------------------------------------------------------
+
+
+def _node(workflow: Any, node_id: str) -> Any | None:
+    return next((n for n in workflow.nodes if n.id == node_id), None)
+
+
+def _outcomes(workflow: Any, node: Any) -> frozenset[str]:
+    return declared_outcomes(node, {d.name: d for d in workflow.node_defs})
+
+
+def _wired(workflow: Any) -> dict[str, set[str]]:
+    wired: dict[str, set[str]] = {}
+    for edge in workflow.edges:
+        wired.setdefault(edge.from_, set()).add(edge.outcome)
+    return wired
+
+
+def stub_target(view: DiagnosedView, node_id: str, outcome: str) -> str | None:
+    """Where a new edge for ``outcome`` out of ``node_id`` most plausibly leads. A foreach's
+    ``loop``: the body node that leads back to it (None when there is none). Otherwise
+    back to the innermost loop that owns the node (a body node) or encloses it (a nested
+    foreach), else to the first ``end`` node, else to ``__end__`` when the workflow
+    declares ``ok``, else the node itself. The author sets the real target."""
+    workflow = view.workflow
+    model = view.context
+    if workflow is None:
+        return None
+    node = _node(workflow, node_id)
+    if node is not None and node.type == "foreach" and outcome == "loop":
+        returns = (str(e.from_) for e in workflow.edges if e.to == node_id and e.from_ != node_id)
+        return next(returns, None)
+    stack = model.stack_of(node_id) if model is not None else None
+    if stack:
+        return stack[-1]
+    ends = [str(n.id) for n in workflow.nodes if n.type == "end"]
+    if ends:
+        return ends[0]
+    if "ok" in workflow.outcomes:
+        return END
+    return node_id
+
+
+def _edge(from_: str, outcome: str, to: str) -> dict[str, str]:
+    return {"from": from_, "outcome": outcome, "to": to}
+
+
+def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+    workflow = view.workflow
+    missing = issue.issue.data.get("missing")
+    location = issue.location or ()
+    if workflow is None or not missing or not isinstance(location[-1], NodeRef):
+        return []
+    node_id = location[-1].id
+    # An edge written with a misspelt outcome is that outcome's edge: the fix is the
+    # spelling (its own quick fix), not a second edge.
+    node = _node(workflow, node_id)
+    declared = _outcomes(workflow, node) if node is not None else frozenset()
+    misspelt = {
+        closest_name(e.outcome, missing)
+        for e in workflow.edges
+        if e.from_ == node_id and e.outcome not in declared
+    }
+    stubs = [(o, stub_target(view, node_id, o)) for o in missing if o not in misspelt]
+    edges = [_edge(node_id, o, target) for o, target in stubs if target is not None]
+    if not edges:
+        return []
+    edit = append_elements(view, ("edges",), edges)
+    listed = ", ".join(f"{e['outcome']!r} to {e['to']!r}" for e in edges)
+    plural = "s" if len(edges) > 1 else ""
+    title = f"Add edge{plural} for outcome{plural} {listed} (set the target{plural})"
+    return _fix(title, issue, [edit])
+
+
+def _unreachable_node(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+    """An edge into the node from the nearest reachable node (before it in the document,
+    else after it) that has a declared outcome nothing is wired to yet."""
+    workflow = view.workflow
+    location = issue.location or ()
+    if workflow is None or not location or not isinstance(location[-1], NodeRef):
+        return []
+    node_id = location[-1].id
+    reachable = set(reachable_nodes(workflow))
+    wired = _wired(workflow)
+    order = list(workflow.nodes)
+    position = next((i for i, n in enumerate(order) if n.id == node_id), None)
+    if position is None:
+        return []
+    candidates = [*reversed(order[:position]), *order[position + 1 :]]
+    for node in candidates:
+        if node.id not in reachable or node.id == node_id:
+            continue
+        free = sorted(_outcomes(workflow, node) - wired.get(node.id, set()))
+        if free:
+            edit = append_elements(view, ("edges",), [_edge(node.id, free[0], node_id)])
+            title = f"Add an edge from {node.id!r} (outcome {free[0]!r}) to {node_id!r}"
+            return _fix(title, issue, [edit])
+    return []
+
+
+# -- keys ----------------------------------------------------------------------------
+
+
+def _deprecated_input_form(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+    """The deprecated key → the canonical key and value (computed by the model's own
+    folding), written in place; not when the canonical key is already there."""
+    data = issue.issue.data
+    location = issue.location or ()
+    replacement, canonical = data.get("replacement"), data.get("canonical_key")
+    if replacement is None or not isinstance(canonical, str) or not location:
+        return []
+    key = location[-1]
+    parent = view.parsed.values
+    for part in location[:-1]:
+        parent = parent[part] if isinstance(parent, list | dict) else None  # type: ignore[index]
+    if canonical != key and isinstance(parent, dict) and canonical in parent:
+        return []
+    edit = replace_pair(view, location, canonical, replacement)
+    if key == canonical:
+        title = f"Change {key!r} to {replacement!r}"
+    else:
+        title = f"Replace {key!r} with {canonical!r}"
+    return _fix(title, issue, [edit], preferred=True)
+
+
+def _unknown_key(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+    location = issue.location or ()
+    if not location:
+        return []
+    key = issue.issue.data.get("key", location[-1])
+    return _fix(f"Remove the key {key!r}", issue, [remove_pair(view, location)])
+
+
+_FIXES: dict[str, Callable[[DiagnosedView, PlacedIssue, bool], list[CodeAction]]] = {
+    ProjectCode.DEPRECATED_CONTEXT_KEY: _deprecated_context_key,
+    ProjectCode.INVALID_MODEL: _invalid_model,
+    ProjectCode.DEPRECATED_INPUT_FORM: _deprecated_input_form,
+    ProjectCode.UNKNOWN_KEY: _unknown_key,
+    Code.FOREACH_CONTEXT_ALIAS_CONFLICT: _alias_conflict,
+    Code.MISSING_OUTCOME_EDGE: _missing_outcome_edge,
+    Code.UNREACHABLE_NODE: _unreachable_node,
+}

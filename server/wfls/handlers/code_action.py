@@ -1,0 +1,44 @@
+"""``textDocument/codeAction``: quick fixes of the diagnostics in the range, and the
+migration of convenience keys (``source.migrateConvenienceKeys.wfls``).
+
+With a client that resolves ``edit`` lazily, the costly actions (an alias renamed
+with its reads, the migration) come without ``edit`` and are completed by
+``codeAction/resolve``; otherwise every edit is computed here.
+"""
+
+from __future__ import annotations
+
+from typing import cast
+
+from lsprotocol import types
+
+from wf_core.spans import Span
+from wf_core.view import DiagnosedView
+from wfls import convert
+from wfls.context import RequestContext
+from wfls.features.code_actions import code_actions
+from wfls.features.types import MIGRATE_CONVENIENCE_KEYS
+
+KINDS = [types.CodeActionKind.QuickFix, MIGRATE_CONVENIENCE_KEYS]
+
+
+def empty() -> list[types.CodeAction]:
+    return []
+
+
+def handle(ctx: RequestContext, params: types.CodeActionParams) -> list[types.CodeAction]:
+    # Not WHILE_TYPING: the view is always a full snapshot, which has the issues.
+    view = cast(DiagnosedView, ctx.view)
+    span = Span(ctx.offset(params.range.start), ctx.offset(params.range.end))
+    only = [str(kind) for kind in params.context.only] if params.context.only else None
+    actions = code_actions(
+        view,
+        span,
+        only=only,
+        lazy=ctx.flags.code_action_lazy_edit,
+        shown=lambda issue: ctx.settings.severity_of(issue.code, issue.severity) is not None,
+    )
+    return [
+        convert.code_action(a, ctx.uri, view.version, ctx.codec, ctx.flags, ctx.settings)
+        for a in actions
+    ]
