@@ -30,6 +30,10 @@ class ClientFlags:
     hover_markdown: bool = False
     configuration: bool = False
     document_changes: bool = False  # versioned edits (``documentChanges``) in workspace edits
+    multiline_tokens: bool = False  # semantic tokens may span lines
+    hierarchical_symbols: bool = False  # ``DocumentSymbol`` trees, not flat ``SymbolInformation``
+    line_folding_only: bool = False  # folding ranges without characters
+    inlay_hint_refresh: bool = False  # ``workspace/inlayHint/refresh``
 
 
 def _markup(formats: object) -> bool:
@@ -78,5 +82,21 @@ def resolve(caps: types.ClientCapabilities) -> ClientFlags:
         configuration=bool(workspace and workspace.configuration),
         document_changes=bool(
             workspace and workspace.workspace_edit and workspace.workspace_edit.document_changes
+        ),
+        multiline_tokens=bool(
+            document
+            and document.semantic_tokens
+            and document.semantic_tokens.multiline_token_support
+        ),
+        hierarchical_symbols=bool(
+            document
+            and document.document_symbol
+            and document.document_symbol.hierarchical_document_symbol_support
+        ),
+        line_folding_only=bool(
+            document and document.folding_range and document.folding_range.line_folding_only
+        ),
+        inlay_hint_refresh=bool(
+            workspace and workspace.inlay_hint and workspace.inlay_hint.refresh_support
         ),
     )

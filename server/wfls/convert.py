@@ -23,7 +23,15 @@ from wfls.settings import Settings
 
 if TYPE_CHECKING:
     from wf_core.snapshot import PlacedIssue
-    from wfls.features.types import CompletionCandidate, HoverResult, TextEdit
+    from wfls.features.types import (
+        CompletionCandidate,
+        Fold,
+        HoverResult,
+        InlayHintItem,
+        OutlineSymbol,
+        SemanticToken,
+        TextEdit,
+    )
 
 SOURCE = "wfls"
 
@@ -258,3 +266,193 @@ def workspace_edit(
             document_changes=[types.TextDocumentEdit(text_document=identifier, edits=converted)]
         )
     return types.WorkspaceEdit(changes={uri: [text_edit(e, codec) for e in edits]})
+
+
+# -- semantic tokens, inlay hints, symbols, folding, selection ----------------------------
+
+
+def semantic_tokens_data(
+    tokens: Iterable[SemanticToken], codec: PositionCodec, flags: ClientFlags
+) -> list[int]:
+    """Tokens in LSP's relative encoding, columns and lengths in the codec's encoding.
+
+    A token that spans lines is sent whole to a client with ``multilineTokenSupport``
+    and cut at each line end for the others (empty pieces are left out).
+    """
+    from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
+
+    type_index = {name: i for i, name in enumerate(TOKEN_TYPES)}
+    modifier_bit = {name: 1 << i for i, name in enumerate(TOKEN_MODIFIERS)}
+    lines = codec.lines
+    encoding = codec.encoding
+    text_of = lines.line_text
+    data: list[int] = []
+    previous_line = previous_start = 0
+    cached_line, cached_text = -1, ""
+    for token in tokens:
+        kind = type_index[token.type]
+        bits = 0
+        for modifier in token.modifiers:
+            bits |= modifier_bit[modifier]
+        line, column = lines.position(token.span.start)
+        end_line, end_column = lines.position(token.span.end)
+        pieces: list[tuple[int, int, int]]
+        if end_line == line:
+            pieces = [(line, column, end_column)]
+        elif flags.multiline_tokens:
+            pieces = [(line, column, -1)]
+        else:
+            pieces = [(line, column, len(text_of(line)))]
+            pieces += [(n, 0, len(text_of(n))) for n in range(line + 1, end_line)]
+            pieces.append((end_line, 0, end_column))
+        for at, first, last in pieces:
+            if at != cached_line:
+                cached_line, cached_text = at, text_of(at)
+            ascii_line = cached_text.isascii()
+            if last == -1:  # one token over several lines
+                start = first if ascii_line else _units(cached_text[:first], encoding)
+                length = _span_units(lines, token.span, encoding)
+            elif last <= first:
+                continue
+            elif ascii_line:
+                start, length = first, last - first
+            else:
+                start = _units(cached_text[:first], encoding)
+                length = _units(cached_text[first:last], encoding)
+            delta_line = at - previous_line
+            data += (delta_line, start - previous_start if delta_line == 0 else start, length)
+            data += (kind, bits)
+            previous_line, previous_start = at, start
+    return data
+
+
+def _span_units(lines: LineIndex, span: Span, encoding: str) -> int:
+    """Length of ``span`` in code units, line breaks included."""
+    line, column = lines.position(span.start)
+    end_line, end_column = lines.position(span.end)
+    total = 0
+    while line < end_line:
+        total += _units(lines.line_text(line)[column:], encoding)
+        total += lines.line_start(line + 1) - lines.line_end(line)  # "\n" or "\r\n"
+        line, column = line + 1, 0
+    return total + _units(lines.line_text(end_line)[column:end_column], encoding)
+
+
+def semantic_tokens_edits(
+    previous: list[int], current: list[int]
+) -> list[types.SemanticTokensEdit]:
+    """One edit turning ``previous`` into ``current`` (none when equal), on token boundaries."""
+    if previous == current:
+        return []
+    limit = min(len(previous), len(current))
+    prefix = 0
+    while prefix < limit and previous[prefix] == current[prefix]:
+        prefix += 1
+    prefix -= prefix % 5
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and previous[len(previous) - 1 - suffix] == current[len(current) - 1 - suffix]
+    ):
+        suffix += 1
+    suffix -= suffix % 5
+    return [
+        types.SemanticTokensEdit(
+            start=prefix,
+            delete_count=len(previous) - prefix - suffix,
+            data=current[prefix : len(current) - suffix],
+        )
+    ]
+
+
+_INLAY_KIND = {"type": types.InlayHintKind.Type, "parameter": types.InlayHintKind.Parameter}
+
+
+def inlay_hint(hint: InlayHintItem, codec: PositionCodec) -> types.InlayHint:
+    return types.InlayHint(
+        position=codec.position(hint.offset),
+        label=hint.label,
+        kind=_INLAY_KIND.get(hint.kind or ""),
+        tooltip=hint.tooltip,
+        padding_left=hint.padding_left or None,
+    )
+
+
+def document_symbol(symbol: OutlineSymbol, codec: PositionCodec) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=symbol.name,
+        kind=types.SymbolKind[symbol.kind],
+        range=codec.range(symbol.span),
+        selection_range=codec.range(symbol.selection),
+        detail=symbol.detail,
+        children=[document_symbol(child, codec) for child in symbol.children] or None,
+    )
+
+
+def symbol_information(
+    symbols: Iterable[OutlineSymbol], uri: str, codec: PositionCodec, container: str | None = None
+) -> list[types.SymbolInformation]:
+    """The outline flattened, each symbol naming its parent as ``containerName``."""
+    out: list[types.SymbolInformation] = []
+    for symbol in symbols:
+        out.append(
+            types.SymbolInformation(
+                name=symbol.name,
+                kind=types.SymbolKind[symbol.kind],
+                location=location(uri, symbol.span, codec),
+                container_name=container,
+            )
+        )
+        out.extend(symbol_information(symbol.children, uri, codec, symbol.name))
+    return out
+
+
+def workspace_symbol(
+    symbol: OutlineSymbol, container: str | None, uri: str, codec: PositionCodec
+) -> types.SymbolInformation:
+    """A symbol found across documents: its location is its name, where to jump."""
+    return types.SymbolInformation(
+        name=symbol.name,
+        kind=types.SymbolKind[symbol.kind],
+        location=location(uri, symbol.selection, codec),
+        container_name=container,
+    )
+
+
+def folding_range(
+    fold: Fold, codec: PositionCodec, flags: ClientFlags
+) -> types.FoldingRange | None:
+    """A fold, or None when it would hide nothing.
+
+    Lines only: the fold ends on the line before a closing bracket that starts its
+    line, so the bracket stays visible. With characters: exactly ``fold.span``.
+    """
+    lines = codec.lines
+    start_line, _ = lines.position(fold.span.start)
+    end_line, end_column = lines.position(fold.span.end)
+    kind = types.FoldingRangeKind.Comment if fold.kind == "comment" else None
+    if not flags.line_folding_only:
+        if end_line <= start_line:
+            return None
+        start, end = codec.position(fold.span.start), codec.position(fold.span.end)
+        return types.FoldingRange(
+            start_line=start.line,
+            start_character=start.character,
+            end_line=end.line,
+            end_character=end.character,
+            kind=kind,
+        )
+    if not lines.line_text(end_line)[:end_column].strip():
+        end_line -= 1
+    if end_line <= start_line:
+        return None
+    return types.FoldingRange(start_line=start_line, end_line=end_line, kind=kind)
+
+
+def selection_range(chain: list[Span], codec: PositionCodec) -> types.SelectionRange:
+    """Innermost first: each range's parent is the next one."""
+    selection: types.SelectionRange | None = None
+    for span in reversed(chain):
+        selection = types.SelectionRange(range=codec.range(span), parent=selection)
+    assert selection is not None
+    return selection

@@ -214,10 +214,13 @@ class WflsServer(LanguageServer):
                 )
             )
         if settings != self.settings:
+            hints = _inlay_settings(settings) != _inlay_settings(self.settings)
             self.settings = settings
             self._settings_generation += 1
             self._diagnostics.clear()
             self.diagnostics_changed()
+            if hints and self.flags.inlay_hint_refresh:
+                self.workspace_inlay_hint_refresh(None)
 
     async def fetch_configuration(self) -> None:
         """Read section ``wfls`` through ``workspace/configuration`` when the client has it."""
@@ -314,6 +317,10 @@ class WflsServer(LanguageServer):
         self._analysis.shutdown(wait=False, cancel_futures=True)
 
 
+def _inlay_settings(settings: Settings) -> tuple[bool, ...]:
+    return (settings.inlay_item_types, settings.inlay_path_types, settings.inlay_owner_stacks)
+
+
 # -- registration ----------------------------------------------------------------------
 
 
@@ -340,6 +347,7 @@ class Feature:
 
 def features() -> list[Feature]:
     """Every LSP method wfls handles, with its options and the clients it is for."""
+    from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
     from wfls.handlers import (
         completion,
         definition,
@@ -349,14 +357,20 @@ def features() -> list[Feature]:
         did_close,
         did_open,
         document_highlight,
+        document_symbol,
         execute_command,
         hover,
         initialized,
+        inlay_hint,
         prepare_rename,
         references,
         rename,
+        semantic_tokens_delta,
+        semantic_tokens_full,
+        semantic_tokens_range,
         shutdown,
         workspace_diagnostic,
+        workspace_symbol,
     )
 
     def pulls(flags: ClientFlags) -> bool:
@@ -364,6 +378,9 @@ def features() -> list[Feature]:
 
     diagnostic_options = types.DiagnosticOptions(
         identifier="wfls", inter_file_dependencies=False, workspace_diagnostics=True
+    )
+    legend = types.SemanticTokensLegend(
+        token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS)
     )
     return [
         Feature(types.INITIALIZED, initialized),
@@ -391,6 +408,23 @@ def features() -> list[Feature]:
             types.RenameOptions(prepare_provider=True),
             document=True,
         ),
+        Feature(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, semantic_tokens_full, legend, document=True
+        ),
+        Feature(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA,
+            semantic_tokens_delta,
+            legend,
+            document=True,
+        ),
+        Feature(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, semantic_tokens_range, legend, document=True
+        ),
+        Feature(
+            types.TEXT_DOCUMENT_INLAY_HINT, inlay_hint, types.InlayHintOptions(), document=True
+        ),
+        Feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol, document=True),
+        Feature(types.WORKSPACE_SYMBOL, workspace_symbol),
         Feature(
             types.WORKSPACE_EXECUTE_COMMAND,
             execute_command,
