@@ -219,7 +219,7 @@ class WflsServer(LanguageServer):
             self._settings_generation += 1
             self._diagnostics.clear()
             self.diagnostics_changed()
-            if hints and self.flags.inlay_hint_refresh:
+            if hints and self.flags.inlay_hint_refresh and self.store.uris():
                 self.workspace_inlay_hint_refresh(None)
 
     async def fetch_configuration(self) -> None:
