@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from pathlib import Path
 
 from tests.features.fixture import analyze, expected, parse
@@ -219,3 +220,32 @@ def test_the_legend_file_is_the_one_the_extension_reads() -> None:
     assert tuple(data["tokenTypes"]) == TOKEN_TYPES
     assert tuple(data["tokenModifiers"]) == TOKEN_MODIFIERS
     assert set(data["meaning"]) == set(TOKEN_TYPES) | set(TOKEN_MODIFIERS)
+
+
+VSCODE_FIXTURES = Path(__file__).parents[2] / "editors/vscode/test/fixtures"
+
+
+def test_the_extension_fixtures_tokens_are_up_to_date() -> None:
+    """``billing.tokens.json`` is what the server answers for the extension's fixtures; the
+    extension's tests check that the grammar colours those places the same way.
+    ``WFLS_UPDATE_TOKENS=1`` rewrites it."""
+    from wfls.convert import PositionCodec
+
+    tokens: dict[str, list[list[object]]] = {}
+    for name in ("billing.wf.toml", "billing.wf.json"):
+        snapshot = analyze((VSCODE_FIXTURES / name).read_text(encoding="utf-8"))
+        codec = PositionCodec(snapshot.lines, "utf-16")
+        rows = []
+        for token in semantic_tokens(snapshot):
+            start, end = codec.position(token.span.start), codec.position(token.span.end)
+            assert start.line == end.line
+            length = end.character - start.character
+            rows.append([start.line, start.character, length, token.type, list(token.modifiers)])
+        tokens[name] = rows
+    written = json.dumps(tokens, indent=None, separators=(",", ":")).replace("],[", "],\n  [")
+    target = VSCODE_FIXTURES / "billing.tokens.json"
+    if os.environ.get("WFLS_UPDATE_TOKENS") == "1":
+        target.write_text(written + "\n", encoding="utf-8")
+    assert target.read_text(encoding="utf-8") == written + "\n", (
+        "the server's tokens changed: rerun with WFLS_UPDATE_TOKENS=1 and check the diff"
+    )

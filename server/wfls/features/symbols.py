@@ -14,7 +14,7 @@ not the text's.
 
 Workspace symbols are the workflow's name, its nodes and its node defs, matched
 against the query as a case-insensitive subsequence (``cust`` finds
-``customers``, ``cso`` finds ``charge_order``).
+``customers``, ``ordv2`` finds ``orders.v2``).
 """
 
 from __future__ import annotations
