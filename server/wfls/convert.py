@@ -276,53 +276,78 @@ def semantic_tokens_data(
 ) -> list[int]:
     """Tokens in LSP's relative encoding, columns and lengths in the codec's encoding.
 
-    A token that spans lines is sent whole to a client with ``multilineTokenSupport``
-    and cut at each line end for the others (empty pieces are left out).
+    Tokens come in document order (the feature's invariant), so lines are walked
+    forward once instead of searched per token. A token that spans lines is sent
+    whole to a client with ``multilineTokenSupport`` and cut at each line end for
+    the others (empty pieces are left out).
     """
     from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
 
     type_index = {name: i for i, name in enumerate(TOKEN_TYPES)}
     modifier_bit = {name: 1 << i for i, name in enumerate(TOKEN_MODIFIERS)}
+    codes: dict[tuple[str, tuple[str, ...]], tuple[int, int]] = {}
     lines = codec.lines
     encoding = codec.encoding
     text_of = lines.line_text
+    line_start = lines.line_start
+    last_line = lines.line_count - 1
     data: list[int] = []
+    out = data.extend
     previous_line = previous_start = 0
-    cached_line, cached_text = -1, ""
+    line, start_of_line = 0, 0
+    next_start = line_start(1) if last_line >= 1 else 1 << 62
+    line_text, ascii_line = text_of(0), text_of(0).isascii()
     for token in tokens:
-        kind = type_index[token.type]
-        bits = 0
-        for modifier in token.modifiers:
-            bits |= modifier_bit[modifier]
-        line, column = lines.position(token.span.start)
-        end_line, end_column = lines.position(token.span.end)
+        code = codes.get((token.type, token.modifiers))
+        if code is None:
+            bits = 0
+            for modifier in token.modifiers:
+                bits |= modifier_bit[modifier]
+            code = codes[(token.type, token.modifiers)] = (type_index[token.type], bits)
+        begin, end = token.span.start, token.span.end
+        if begin >= next_start or begin < start_of_line:
+            if begin < start_of_line:  # out of order: find the line again
+                line = lines.position(begin)[0]
+            while line < last_line and line_start(line + 1) <= begin:
+                line += 1
+            start_of_line = line_start(line)
+            next_start = line_start(line + 1) if line < last_line else 1 << 62
+            line_text = text_of(line)
+            ascii_line = line_text.isascii()
+        first = begin - start_of_line
+        if end <= start_of_line + len(line_text):  # on one line: nearly every token
+            if end <= begin:
+                continue
+            if ascii_line:
+                column, length = first, end - begin
+            else:
+                column = _units(line_text[:first], encoding)
+                length = _units(line_text[first : end - start_of_line], encoding)
+            delta_line = line - previous_line
+            out((delta_line, column - previous_start if delta_line == 0 else column, length, *code))
+            previous_line, previous_start = line, column
+            continue
+        end_line, end_column = lines.position(end)
         pieces: list[tuple[int, int, int]]
-        if end_line == line:
-            pieces = [(line, column, end_column)]
-        elif flags.multiline_tokens:
-            pieces = [(line, column, -1)]
+        if flags.multiline_tokens:
+            pieces = [(line, first, -1)]
         else:
-            pieces = [(line, column, len(text_of(line)))]
+            pieces = [(line, first, len(line_text))]
             pieces += [(n, 0, len(text_of(n))) for n in range(line + 1, end_line)]
             pieces.append((end_line, 0, end_column))
-        for at, first, last in pieces:
-            if at != cached_line:
-                cached_line, cached_text = at, text_of(at)
-            ascii_line = cached_text.isascii()
-            if last == -1:  # one token over several lines
-                start = first if ascii_line else _units(cached_text[:first], encoding)
+        for at, low, high in pieces:
+            text = text_of(at)
+            if high == -1:  # one token over several lines
+                column = _units(text[:low], encoding)
                 length = _span_units(lines, token.span, encoding)
-            elif last <= first:
+            elif high <= low:
                 continue
-            elif ascii_line:
-                start, length = first, last - first
             else:
-                start = _units(cached_text[:first], encoding)
-                length = _units(cached_text[first:last], encoding)
+                column = _units(text[:low], encoding)
+                length = _units(text[low:high], encoding)
             delta_line = at - previous_line
-            data += (delta_line, start - previous_start if delta_line == 0 else start, length)
-            data += (kind, bits)
-            previous_line, previous_start = at, start
+            out((delta_line, column - previous_start if delta_line == 0 else column, length, *code))
+            previous_line, previous_start = at, column
     return data
 
 

@@ -176,13 +176,17 @@ class WflsServer(LanguageServer):
         With ``while_typing``, an edit confined to one string literal is answered from
         the previous analysis seen through that edit (``DocumentStore.editing_snapshot``)
         while the full analysis of the latest version is pending; otherwise the
-        request waits for that analysis, which runs off the event loop.
+        request waits for that analysis, which runs off the event loop, as does the
+        first build of a snapshot's semantic index.
         """
         view: AnalysisView | None = self.store.editing_snapshot(uri) if while_typing else None
         if view is None:
             view = await self.analysed(uri)
         if view is None:
             return None
+        if isinstance(view, DocumentSnapshot) and "index" not in vars(view):
+            # The semantic index of a large document takes a while to build: off the loop.
+            await self.in_worker(getattr, view, "index")
         codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
         return RequestContext(uri, view, codec, self.flags, self.settings, self)
 

@@ -20,7 +20,7 @@ _CLOSING = {"[": "]", "{": "}"}
 def folding_ranges(view: AnalysisView) -> list[Fold]:
     text = view.text
     lines = view.lines
-    spans: set[Span] = set()
+    spans: set[tuple[int, int]] = set()
     for _location, entry in view.parsed.source_map.items():
         if entry.kind not in (Kind.OBJECT, Kind.ARRAY):
             continue
@@ -30,16 +30,20 @@ def folding_ranges(view: AnalysisView) -> list[Fold]:
         opening = text[value.start]
         if opening == "[" and entry.kind == Kind.OBJECT:  # a TOML section: header, then pairs
             line, _ = lines.position(value.start)
-            spans.add(Span(lines.line_end(line), max(lines.line_end(line), value.end)))
+            spans.add((lines.line_end(line), max(lines.line_end(line), value.end)))
             continue
         if entry.key is not None and entry.key.start > value.start:
             continue  # a TOML array of tables: its entries fold one by one
         if opening in _CLOSING and text[value.end - 1] == _CLOSING[opening]:
-            spans.add(Span(value.start + 1, value.end - 1))
+            spans.add((value.start + 1, value.end - 1))
     if view.syntax == "json":
         body = text.strip()
         if body.startswith("{") and body.endswith("}"):
             start = text.index("{")
-            spans.add(Span(start + 1, text.rindex("}")))
+            spans.add((start + 1, text.rindex("}")))
     line_of = lines.position
-    return [Fold(span) for span in sorted(spans) if line_of(span.start)[0] < line_of(span.end)[0]]
+    return [
+        Fold(Span(start, end))
+        for start, end in sorted(spans)
+        if line_of(start)[0] < line_of(end)[0]
+    ]

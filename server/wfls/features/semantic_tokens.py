@@ -53,6 +53,17 @@ _NAMES: dict[SymbolKind, str] = {
 }
 
 
+# Enum members hash in Python; the loops below look kinds up by identity instead.
+_SEGMENT_BY_ID = {id(kind): token for kind, token in _SEGMENTS.items()}
+_NAME_BY_ID = {id(kind): name for kind, name in _NAMES.items()}
+_STRING, _DEFINITION, _NODE, _OUTCOME = (
+    NameSyntax.STRING,
+    Role.DEFINITION,
+    SymbolKind.NODE,
+    SymbolKind.OUTCOME,
+)
+
+
 def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[SemanticToken]:
     """The tokens of the document, or of those touching ``span``, in document order."""
     index = view.index
@@ -61,6 +72,7 @@ def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[Semant
     lo, hi = (span.start, span.end) if span is not None else (0, len(view.text))
     found: list[SemanticToken] = []
     add = found.append
+    segment_token = _SEGMENT_BY_ID.__getitem__
     for path in index.paths:
         literal = path.literal.span
         if literal.end < lo or literal.start > hi:
@@ -69,36 +81,36 @@ def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[Semant
             where = segment.span
             if where.end <= where.start:
                 continue
-            kind, modifiers = _SEGMENTS[segment.kind]
+            kind, modifiers = segment_token(id(segment.kind))
             if segment.deprecated:
                 modifiers = (*modifiers, DEPRECATED)
             add(SemanticToken(where, kind, modifiers))
+    foreach: dict[str, bool] = {}
     for occurrence in index.occurrences:
         symbol = occurrence.symbol
-        where = occurrence.span
-        if (
-            symbol is None
-            or occurrence.syntax != NameSyntax.STRING
-            or where.end <= where.start
-            or where.end < lo
-            or where.start > hi
-        ):
+        if symbol is None or occurrence.syntax is not _STRING:
             continue
-        if symbol.kind == SymbolKind.NODE:
-            at = node_ids.get(symbol.key[0])
-            foreach = at is not None and nodes[at].get("type") == "foreach"
-            kind = "namespace" if foreach else "function"
+        where = occurrence.span
+        if where.end <= where.start or where.end < lo or where.start > hi:
+            continue
+        if symbol.kind is _NODE:
+            node_id = symbol.key[0]
+            loop = foreach.get(node_id)
+            if loop is None:
+                at = node_ids.get(node_id)
+                loop = foreach[node_id] = at is not None and nodes[at].get("type") == "foreach"
+            kind = "namespace" if loop else "function"
         else:
-            kind = _NAMES.get(symbol.kind, "")
+            kind = _NAME_BY_ID.get(id(symbol.kind), "")
             if not kind:
                 continue
-        modifiers = ()
-        if occurrence.role == Role.DEFINITION:
+        modifiers: tuple[str, ...] = ()
+        if occurrence.role is _DEFINITION:
             modifiers = (DECLARATION,)
-        elif symbol.kind == SymbolKind.OUTCOME and symbol.key[0] == "builtin":
+        elif symbol.kind is _OUTCOME and symbol.key[0] == "builtin":
             modifiers = (BUILTIN,)
         add(SemanticToken(where, kind, modifiers))
-    found.sort(key=lambda token: token.span.start)
+    found.sort(key=_start)
     tokens: list[SemanticToken] = []
     end = -1
     for token in found:
@@ -106,3 +118,7 @@ def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[Semant
             tokens.append(token)
             end = token.span.end
     return tokens
+
+
+def _start(token: SemanticToken) -> int:
+    return token.span.start

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from wf_core.spans import Span
 
@@ -58,9 +59,9 @@ class Refusal(Exception):
     """A request that cannot be done here, with the reason to show the author."""
 
 
-@dataclass(frozen=True, slots=True)
-class SemanticToken:
-    """One token: a type and modifiers of the legend (``semantic_legend.json``)."""
+class SemanticToken(NamedTuple):
+    """One token: a type and modifiers of the legend (``semantic_legend.json``).
+    A named tuple: a large document has tens of thousands, made per request."""
 
     span: Span
     type: str
