@@ -184,3 +184,18 @@ def test_settings_choose_the_hints() -> None:
         "inlayHints.itemTypes must be true or false, not 'no'",
         "inlayHints.pathTypes must be true or false, not 1",
     ]
+
+
+def test_while_typing_in_a_path_the_hints_follow_the_edit() -> None:
+    from wf_core.overlay import derive_edited_snapshot
+
+    text, _ = parse(WORKFLOW)
+    base = analyze(text)
+    base.issues  # noqa: B018 - the analysed version an editor has
+    typed = text.replace('"context.customer.name"', '"context.customer.orders"')
+    edited = derive_edited_snapshot(base, typed, 2)
+    assert edited is not None
+    shown = [(h.offset, h.label) for h in inlay_hints(edited)]
+    assert shown == [(h.offset, h.label) for h in inlay_hints(analyze(typed))]
+    after = typed.index('"context.customer.orders"') + len('"context.customer.orders"')
+    assert (after, ": array<object>") in shown

@@ -53,7 +53,7 @@ _NAMES: dict[SymbolKind, str] = {
 }
 
 
-# Enum members hash in Python; the loops below look kinds up by identity instead.
+# Enum members hash in Python (``Enum.__hash__``); kinds are looked up by identity instead.
 _SEGMENT_BY_ID = {id(kind): token for kind, token in _SEGMENTS.items()}
 _NAME_BY_ID = {id(kind): name for kind, name in _NAMES.items()}
 _STRING, _DEFINITION, _NODE, _OUTCOME = (
@@ -81,19 +81,19 @@ def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[Semant
             where = segment.span
             if where.end <= where.start:
                 continue
-            kind, modifiers = segment_token(id(segment.kind))
+            kind, marks = segment_token(id(segment.kind))
             if segment.deprecated:
-                modifiers = (*modifiers, DEPRECATED)
-            add(SemanticToken(where, kind, modifiers))
+                marks = (*marks, DEPRECATED)
+            add(SemanticToken(where, kind, marks))
     foreach: dict[str, bool] = {}
     for occurrence in index.occurrences:
         symbol = occurrence.symbol
-        if symbol is None or occurrence.syntax is not _STRING:
+        if symbol is None or occurrence.syntax != _STRING:
             continue
         where = occurrence.span
         if where.end <= where.start or where.end < lo or where.start > hi:
             continue
-        if symbol.kind is _NODE:
+        if symbol.kind == _NODE:
             node_id = symbol.key[0]
             loop = foreach.get(node_id)
             if loop is None:
@@ -105,9 +105,9 @@ def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[Semant
             if not kind:
                 continue
         modifiers: tuple[str, ...] = ()
-        if occurrence.role is _DEFINITION:
+        if occurrence.role == _DEFINITION:
             modifiers = (DECLARATION,)
-        elif symbol.kind is _OUTCOME and symbol.key[0] == "builtin":
+        elif symbol.kind == _OUTCOME and symbol.key[0] == "builtin":
             modifiers = (BUILTIN,)
         add(SemanticToken(where, kind, modifiers))
     found.sort(key=_start)
