@@ -269,3 +269,26 @@ def test_while_typing_in_a_path_the_tokens_follow_the_edit() -> None:
         "name: property\n"
         "first: unresolvedReference\n"
     )
+
+
+def test_the_same_path_means_what_its_node_can_read() -> None:
+    """Segment meanings are resolved once per path text and owner stack: the same text
+    at a node outside the loop reads nothing of it."""
+    fixture = LOOPS.replace(
+        '{ from = "customers", outcome = "done", to = "__end__" }',
+        '{ from = "customers", outcome = "done", to = "after" },\n'
+        '  { from = "after", outcome = "ok", to = "__end__" }',
+    )
+    fixture += (
+        '\n[[nodes]]\nid = "after"\ntype = "node"\nnode = "task"\n'
+        'input = [{ target = "b", path = "context.customer.nickname" }]$0\n'
+    )
+    check_semantic_tokens(
+        fixture,
+        """
+        b: property
+        context: variable+defaultLibrary
+        customer: unresolvedReference
+        nickname: unresolvedReference
+        """,
+    )
