@@ -5,6 +5,8 @@ attach, asks for hover and completion through its own LSP client, introduces
 a typo, reads the diagnostics it then holds and applies the quick fix through
 ``vim.lsp.buf.code_action``, asks for the references of a loop and renames it
 (applying the workspace edit as Neovim does), and writes everything as JSON.
+A second script reads the semantic tokens, inlay hints, outline, workspace
+symbols and folds Neovim's own LSP support gets from the server.
 Every wait in the script is bounded and the process has a timeout, so a broken
 server fails the test instead of hanging it.
 """
@@ -314,3 +316,128 @@ def test_checkhealth_runs_the_python_form(tmp_path: Path):
     health = "\n".join(out["health"])
     assert f"OK wfls {_version()} answers {sys.executable} -m wfls --version" in health
     assert "no wfls client is running" in health
+
+
+IDE = r"""
+local out = {}
+local function finish()
+  local file = assert(io.open(vim.g.wfls_result, 'w'))
+  file:write(vim.json.encode(out))
+  file:close()
+  vim.cmd('qa!')
+end
+
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local ok, err = pcall(function()
+      vim.cmd.edit(vim.fn.fnameescape(vim.g.wfls_document))
+      out.attached = vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = 0, name = 'wfls' }) > 0
+      end, 50)
+      if not out.attached then
+        return
+      end
+      -- Semantic tokens: Neovim asks for them by itself once the server attaches.
+      local loop = vim.g.wfls_loop_id
+      vim.wait(20000, function()
+        return #(vim.lsp.semantic_tokens.get_at_pos(0, loop[1], loop[2]) or {}) > 0
+      end, 50)
+      out.tokens = {}
+      for _, token in ipairs(vim.lsp.semantic_tokens.get_at_pos(0, loop[1], loop[2]) or {}) do
+        table.insert(out.tokens, token.type)
+      end
+
+      -- Inlay hints, once enabled for the buffer.
+      vim.lsp.inlay_hint.enable(true, { bufnr = 0 })
+      vim.wait(20000, function()
+        return #vim.lsp.inlay_hint.get({ bufnr = 0 }) > 0
+      end, 50)
+      out.hints = {}
+      for _, hint in ipairs(vim.lsp.inlay_hint.get({ bufnr = 0 })) do
+        local label = hint.inlay_hint.label
+        if type(label) == 'table' then
+          label = label[1].value
+        end
+        table.insert(out.hints, { hint.inlay_hint.position.line, label })
+      end
+
+      -- The outline and workspace symbols, through Neovim's own commands.
+      local symbols_done = false
+      vim.lsp.buf.document_symbol({
+        on_list = function(list)
+          out.symbols = {}
+          for _, item in ipairs(list.items) do
+            table.insert(out.symbols, item.text)
+          end
+          symbols_done = true
+        end,
+      })
+      vim.wait(20000, function() return symbols_done end, 50)
+      local workspace_done = false
+      vim.lsp.buf.workspace_symbol('ordv2', {
+        on_list = function(list)
+          out.workspace = {}
+          for _, item in ipairs(list.items) do
+            table.insert(out.workspace, item.text)
+          end
+          workspace_done = true
+        end,
+      })
+      vim.wait(20000, function() return workspace_done end, 50)
+
+      -- Folding by the server's ranges.
+      vim.wo.foldmethod = 'expr'
+      vim.wo.foldexpr = 'v:lua.vim.lsp.foldexpr()'
+      local inside = vim.g.wfls_fold_line
+      vim.wait(20000, function()
+        return vim.fn.foldlevel(inside + 1) > 0
+      end, 50)
+      out.foldlevel = vim.fn.foldlevel(inside + 1)
+      vim.cmd((inside + 1) .. 'foldclose')
+      out.fold_start = vim.fn.foldclosed(inside + 1)
+    end)
+    if not ok then
+      out.error = tostring(err)
+    end
+    finish()
+  end,
+})
+"""
+
+
+def test_neovim_shows_tokens_hints_symbols_and_folds(tmp_path: Path):
+    document = tmp_path / "billing.wf.toml"
+    shutil.copy(ROOT / "examples" / "billing.wf.toml", document)
+    text = document.read_text(encoding="utf-8")
+    loop_id = text.index("orders.v2", text.index("'context.foreach."))
+    inside = text.index('node = "charge_order"')
+    out = _run(
+        tmp_path,
+        IDE,
+        {
+            "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
+            "wfls_document": str(document),
+            "wfls_loop_id": _position(text, loop_id),
+            "wfls_fold_line": _position(text, inside)[0],
+        },
+    )
+    assert "error" not in out, out.get("error")
+    assert out["attached"] is True
+    assert "namespace" in out["tokens"]
+
+    over_line = _position(text, text.index('over = "input.customers"'))[0]
+    assert [over_line, ": object"] in out["hints"]
+    assert len(out["hints"]) == 5
+
+    symbols = "\n".join(out["symbols"])
+    assert "[Namespace] customers" in symbols and "[Function] charge" in symbols
+    assert any("orders.v2" in item for item in out["workspace"])
+
+    assert out["foldlevel"] >= 1
+    header = _position(text, text.rindex("[[nodes]]"))[0]
+    assert out["fold_start"] == header + 1

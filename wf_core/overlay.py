@@ -149,6 +149,14 @@ class _OverlaySourceMap:
     def locations(self) -> Iterator[Location]:
         return self._base.locations()
 
+    def items(self) -> Iterator[tuple[Location, Entry]]:
+        for location, entry in self._base.items():
+            if location == self._location:
+                yield location, Entry(entry.key, self._literal.span, entry.kind)
+                continue
+            key = self._shift.span(entry.key) if entry.key is not None else None
+            yield location, Entry(key, self._shift.span(entry.value), entry.kind)
+
     def __contains__(self, location: object) -> bool:
         return location in self._base
 

@@ -35,6 +35,10 @@ class ClientFlags:
     code_action_literals: bool = False  # ``CodeAction`` literals, not only commands
     code_action_preferred: bool = False  # ``isPreferred``
     code_action_lazy_edit: bool = False  # ``codeAction/resolve`` fills in ``edit`` (and keeps data)
+    multiline_tokens: bool = False  # semantic tokens may span lines
+    hierarchical_symbols: bool = False  # ``DocumentSymbol`` trees, not flat ``SymbolInformation``
+    line_folding_only: bool = False  # folding ranges without characters
+    inlay_hint_refresh: bool = False  # ``workspace/inlayHint/refresh``
 
 
 def _markup(formats: object) -> bool:
@@ -99,5 +103,21 @@ def resolve(caps: types.ClientCapabilities) -> ClientFlags:
             and code_action.data_support
             and resolvable
             and "edit" in (resolvable.properties or ())
+        ),
+        multiline_tokens=bool(
+            document
+            and document.semantic_tokens
+            and document.semantic_tokens.multiline_token_support
+        ),
+        hierarchical_symbols=bool(
+            document
+            and document.document_symbol
+            and document.document_symbol.hierarchical_document_symbol_support
+        ),
+        line_folding_only=bool(
+            document and document.folding_range and document.folding_range.line_folding_only
+        ),
+        inlay_hint_refresh=bool(
+            workspace and workspace.inlay_hint and workspace.inlay_hint.refresh_support
         ),
     )

@@ -27,7 +27,11 @@ if TYPE_CHECKING:
         CodeAction,
         CompletionCandidate,
         DocumentEdit,
+        Fold,
         HoverResult,
+        InlayHintItem,
+        OutlineSymbol,
+        SemanticToken,
         TextEdit,
     )
 
@@ -330,3 +334,218 @@ def code_action(
         edit=edit,
         data={**action.data, "uri": uri} if action.data is not None else None,
     )
+
+
+# -- semantic tokens, inlay hints, symbols, folding, selection ----------------------------
+
+
+def semantic_tokens_data(
+    tokens: Iterable[SemanticToken], codec: PositionCodec, flags: ClientFlags
+) -> list[int]:
+    """Tokens in LSP's relative encoding, columns and lengths in the codec's encoding.
+
+    Tokens come in document order (the feature's invariant), so lines are walked
+    forward once instead of searched per token. A token that spans lines is sent
+    whole to a client with ``multilineTokenSupport`` and cut at each line end for
+    the others (empty pieces are left out).
+    """
+    from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
+
+    type_index = {name: i for i, name in enumerate(TOKEN_TYPES)}
+    modifier_bit = {name: 1 << i for i, name in enumerate(TOKEN_MODIFIERS)}
+    codes: dict[tuple[str, tuple[str, ...]], tuple[int, int]] = {}
+    lines = codec.lines
+    encoding = codec.encoding
+    text_of = lines.line_text
+    line_start = lines.line_start
+    last_line = lines.line_count - 1
+    data: list[int] = []
+    out = data.extend
+    previous_line = previous_start = 0
+    line, start_of_line = 0, 0
+    next_start = line_start(1) if last_line >= 1 else 1 << 62
+    line_text, ascii_line = text_of(0), text_of(0).isascii()
+    for token in tokens:
+        code = codes.get((token.type, token.modifiers))
+        if code is None:
+            bits = 0
+            for modifier in token.modifiers:
+                bits |= modifier_bit[modifier]
+            code = codes[(token.type, token.modifiers)] = (type_index[token.type], bits)
+        begin, end = token.span.start, token.span.end
+        if begin >= next_start or begin < start_of_line:
+            if begin < start_of_line:  # out of order: find the line again
+                line = lines.position(begin)[0]
+            while line < last_line and line_start(line + 1) <= begin:
+                line += 1
+            start_of_line = line_start(line)
+            next_start = line_start(line + 1) if line < last_line else 1 << 62
+            line_text = text_of(line)
+            ascii_line = line_text.isascii()
+        first = begin - start_of_line
+        if end <= start_of_line + len(line_text):  # on one line: nearly every token
+            if end <= begin:
+                continue
+            if ascii_line:
+                column, length = first, end - begin
+            else:
+                column = _units(line_text[:first], encoding)
+                length = _units(line_text[first : end - start_of_line], encoding)
+            delta_line = line - previous_line
+            out((delta_line, column - previous_start if delta_line == 0 else column, length, *code))
+            previous_line, previous_start = line, column
+            continue
+        end_line, end_column = lines.position(end)
+        pieces: list[tuple[int, int, int]]
+        if flags.multiline_tokens:
+            pieces = [(line, first, -1)]
+        else:
+            pieces = [(line, first, len(line_text))]
+            pieces += [(n, 0, len(text_of(n))) for n in range(line + 1, end_line)]
+            pieces.append((end_line, 0, end_column))
+        for at, low, high in pieces:
+            text = text_of(at)
+            if high == -1:  # one token over several lines
+                column = _units(text[:low], encoding)
+                length = _span_units(lines, token.span, encoding)
+            elif high <= low:
+                continue
+            else:
+                column = _units(text[:low], encoding)
+                length = _units(text[low:high], encoding)
+            delta_line = at - previous_line
+            out((delta_line, column - previous_start if delta_line == 0 else column, length, *code))
+            previous_line, previous_start = at, column
+    return data
+
+
+def _span_units(lines: LineIndex, span: Span, encoding: str) -> int:
+    """Length of ``span`` in code units, line breaks included."""
+    line, column = lines.position(span.start)
+    end_line, end_column = lines.position(span.end)
+    total = 0
+    while line < end_line:
+        total += _units(lines.line_text(line)[column:], encoding)
+        total += lines.line_start(line + 1) - lines.line_end(line)  # "\n" or "\r\n"
+        line, column = line + 1, 0
+    return total + _units(lines.line_text(end_line)[column:end_column], encoding)
+
+
+def semantic_tokens_edits(
+    previous: list[int], current: list[int]
+) -> list[types.SemanticTokensEdit]:
+    """One edit turning ``previous`` into ``current`` (none when equal), on token boundaries."""
+    if previous == current:
+        return []
+    limit = min(len(previous), len(current))
+    prefix = 0
+    while prefix < limit and previous[prefix] == current[prefix]:
+        prefix += 1
+    prefix -= prefix % 5
+    suffix = 0
+    while (
+        suffix < limit - prefix
+        and previous[len(previous) - 1 - suffix] == current[len(current) - 1 - suffix]
+    ):
+        suffix += 1
+    suffix -= suffix % 5
+    return [
+        types.SemanticTokensEdit(
+            start=prefix,
+            delete_count=len(previous) - prefix - suffix,
+            data=current[prefix : len(current) - suffix],
+        )
+    ]
+
+
+_INLAY_KIND = {"type": types.InlayHintKind.Type, "parameter": types.InlayHintKind.Parameter}
+
+
+def inlay_hint(hint: InlayHintItem, codec: PositionCodec) -> types.InlayHint:
+    return types.InlayHint(
+        position=codec.position(hint.offset),
+        label=hint.label,
+        kind=_INLAY_KIND.get(hint.kind or ""),
+        tooltip=hint.tooltip,
+        padding_left=hint.padding_left or None,
+    )
+
+
+def document_symbol(symbol: OutlineSymbol, codec: PositionCodec) -> types.DocumentSymbol:
+    return types.DocumentSymbol(
+        name=symbol.name,
+        kind=types.SymbolKind[symbol.kind],
+        range=codec.range(symbol.span),
+        selection_range=codec.range(symbol.selection),
+        detail=symbol.detail,
+        children=[document_symbol(child, codec) for child in symbol.children] or None,
+    )
+
+
+def symbol_information(
+    symbols: Iterable[OutlineSymbol], uri: str, codec: PositionCodec, container: str | None = None
+) -> list[types.SymbolInformation]:
+    """The outline flattened, each symbol naming its parent as ``containerName``."""
+    out: list[types.SymbolInformation] = []
+    for symbol in symbols:
+        out.append(
+            types.SymbolInformation(
+                name=symbol.name,
+                kind=types.SymbolKind[symbol.kind],
+                location=location(uri, symbol.span, codec),
+                container_name=container,
+            )
+        )
+        out.extend(symbol_information(symbol.children, uri, codec, symbol.name))
+    return out
+
+
+def workspace_symbol(
+    symbol: OutlineSymbol, container: str | None, uri: str, codec: PositionCodec
+) -> types.SymbolInformation:
+    """A symbol found across documents: its location is its name, where to jump."""
+    return types.SymbolInformation(
+        name=symbol.name,
+        kind=types.SymbolKind[symbol.kind],
+        location=location(uri, symbol.selection, codec),
+        container_name=container,
+    )
+
+
+def folding_range(
+    fold: Fold, codec: PositionCodec, flags: ClientFlags
+) -> types.FoldingRange | None:
+    """A fold, or None when it would hide nothing.
+
+    Lines only: the fold ends on the line before a closing bracket that starts its
+    line, so the bracket stays visible. With characters: exactly ``fold.span``.
+    """
+    lines = codec.lines
+    start_line, _ = lines.position(fold.span.start)
+    end_line, end_column = lines.position(fold.span.end)
+    kind = types.FoldingRangeKind.Comment if fold.kind == "comment" else None
+    if not flags.line_folding_only:
+        if end_line <= start_line:
+            return None
+        start, end = codec.position(fold.span.start), codec.position(fold.span.end)
+        return types.FoldingRange(
+            start_line=start.line,
+            start_character=start.character,
+            end_line=end.line,
+            end_character=end.character,
+            kind=kind,
+        )
+    if not lines.line_text(end_line)[:end_column].strip():
+        end_line -= 1
+    if end_line <= start_line:
+        return None
+    return types.FoldingRange(start_line=start_line, end_line=end_line, kind=kind)
+
+
+def selection_range(chain: list[Span], codec: PositionCodec) -> types.SelectionRange:
+    """Innermost first: each range's parent is the next one."""
+    selection: types.SelectionRange | None = None
+    for span in reversed(chain):
+        selection = types.SelectionRange(range=codec.range(span), parent=selection)
+    assert selection is not None
+    return selection

@@ -223,13 +223,17 @@ class WflsServer(LanguageServer):
         With ``while_typing``, an edit confined to one string literal is answered from
         the previous analysis seen through that edit (``DocumentStore.editing_snapshot``)
         while the full analysis of the latest version is pending; otherwise the
-        request waits for that analysis, which runs off the event loop.
+        request waits for that analysis, which runs off the event loop, as does the
+        first build of a snapshot's semantic index.
         """
         view: AnalysisView | None = self.store.editing_snapshot(uri) if while_typing else None
         if view is None:
             view = await self.analysed(uri)
         if view is None:
             return None
+        if isinstance(view, DocumentSnapshot) and "index" not in vars(view):
+            # The semantic index of a large document takes a while to build: off the loop.
+            await self.in_worker(getattr, view, "index")
         codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
         return RequestContext(uri, view, codec, self.flags, self.settings, self, self.workflows)
 
@@ -266,6 +270,7 @@ class WflsServer(LanguageServer):
             )
         if settings != self.settings:
             rescan = settings.extra_globs != self.settings.extra_globs
+            hints = _inlay_settings(settings) != _inlay_settings(self.settings)
             self.settings = settings
             if rescan:
                 roots = Roots(self.workflows.roots.folders, settings.extra_globs)
@@ -274,6 +279,8 @@ class WflsServer(LanguageServer):
             self._settings_generation += 1
             self._diagnostics.clear()
             self.diagnostics_changed()
+            if hints and self.flags.inlay_hint_refresh and self.store.uris():
+                self.workspace_inlay_hint_refresh(None)
 
     async def fetch_configuration(self) -> None:
         """Read section ``wfls`` through ``workspace/configuration`` when the client has it."""
@@ -489,6 +496,10 @@ class WflsServer(LanguageServer):
         self._analysis.shutdown(wait=False, cancel_futures=True)
 
 
+def _inlay_settings(settings: Settings) -> tuple[bool, ...]:
+    return (settings.inlay_item_types, settings.inlay_path_types, settings.inlay_owner_stacks)
+
+
 # -- registration ----------------------------------------------------------------------
 
 
@@ -515,6 +526,7 @@ class Feature:
 
 def features() -> list[Feature]:
     """Every LSP method wfls handles, with its options and the clients it is for."""
+    from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
     from wfls.handlers import (
         code_action,
         code_action_resolve,
@@ -527,14 +539,22 @@ def features() -> list[Feature]:
         did_close,
         did_open,
         document_highlight,
+        document_symbol,
         execute_command,
+        folding_range,
         hover,
         initialized,
+        inlay_hint,
         prepare_rename,
         references,
         rename,
+        selection_range,
+        semantic_tokens_delta,
+        semantic_tokens_full,
+        semantic_tokens_range,
         shutdown,
         workspace_diagnostic,
+        workspace_symbol,
     )
 
     def pulls(flags: ClientFlags) -> bool:
@@ -542,6 +562,9 @@ def features() -> list[Feature]:
 
     diagnostic_options = types.DiagnosticOptions(
         identifier="wfls", inter_file_dependencies=False, workspace_diagnostics=True
+    )
+    legend = types.SemanticTokensLegend(
+        token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS)
     )
     return [
         Feature(types.INITIALIZED, initialized),
@@ -583,6 +606,25 @@ def features() -> list[Feature]:
             when=lambda flags: flags.code_action_literals,
             document=True,
         ),
+        Feature(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, semantic_tokens_full, legend, document=True
+        ),
+        Feature(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA,
+            semantic_tokens_delta,
+            legend,
+            document=True,
+        ),
+        Feature(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, semantic_tokens_range, legend, document=True
+        ),
+        Feature(
+            types.TEXT_DOCUMENT_INLAY_HINT, inlay_hint, types.InlayHintOptions(), document=True
+        ),
+        Feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol, document=True),
+        Feature(types.WORKSPACE_SYMBOL, workspace_symbol),
+        Feature(types.TEXT_DOCUMENT_FOLDING_RANGE, folding_range, document=True),
+        Feature(types.TEXT_DOCUMENT_SELECTION_RANGE, selection_range, document=True),
         Feature(
             types.WORKSPACE_EXECUTE_COMMAND,
             execute_command,

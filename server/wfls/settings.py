@@ -1,9 +1,13 @@
-"""User settings (section ``wfls``) and how they shape the diagnostics.
+"""User settings (section ``wfls``) and how they shape the diagnostics and hints.
 
 Settings arrive as ``initializationOptions`` and later from
-``workspace/configuration``. They change only the presentation of issues,
-never the analysis, so a snapshot stays valid when settings change; the
-diagnostics derived from it are recomputed instead.
+``workspace/configuration``. They change only the presentation of issues and
+which inlay hints are shown, never the analysis, so a snapshot stays valid when
+settings change; the diagnostics derived from it are recomputed instead.
+
+``inlayHints.itemTypes`` may arrive nested (``{"inlayHints": {"itemTypes": true}}``,
+as ``workspace/configuration`` gives it) or flat (``{"inlayHints.itemTypes": true}``,
+as an editor reads a dotted setting).
 """
 
 from __future__ import annotations
@@ -30,6 +34,9 @@ class Settings:
     undeclared_property_severity: Severity | None = Severity.WARNING
     hint_deprecated_keys: bool = True
     extra_globs: tuple[str, ...] = ()  # more documents, relative to the workspace folders
+    inlay_item_types: bool = True  # after a foreach's ``over``: the item type
+    inlay_path_types: bool = True  # after a binding's ``path``: the type it reads
+    inlay_owner_stacks: bool = False  # after a body node's ``id``: its owner stack
 
     def severity_of(self, code: str, severity: Severity) -> Severity | None:
         """The severity to show for an issue, or None to hide it."""
@@ -64,13 +71,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
             problems.append(
                 f"undeclaredPropertySeverity must be one of {', '.join(_SEVERITIES)}, not {value!r}"
             )
-    hint = defaults.hint_deprecated_keys
-    if "hintDeprecatedKeys" in raw:
-        value = raw["hintDeprecatedKeys"]
-        if isinstance(value, bool):
-            hint = value
-        else:
-            problems.append(f"hintDeprecatedKeys must be true or false, not {value!r}")
+    hint = _flag(raw, "hintDeprecatedKeys", defaults.hint_deprecated_keys, problems)
     globs = defaults.extra_globs
     if "extraGlobs" in raw:
         value = raw["extraGlobs"]
@@ -81,7 +82,37 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
                 "extraGlobs must be a list of glob patterns relative to the workspace folders "
                 f"(no '..', not absolute), not {value!r}"
             )
-    return Settings(severity, hint, globs), problems
+    hints = raw.get("inlayHints")
+    if "inlayHints" in raw and not isinstance(hints, dict):
+        problems.append(f"inlayHints must be an object, not {hints!r}")
+    flat = {k.removeprefix("inlayHints."): v for k, v in raw.items() if k.startswith("inlayHints.")}
+    hints = {**flat, **(hints if isinstance(hints, dict) else {})}
+    return Settings(
+        undeclared_property_severity=severity,
+        hint_deprecated_keys=hint,
+        inlay_item_types=_flag(hints, "itemTypes", defaults.inlay_item_types, problems, _HINTS),
+        inlay_path_types=_flag(hints, "pathTypes", defaults.inlay_path_types, problems, _HINTS),
+        inlay_owner_stacks=_flag(
+            hints, "ownerStacks", defaults.inlay_owner_stacks, problems, _HINTS
+        ),
+        extra_globs=globs,
+    ), problems
+
+
+_HINTS = "inlayHints."
+
+
+def _flag(
+    raw: dict[str, Any], key: str, default: bool, problems: list[str], prefix: str = ""
+) -> bool:
+    """A boolean setting; anything else is reported and gives ``default``."""
+    if key not in raw:
+        return default
+    value = raw[key]
+    if isinstance(value, bool):
+        return value
+    problems.append(f"{prefix}{key} must be true or false, not {value!r}")
+    return default
 
 
 def _relative_glob(value: Any) -> bool:

@@ -119,6 +119,10 @@ class StringLiteral:
 
     def doc_span(self, start: int, end: int) -> Span:
         """Document range holding the decoded characters ``[start, end)``."""
+        if not self._dec:  # no escapes: decoded and document characters map one to one
+            size = len(self.value)
+            begin = self.content.start + max(0, min(start, size))
+            return Span(begin, max(begin, self.content.start + max(0, min(end, size))))
         begin = self.doc_offset(start)
         if end <= start:
             return Span(begin, begin)

@@ -86,6 +86,7 @@ class PathResolver:
                 self.aliases.setdefault(alias, []).append(node["id"])
         self._sites: dict[Location, SchemaSite | None] = {}
         self._origins: dict[str, tuple[SchemaSite, SchemaView] | None] = {}
+        self._kinds: dict[tuple[Any, ...], tuple[tuple[SegmentKind, Symbol | None, bool], ...]] = {}
         self._in_progress: set[str] = set()
 
     # -- schemas ------------------------------------------------------------------
@@ -219,28 +220,43 @@ class PathResolver:
         scan = scan_path(literal.value)
         spans = [literal.doc_span(s.start, s.end) for s in scan.segments]
         values = [s.value for s in scan.segments]
-        kinds: list[tuple[SegmentKind, Symbol | None, bool]] = []
+        # What the segments mean depends only on the values and on where they are read
+        # (the schema a local path names, or the owner stack of a read), so paths
+        # written many times over (every body node reading its loop) resolve once.
+        key: tuple[Any, ...]
+        site: SchemaSite | None = None
         if role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET):
             if role == PathRole.OUTPUT_TARGET:
                 site = self.site(("output_schema",))
             elif node_index is not None:
                 site = self.node_schema_site(node_index, role == PathRole.LOCAL_SOURCE)
-            else:
-                site = None
-            kinds = self._members(site, site.navigator.root if site else None, values)
+            key = ("local", site.location if site is not None else None, *values)
         elif role == PathRole.STATE_TARGET:
-            site = self.site(("state_schema",))
-            kinds = [
-                (SegmentKind.ROOT if values[:1] == ["state"] else SegmentKind.UNKNOWN, None, False)
-            ]
-            kinds += self._members(site, site.navigator.root if site else None, values[1:])
+            key = ("state", *values)
         else:
-            kinds = self._read_kinds(values, node_id, role)
+            stack = () if role == PathRole.OUTPUT else self.stack_at(node_id)
+            key = ("read", stack, *values)
+        kinds = self._kinds.get(key)
+        if kinds is None:
+            kinds = self._kinds[key] = tuple(self._segment_kinds(role, site, values, node_id))
         segments = tuple(
             PathSegment(i, values[i], spans[i], kind, symbol, deprecated)
             for i, (kind, symbol, deprecated) in enumerate(kinds[: len(values)])
         )
         return scan, segments
+
+    def _segment_kinds(
+        self, role: PathRole, site: SchemaSite | None, values: list[str], node_id: str | None
+    ) -> list[tuple[SegmentKind, Symbol | None, bool]]:
+        if role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET):
+            return self._members(site, site.navigator.root if site else None, values)
+        if role == PathRole.STATE_TARGET:
+            state = self.site(("state_schema",))
+            kinds = [
+                (SegmentKind.ROOT if values[:1] == ["state"] else SegmentKind.UNKNOWN, None, False)
+            ]
+            return kinds + self._members(state, state.navigator.root if state else None, values[1:])
+        return self._read_kinds(values, node_id, role)
 
     def _members(
         self, site: SchemaSite | None, view: SchemaView | None, values: list[str]

@@ -35,6 +35,7 @@ return {
     wfls = {
       undeclaredPropertySeverity = 'warning',
       hintDeprecatedKeys = true,
+      inlayHints = { itemTypes = true, pathTypes = true, ownerStacks = false },
     },
   },
 }

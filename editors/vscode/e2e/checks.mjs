@@ -278,6 +278,63 @@ async function rename(wb, { text, shot }) {
   await revert(wb);
 }
 
+/** Go to Symbol in Editor lists the server's outline: loops, the node inside them, the node def. */
+async function outline(wb, { shot }) {
+  await wb.focusEditor();
+  const rows = await until(SERVER, 'the outline in Go to Symbol', async () => {
+    await wb.press('Control+Shift+O');
+    const labels = await wb.page
+      .waitForSelector('.quick-input-list .monaco-list-row', { visible: true, timeout: 3_000 })
+      .then(() =>
+        wb.page.$$eval('.quick-input-list .monaco-list-row', (els) =>
+          els.map((el) => el.getAttribute('aria-label') ?? el.textContent ?? ''),
+        ),
+      )
+      .catch(() => []);
+    const wanted = ['customers', 'orders.v2', 'charge', 'charge_order', 'input_schema'];
+    if (wanted.every((name) => labels.some((label) => label.includes(name)))) return labels;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+  assert.ok(rows.some((row) => row.includes('orders.v2')));
+  await shot('outline');
+  await wb.page.keyboard.press('Escape');
+  await wb.focusEditor();
+}
+
+/** Inlay hints: the item type after a foreach's `over`, the read type after a binding's path. */
+async function inlayHints(wb, { text, shot }) {
+  const over = find(text, 'over = "input.customers"');
+  const path = find(text, 'path = "context.foreach.customers.item.name"');
+  await wb.goto(over.line, over.column);
+  await untilEqual(SERVER, 'the item type after over', async () => (await wb.lineText(over.line))?.replace(/\s+/g, ' '), 'over = "input.customers": object');
+  await wb.goto(path.line, path.column);
+  await until(SHORT, 'the read type after the path', async () =>
+    (await wb.lineText(path.line))?.includes('"context.foreach.customers.item.name": string'),
+  );
+  await shot('inlay-hints');
+}
+
+/** The server's semantic token on a loop id in a path, as VS Code's token inspector shows it. */
+async function semanticTokens(wb, { text, shot }) {
+  const { line, column } = find(text, 'orders.v2".item', 1, "path = 'context.foreach.");
+  await wb.goto(line, column);
+  const shown = await until(SERVER, 'the semantic token type in the inspector', async () => {
+    await wb.runCommand('Developer: Inspect Editor Tokens and Scopes');
+    const widget = await wb.page
+      .waitForSelector('.token-inspect-widget', { visible: true, timeout: 3_000 })
+      .then(() => wb.page.$eval('.token-inspect-widget', (el) => el.textContent ?? ''))
+      .catch(() => '');
+    if (/semantic token type\s*namespace/.test(widget)) return widget;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+  // Coloured through the manifest's semanticTokenScopes.
+  assert.match(shown, /entity\.name\.namespace\.wf/);
+  await shot('semantic-tokens');
+  await wb.page.keyboard.press('Escape');
+}
+
 export const CHECKS = [
   ['completion', completion],
   ['hover', hover],
@@ -288,4 +345,7 @@ export const CHECKS = [
   ['rename', rename],
   ['language-status', languageStatus],
   ['show-context', showContext],
+  ['outline', outline],
+  ['inlay-hints', inlayHints],
+  ['semantic-tokens', semanticTokens],
 ];

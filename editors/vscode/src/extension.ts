@@ -18,8 +18,17 @@ import { StatusItem } from './status';
 
 const CLIENT_ID = 'wfls'; // also makes the client honour `wfls.trace.server`
 
-/** The settings the server reads (section `wfls`), also sent as `initializationOptions`. */
-export const SERVER_SIDE_SETTINGS = ['undeclaredPropertySeverity', 'hintDeprecatedKeys'] as const;
+/**
+ * The settings the server reads (section `wfls`), also sent as `initializationOptions`
+ * (dotted keys such as `inlayHints.itemTypes` flat, which the server accepts).
+ */
+export const SERVER_SIDE_SETTINGS = [
+  'undeclaredPropertySeverity',
+  'hintDeprecatedKeys',
+  'inlayHints.itemTypes',
+  'inlayHints.pathTypes',
+  'inlayHints.ownerStacks',
+] as const;
 
 let controller: ServerController | undefined;
 

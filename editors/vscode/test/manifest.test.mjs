@@ -128,6 +128,11 @@ test('the server-side settings have the types and defaults the server expects', 
   assert.equal(properties['wfls.undeclaredPropertySeverity'].default, 'warning');
   assert.equal(properties['wfls.hintDeprecatedKeys'].type, 'boolean');
   assert.equal(properties['wfls.hintDeprecatedKeys'].default, true);
+  const hints = { itemTypes: true, pathTypes: true, ownerStacks: false };
+  for (const [key, value] of Object.entries(hints)) {
+    assert.equal(properties[`wfls.inlayHints.${key}`].type, 'boolean', key);
+    assert.equal(properties[`wfls.inlayHints.${key}`].default, value, key);
+  }
 });
 
 test('every setting is documented in the README with its default', () => {

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from wf_core.spans import Span
 
@@ -77,3 +77,46 @@ class CodeAction:
     issues: tuple[PlacedIssue, ...] = ()  # what the action fixes
     preferred: bool = False
     data: dict[str, Any] | None = None
+
+
+class SemanticToken(NamedTuple):
+    """One token: a type and modifiers of the legend (``semantic_legend.json``).
+    A named tuple: a large document has tens of thousands, made per request."""
+
+    span: Span
+    type: str
+    modifiers: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class InlayHintItem:
+    """A hint shown at ``offset``: ``kind`` is "type" or None (anything else)."""
+
+    offset: int
+    label: str
+    kind: str | None = None
+    tooltip: str | None = None
+    padding_left: bool = False
+
+
+@dataclass(frozen=True)
+class OutlineSymbol:
+    """A document symbol: ``kind`` is an LSP ``SymbolKind`` name (``"Function"``...);
+    ``span`` encloses it, ``selection`` is its name."""
+
+    name: str
+    kind: str
+    span: Span
+    selection: Span
+    detail: str | None = None
+    children: tuple[OutlineSymbol, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fold:
+    """A foldable region: ``span`` is what folding hides, from the end of the line that
+    stays visible (after a header, after an opening bracket) to where the hidden text
+    ends (the end of a section's last pair, before a closing bracket)."""
+
+    span: Span
+    kind: str | None = None  # None, or "comment"

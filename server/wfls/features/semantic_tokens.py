@@ -1,0 +1,124 @@
+"""Semantic tokens: what each name and path segment of the document means.
+
+Every token comes from the semantic index, so a colour says what references,
+hover and rename say: inside path strings each classified segment (roots,
+``foreach``, foreach ids, entry fields, aliases, convenience keys, members,
+standard fields, segments nothing declares), and outside them the names written
+as string values (node ids in ``start``, edges and ``id``, node def names and
+uses, aliases in ``as``, outcomes). Names that resolve to nothing outside a path
+get no token: the grammar's string colour stays, and a diagnostic explains.
+
+The legend is ``semantic_legend.json`` (the one source of truth, also read by
+the VS Code extension's tests); tokens are plain data here, encoded for the
+client by ``wfls.convert``.
+
+Invariant: tokens are in document order and never overlap.
+"""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+
+from wf_core.semantic.model import NameSyntax, Role, SegmentKind, SymbolKind
+from wf_core.spans import Span
+from wf_core.view import AnalysisView
+from wfls.features.types import SemanticToken
+
+_LEGEND = json.loads(
+    resources.files("wfls.features").joinpath("semantic_legend.json").read_text(encoding="utf-8")
+)
+TOKEN_TYPES: tuple[str, ...] = tuple(_LEGEND["tokenTypes"])
+TOKEN_MODIFIERS: tuple[str, ...] = tuple(_LEGEND["tokenModifiers"])
+
+DECLARATION = "declaration"
+DEPRECATED = "deprecated"
+BUILTIN = "defaultLibrary"
+
+_SEGMENTS: dict[SegmentKind, tuple[str, tuple[str, ...]]] = {
+    SegmentKind.ROOT: ("variable", (BUILTIN,)),
+    SegmentKind.FOREACH: ("keyword", ()),
+    SegmentKind.FOREACH_ID: ("namespace", ()),
+    SegmentKind.ENTRY_FIELD: ("property", (BUILTIN,)),
+    SegmentKind.STANDARD_FIELD: ("property", (BUILTIN,)),
+    SegmentKind.ALIAS: ("parameter", ()),
+    SegmentKind.CONVENIENCE: ("property", (BUILTIN,)),
+    SegmentKind.MEMBER: ("property", ()),
+    SegmentKind.UNKNOWN: ("unresolvedReference", ()),
+}
+_NAMES: dict[SymbolKind, str] = {
+    SymbolKind.NODE_DEF: "type",
+    SymbolKind.ALIAS: "parameter",
+    SymbolKind.OUTCOME: "enumMember",
+}
+
+
+# Enum members hash in Python (``Enum.__hash__``); kinds are looked up by identity instead.
+_SEGMENT_BY_ID = {id(kind): token for kind, token in _SEGMENTS.items()}
+_NAME_BY_ID = {id(kind): name for kind, name in _NAMES.items()}
+_STRING, _DEFINITION, _NODE, _OUTCOME = (
+    NameSyntax.STRING,
+    Role.DEFINITION,
+    SymbolKind.NODE,
+    SymbolKind.OUTCOME,
+)
+
+
+def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[SemanticToken]:
+    """The tokens of the document, or of those touching ``span``, in document order."""
+    index = view.index
+    resolver = index.resolver
+    nodes, node_ids = resolver.nodes, resolver.node_ids
+    lo, hi = (span.start, span.end) if span is not None else (0, len(view.text))
+    found: list[SemanticToken] = []
+    add = found.append
+    segment_token = _SEGMENT_BY_ID.__getitem__
+    for path in index.paths:
+        literal = path.literal.span
+        if literal.end < lo or literal.start > hi:
+            continue
+        for segment in path.segments:
+            where = segment.span
+            if where.end <= where.start:
+                continue
+            kind, marks = segment_token(id(segment.kind))
+            if segment.deprecated:
+                marks = (*marks, DEPRECATED)
+            add(SemanticToken(where, kind, marks))
+    foreach: dict[str, bool] = {}
+    for occurrence in index.occurrences:
+        symbol = occurrence.symbol
+        if symbol is None or occurrence.syntax != _STRING:
+            continue
+        where = occurrence.span
+        if where.end <= where.start or where.end < lo or where.start > hi:
+            continue
+        if symbol.kind == _NODE:
+            node_id = symbol.key[0]
+            loop = foreach.get(node_id)
+            if loop is None:
+                at = node_ids.get(node_id)
+                loop = foreach[node_id] = at is not None and nodes[at].get("type") == "foreach"
+            kind = "namespace" if loop else "function"
+        else:
+            kind = _NAME_BY_ID.get(id(symbol.kind), "")
+            if not kind:
+                continue
+        modifiers: tuple[str, ...] = ()
+        if occurrence.role == _DEFINITION:
+            modifiers = (DECLARATION,)
+        elif symbol.kind == _OUTCOME and symbol.key[0] == "builtin":
+            modifiers = (BUILTIN,)
+        add(SemanticToken(where, kind, modifiers))
+    found.sort(key=_start)
+    tokens: list[SemanticToken] = []
+    end = -1
+    for token in found:
+        if token.span.start >= end:
+            tokens.append(token)
+            end = token.span.end
+    return tokens
+
+
+def _start(token: SemanticToken) -> int:
+    return token.span.start

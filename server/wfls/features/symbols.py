@@ -1,0 +1,251 @@
+"""Document and workspace symbols: the outline of a workflow.
+
+The outline holds the nodes, each under the foreach that owns it (the last
+entry of its owner stack, from the context model), so the outline reads like
+the loops run; nodes without an owner stack (unreachable, reached under two
+foreach regions, or not analysed because of their own errors) stay at the top
+level with a detail saying so. Beside them: the node defs with their outcomes
+and schemas, and the workflow's ``input_schema``, ``state_schema`` and
+``output_schema`` with their declared properties.
+
+A symbol's range is the text of its own entry (a node's table), never the
+nodes nested under it, which are written elsewhere: the nesting is the loops',
+not the text's.
+
+Workspace symbols are the workflow's name, its nodes and its node defs, matched
+against the query as a case-insensitive subsequence (``cust`` finds
+``customers``, ``ordv2`` finds ``orders.v2``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from wf_core.locations import Location
+from wf_core.schema_nav import SchemaView
+from wf_core.spans import Span
+from wf_core.view import AnalysisView
+from wfls.features.common import document_nodes, value_at
+from wfls.features.types import OutlineSymbol
+
+NODE_KINDS = {
+    "foreach": "Namespace",
+    "node": "Function",
+    "subgraph": "Module",
+    "condition": "Boolean",
+    "join": "Operator",
+    "interrupt": "Event",
+    "end": "Event",
+}
+WORKFLOW_SCHEMAS = ("input_schema", "state_schema", "output_schema")
+UNREACHABLE = "unreachable"
+CONFLICTED = "reached under two foreach regions"
+NOT_ANALYSED = "not analysed: it has errors"
+
+
+def document_symbols(view: AnalysisView) -> list[OutlineSymbol]:
+    """The outline, top-level symbols in document order."""
+    top = _node_outline(view)
+    top += _node_defs(view)
+    for key in WORKFLOW_SCHEMAS:
+        schema = _schema_symbol(view, (key,), key)
+        if schema is not None:
+            top.append(schema)
+    top.sort(key=lambda symbol: symbol.span.start)
+    return top
+
+
+def workspace_symbols(view: AnalysisView, query: str) -> list[tuple[OutlineSymbol, str | None]]:
+    """The workflow, its nodes and node defs whose names match ``query``, with the
+    name of the workflow that holds them."""
+    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    name = values.get("name")
+    workflow = name if isinstance(name, str) else None
+    found: list[tuple[OutlineSymbol, str | None]] = []
+    literal = view.parsed.source_map.string(("name",))
+    if workflow is not None and literal is not None and matches(query, workflow):
+        found.append((OutlineSymbol(workflow, "Package", literal.span, literal.content), None))
+    for symbol in _flatten(_node_outline(view, nest=False)):
+        if matches(query, symbol.name):
+            found.append((symbol, workflow))
+    for definition in _node_defs(view, children=False):
+        if matches(query, definition.name):
+            found.append((definition, workflow))
+    return found
+
+
+def matches(query: str, name: str) -> bool:
+    """Whether ``query``'s characters appear in ``name`` in order, ignoring case."""
+    rest = iter(name.casefold())
+    return all(char in rest for char in query.casefold())
+
+
+def _flatten(symbols: list[OutlineSymbol]) -> list[OutlineSymbol]:
+    out: list[OutlineSymbol] = []
+    for symbol in symbols:
+        out.append(symbol)
+        out.extend(_flatten(list(symbol.children)))
+    return out
+
+
+# -- nodes ---------------------------------------------------------------------------------
+
+
+def _node_outline(view: AnalysisView, *, nest: bool = True) -> list[OutlineSymbol]:
+    source_map = view.parsed.source_map
+    nodes = document_nodes(view)
+    node_ids = view.index.resolver.node_ids
+    model = view.context
+    loaded = set(view.load.node_positions) if view.workflow is not None else set()
+    conflicted = model.regions.conflicted if model is not None else frozenset()
+    entries: list[tuple[OutlineSymbol, str | None]] = []  # (symbol without children, owner)
+    for index, node in enumerate(nodes):
+        entry = source_map.get(("nodes", index))
+        if entry is None:
+            continue
+        node_id = node.get("id") if isinstance(node.get("id"), str) else None
+        literal = source_map.string(("nodes", index, "id"))
+        selection = (
+            literal.content if literal is not None else Span(entry.value.start, entry.value.start)
+        )
+        detail = _node_detail(node)
+        owner = None
+        if model is not None and index not in loaded:
+            detail += f" · {NOT_ANALYSED}"
+        elif model is not None and node_id is not None:
+            stack = model.stack_of(node_id)
+            if stack is None:
+                detail += f" · {CONFLICTED if node_id in conflicted else UNREACHABLE}"
+            elif stack and stack[-1] != node_id and node_ids.get(stack[-1]) is not None:
+                owner = stack[-1]
+        name = node_id if node_id is not None else f"nodes[{index}]"
+        kind = NODE_KINDS.get(str(node.get("type")), "Object")
+        symbol = OutlineSymbol(name, kind, entry.value, selection, detail)
+        entries.append((symbol, owner if nest else None))
+    children: dict[str, list[OutlineSymbol]] = {}
+    first: dict[str, int] = {}  # a node id's first entry, the one references name
+    for position, (symbol, _) in enumerate(entries):
+        first.setdefault(symbol.name, position)
+    for symbol, owner in entries:
+        if owner is not None:
+            children.setdefault(owner, []).append(symbol)
+
+    def build(position: int, symbol: OutlineSymbol, seen: frozenset[str]) -> OutlineSymbol:
+        if first.get(symbol.name) != position or symbol.name in seen:
+            return symbol
+        inner = children.get(symbol.name, [])
+        nested = tuple(
+            build(first.get(child.name, -1), child, seen | {symbol.name}) for child in inner
+        )
+        return OutlineSymbol(
+            symbol.name, symbol.kind, symbol.span, symbol.selection, symbol.detail, nested
+        )
+
+    return [
+        build(position, symbol, frozenset())
+        for position, (symbol, owner) in enumerate(entries)
+        if owner is None
+    ]
+
+
+def _node_detail(node: Mapping[str, Any]) -> str:
+    node_type = node.get("type")
+    kind = node_type if isinstance(node_type, str) else "node"
+    if node_type == "foreach" and isinstance(node.get("over"), str):
+        return f"foreach over {node['over']}"
+    if node_type == "node" and isinstance(node.get("node"), str):
+        return f"node {node['node']}"
+    if node_type == "subgraph" and isinstance(node.get("workflow"), str):
+        return f"subgraph {node['workflow']}"
+    if node_type == "end" and isinstance(node.get("outcome"), str):
+        return f"end {node['outcome']}"
+    return kind
+
+
+# -- node defs and schemas -------------------------------------------------------------------
+
+
+def _node_defs(view: AnalysisView, *, children: bool = True) -> list[OutlineSymbol]:
+    source_map = view.parsed.source_map
+    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    definitions = values.get("node_defs")
+    out = []
+    for index, definition in enumerate(definitions if isinstance(definitions, list) else ()):
+        base: Location = ("node_defs", index)
+        entry = source_map.get(base)
+        name = definition.get("name") if isinstance(definition, Mapping) else None
+        literal = source_map.string((*base, "name"))
+        if entry is None or not isinstance(name, str) or literal is None:
+            continue
+        inner: list[OutlineSymbol] = []
+        outcomes = definition.get("outcomes")
+        declared = [o for o in outcomes if isinstance(o, str)] if isinstance(outcomes, list) else []
+        if children:
+            for k, outcome in enumerate(outcomes if isinstance(outcomes, list) else ()):
+                at = source_map.string((*base, "outcomes", k))
+                if isinstance(outcome, str) and at is not None:
+                    inner.append(
+                        OutlineSymbol(outcome, "EnumMember", at.span, at.content, "outcome")
+                    )
+            for key in ("input_schema", "output_schema"):
+                schema = _schema_symbol(view, (*base, key), key)
+                if schema is not None:
+                    inner.append(schema)
+        detail = "node def" + (f" · outcomes {', '.join(declared)}" if declared else "")
+        out.append(OutlineSymbol(name, "Class", entry.value, literal.content, detail, tuple(inner)))
+    return out
+
+
+def _schema_symbol(view: AnalysisView, location: Location, name: str) -> OutlineSymbol | None:
+    entry = view.parsed.source_map.get(location)
+    site = view.index.resolver.site(location)
+    if entry is None or site is None:
+        return None
+    root = site.navigator.root
+    selection = _name(view, entry.key) if entry.key is not None else entry.value
+    properties = tuple(_properties(view, location, root, depth=0))
+    return OutlineSymbol(
+        name, "Struct", _pair(entry.key, entry.value), selection, root.type_summary(), properties
+    )
+
+
+def _properties(
+    view: AnalysisView, location: Location, schema: SchemaView | None, depth: int
+) -> list[OutlineSymbol]:
+    """The properties a schema value declares where it is written, nested objects too."""
+    declared = value_at(view, (*location, "properties"))
+    if not isinstance(declared, Mapping) or depth > 8:
+        return []
+    source_map = view.parsed.source_map
+    out = []
+    for name in declared:
+        where = (*location, "properties", name)
+        entry = source_map.get(where)
+        if entry is None or entry.key is None or not isinstance(name, str):
+            continue
+        child = schema.child(name) if schema is not None else None
+        detail = child.type_summary() if child is not None else None
+        nested = tuple(_properties(view, where, child, depth + 1))
+        pair = _pair(entry.key, entry.value)
+        out.append(OutlineSymbol(name, "Property", pair, _name(view, entry.key), detail, nested))
+    return out
+
+
+def _name(view: AnalysisView, key: Span) -> Span:
+    """A key's name without its quotes."""
+    text = view.text
+    if (
+        key.end - key.start >= 2
+        and text[key.start] in "\"'"
+        and text[key.end - 1] == text[key.start]
+    ):
+        return Span(key.start + 1, key.end - 1)
+    return key
+
+
+def _pair(key: Span | None, value: Span) -> Span:
+    """A key and its value together (a TOML section's header holds its key)."""
+    if key is None:
+        return value
+    return Span(min(key.start, value.start), max(key.end, value.end))

@@ -1,0 +1,22 @@
+"""``textDocument/documentSymbol``: the outline, as a tree when the client takes one."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from wfls import convert
+from wfls.context import RequestContext
+from wfls.features.symbols import document_symbols
+
+
+def empty() -> list[types.DocumentSymbol]:
+    return []
+
+
+def handle(
+    ctx: RequestContext, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+    symbols = document_symbols(ctx.view)
+    if ctx.flags.hierarchical_symbols:
+        return [convert.document_symbol(symbol, ctx.codec) for symbol in symbols]
+    return convert.symbol_information(symbols, ctx.uri, ctx.codec)

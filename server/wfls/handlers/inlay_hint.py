@@ -1,0 +1,28 @@
+"""``textDocument/inlayHint``: the hints inside the requested range, as settings allow."""
+
+from __future__ import annotations
+
+from lsprotocol import types
+
+from wf_core.spans import Span
+from wfls import convert
+from wfls.context import RequestContext
+from wfls.features.inlay_hints import HintOptions, inlay_hints
+
+WHILE_TYPING = True
+
+
+def empty() -> list[types.InlayHint]:
+    return []
+
+
+def handle(ctx: RequestContext, params: types.InlayHintParams) -> list[types.InlayHint]:
+    settings = ctx.settings
+    options = HintOptions(
+        item_types=settings.inlay_item_types,
+        path_types=settings.inlay_path_types,
+        owner_stacks=settings.inlay_owner_stacks,
+    )
+    start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
+    hints = inlay_hints(ctx.view, Span(min(start, end), max(start, end)), options)
+    return [convert.inlay_hint(hint, ctx.codec) for hint in hints]

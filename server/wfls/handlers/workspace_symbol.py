@@ -1,0 +1,39 @@
+"""``workspace/symbol``: workflows, nodes and node defs of the open documents.
+
+Matching is a case-insensitive subsequence of the name (``features.symbols.matches``).
+One failing document does not hide the others.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from lsprotocol import types
+
+from wfls import convert
+from wfls.context import Session
+from wfls.features.symbols import workspace_symbols
+
+logger = logging.getLogger("wfls")
+
+
+def empty() -> list[types.SymbolInformation]:
+    return []
+
+
+async def handle(
+    session: Session, params: types.WorkspaceSymbolParams
+) -> list[types.SymbolInformation]:
+    found: list[types.SymbolInformation] = []
+    for uri in session.store.uris():
+        try:
+            ctx = await session.request_context(uri)
+            if ctx is None:
+                continue
+            found.extend(
+                convert.workspace_symbol(symbol, container, uri, ctx.codec)
+                for symbol, container in workspace_symbols(ctx.view, params.query)
+            )
+        except Exception:
+            logger.exception("workspace symbols of %s failed", uri)
+    return found
