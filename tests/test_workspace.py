@@ -334,3 +334,32 @@ def test_check_a_folder_resolves_subgraphs(tmp_path: Path, capsys: pytest.Captur
     main(["check", "--format", "json", "--root", str(tmp_path), str(elsewhere / "caller.wf.toml")])
     codes = [f["code"] for f in json.loads(capsys.readouterr().out)]
     assert "unknown_subgraph" not in codes
+
+
+def test_the_fix_declares_the_input_field_and_reads_it(tmp_path: Path) -> None:
+    from tests.features.fixture import apply
+    from wfls.features.code_actions import code_actions
+
+    child = CHILD.replace(
+        'path = "context.foreach.rows.item.name"', 'path = "context.foreach.regions.item.name"'
+    )
+    caller = CALLER.replace('"rows"', '"regions"').replace("foreach.rows", "foreach.regions")
+    ws = workspace(tmp_path, child=child, caller=caller)
+    document = ws.by_name("child")[0]
+    issues = ws.issues_of(document.uri, document.snapshot)
+    assert issues is not None
+    (issue,) = [p for p in issues if p.code == "invalid_context_path"]
+    [action] = [
+        a
+        for a in code_actions(document.snapshot, issue.span, issues=issues)
+        if a.issues == (issue,)
+    ]
+    assert action.title == (
+        "Declare input 'regions' and read 'input.regions.name' (the caller passes 'regions''s item)"
+    )
+    assert action.edits is not None
+    text = apply(document.snapshot.text, [(e.span, e.new_text) for e in action.edits])
+    assert 'path = "input.regions.name"' in text
+    assert "properties.regions = {}\n" in text
+    fixed = analyze_text(text, "toml")
+    assert [p.code for p in fixed.issues if p.severity == "error"] == []

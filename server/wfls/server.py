@@ -206,6 +206,11 @@ class WflsServer(LanguageServer):
         uris = self.store.uris()
         return [*uris, *(d.uri for d in self.workflows.documents() if d.uri not in uris)]
 
+    def indexed(self, uri: str) -> AnalysisView | None:
+        """The workspace index's analysis of a document (from disk when it is not open)."""
+        document = self.workflows.document(uri)
+        return document.snapshot if document is not None else None
+
     def result_id(self, uri: str) -> str:
         return self._result_id(uri)
 

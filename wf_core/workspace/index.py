@@ -24,7 +24,7 @@ from wf_core.documents import syntax_for_path
 from wf_core.files import decode
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
 from wf_core.workspace.files import Roots, Skipped, read_document
 
 
@@ -240,6 +240,16 @@ class Workspace:
                 for use in document.uses
                 if use.name == name
             ]
+
+    def issues_of(self, uri: str, snapshot: Any) -> tuple[PlacedIssue, ...] | None:
+        """The findings of ``uri`` in the workspace when the index holds this very
+        ``snapshot`` of it (None otherwise: the caller falls back to its own findings)."""
+        from wf_core.workspace.checks import document_issues  # checks builds on the index
+
+        document = self.document(uri)
+        if document is None or document.snapshot is not snapshot:
+            return None
+        return document_issues(self, uri)
 
     def calls(self) -> dict[str, set[str]]:
         """Workflow name → the names its subgraphs call (across all its documents)."""

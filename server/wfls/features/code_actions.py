@@ -32,7 +32,7 @@ from wf_core.issues import ProjectCode
 from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
 from wf_core.path_scan import scan_path
-from wf_core.paths import format_segment, quote_bare_segments
+from wf_core.paths import format_segment, format_segments, quote_bare_segments
 from wf_core.snapshot import PlacedIssue
 from wf_core.spans import Span
 from wf_core.tokens import END
@@ -41,6 +41,7 @@ from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.suggest import closest_name
 from wf_core.view import DiagnosedView
 from wfls.features.document_edits import (
+    add_schema_property,
     append_elements,
     remove_pair,
     replace_pair,
@@ -67,14 +68,16 @@ def code_actions(
     only: Sequence[str] | None = None,
     lazy: bool = False,
     shown: Callable[[PlacedIssue], bool] = lambda issue: True,
+    issues: Sequence[PlacedIssue] | None = None,
 ) -> list[CodeAction]:
     """The actions for ``span``: quick fixes of the shown issues it touches, then the
     migration when the document reads any convenience key. ``only`` filters by kind
     (LSP's hierarchy: ``source`` takes ``source.migrateConvenienceKeys.wfls``);
-    ``lazy`` leaves the costly edits to ``resolve_code_action``."""
+    ``lazy`` leaves the costly edits to ``resolve_code_action``. ``issues``: the
+    document's findings in its workspace (cross-file ones included), else its own."""
     actions: list[CodeAction] = []
     if _wanted(QUICK_FIX, only):
-        for issue in view.issues:
+        for issue in view.issues if issues is None else issues:
             if shown(issue) and issue.span.start <= span.end and span.start <= issue.span.end:
                 actions.extend(quick_fixes(view, issue, lazy=lazy))
     if _wanted(MIGRATE_CONVENIENCE_KEYS, only):
@@ -422,6 +425,25 @@ def _unknown_key(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[An
     return _fix(f"Remove the key {key!r}", issue, [remove_pair(view, location)])
 
 
+def _pass_item(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
+    """A child reading its caller's loop: declare an input field for the item and read
+    it (the caller then binds it; the finding on the caller says so)."""
+    passing = issue.issue.data.get("pass_item")
+    location = issue.location
+    if not isinstance(passing, dict) or location is None:
+        return []
+    field, owner = str(passing["field"]), str(passing["owner"])
+    literal = view.parsed.source_map.string(location)
+    path = view.index.path_at(literal.content.start) if literal is not None else None
+    if literal is None or path is None or len(path.segments) < 4:
+        return []
+    rest = [s.value for s in path.segments[4:]]
+    read = format_segments(("input", field, *rest))
+    declare = add_schema_property(view, "input_schema", field, {})
+    title = f"Declare input {field!r} and read {read!r} (the caller passes {owner!r}'s item)"
+    return _fix(title, issue, [declare, string_edit(view, location, read)], preferred=True)
+
+
 _FIXES: dict[str, Callable[[DiagnosedView, PlacedIssue, bool], list[CodeAction]]] = {
     ProjectCode.DEPRECATED_CONTEXT_KEY: _deprecated_context_key,
     ProjectCode.INVALID_MODEL: _invalid_model,
@@ -431,3 +453,10 @@ _FIXES: dict[str, Callable[[DiagnosedView, PlacedIssue, bool], list[CodeAction]]
     Code.MISSING_OUTCOME_EDGE: _missing_outcome_edge,
     Code.UNREACHABLE_NODE: _unreachable_node,
 }
+
+
+def _context_path_fixes(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
+    return _pass_item(view, issue, lazy) if "pass_item" in issue.issue.data else []
+
+
+_FIXES[Code.INVALID_CONTEXT_PATH] = _context_path_fixes

@@ -266,3 +266,43 @@ def _add_top_level(view: AnalysisView, key: Any, values: list[Any]) -> TextEdit 
         at = len(text)
     prefix = "" if at == 0 or text[at - 1] == "\n" else "\n"
     return TextEdit(Span(at, at), prefix + line)
+
+
+def add_schema_property(
+    view: AnalysisView, schema_key: str, name: str, schema: Any
+) -> TextEdit | None:
+    """Declare ``name`` in the top-level schema ``schema_key`` (``input_schema``...).
+
+    TOML: a ``properties.<name> = ...`` line at the end of the ``[schema_key]`` section,
+    or a new section at the end of the document when there is none. JSON: a member at
+    the start of the schema's ``properties`` object. None where the schema is written
+    some other way (inline, without a ``properties`` object in JSON).
+    """
+    source_map = view.parsed.source_map
+    text = view.text
+    entry = source_map.get((schema_key,))
+    if view.syntax == "json":
+        props = source_map.get((schema_key, "properties"))
+        if props is None or text[props.value.start : props.value.start + 1] != "{":
+            return None
+        written = write_value(view, schema, "")
+        if written is None:
+            return None
+        empty = not source_map.children((schema_key, "properties"))
+        member = f"{write_key(name, 'json')}: {written}" + ("" if empty else ", ")
+        return TextEdit(Span(props.value.start + 1, props.value.start + 1), member)
+    written = write_value(view, schema)
+    if written is None:
+        return None
+    line = f"{write_key('properties', 'toml')}.{write_key(name, 'toml')} = {written}\n"
+    if entry is None:
+        prefix = "" if text.endswith("\n\n") else ("\n" if text.endswith("\n") else "\n\n")
+        return TextEdit(
+            Span(len(text), len(text)), f'{prefix}[{schema_key}]\ntype = "object"\n{line}'
+        )
+    if not text.startswith("[", entry.value.start):
+        return None  # written inline: leave it to the author
+    at = line_end(text, entry.value.end)
+    at = at + 1 if text[at : at + 1] == "\n" else at
+    prefix = "" if at == 0 or text[at - 1] == "\n" else "\n"
+    return TextEdit(Span(at, at), prefix + line)

@@ -1,4 +1,5 @@
-"""``workspace/symbol``: workflows, nodes and node defs of the open documents.
+"""``workspace/symbol``: workflows, nodes and node defs of every document of the workspace
+(open ones as the editor has them).
 
 Matching is a case-insensitive subsequence of the name (``features.symbols.matches``).
 One failing document does not hide the others.
@@ -25,14 +26,18 @@ async def handle(
     session: Session, params: types.WorkspaceSymbolParams
 ) -> list[types.SymbolInformation]:
     found: list[types.SymbolInformation] = []
-    for uri in session.store.uris():
+    for uri in session.document_uris():
         try:
-            ctx = await session.request_context(uri)
-            if ctx is None:
+            if uri in session.store:
+                ctx = await session.request_context(uri)
+                view, codec = (ctx.view, ctx.codec) if ctx is not None else (None, None)
+            else:
+                view, codec = session.indexed(uri), session.codec_for(uri)
+            if view is None or codec is None:
                 continue
             found.extend(
-                convert.workspace_symbol(symbol, container, uri, ctx.codec)
-                for symbol, container in workspace_symbols(ctx.view, params.query)
+                convert.workspace_symbol(symbol, container, uri, codec)
+                for symbol, container in workspace_symbols(view, params.query)
             )
         except Exception:
             logger.exception("workspace symbols of %s failed", uri)
