@@ -441,3 +441,72 @@ def test_neovim_shows_tokens_hints_symbols_and_folds(tmp_path: Path):
     assert out["foldlevel"] >= 1
     header = _position(text, text.rindex("[[nodes]]"))[0]
     assert out["fold_start"] == header + 1
+
+
+CROSS_FILE = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local out = {}
+    local ok, err = pcall(function()
+      vim.cmd.edit(vim.fn.fnameescape(vim.g.wfls_document))
+      out.attached = vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = 0, name = 'wfls' }) > 0
+      end, 50)
+      local client = vim.lsp.get_clients({ bufnr = 0, name = 'wfls' })[1]
+      local params = {
+        textDocument = { uri = vim.uri_from_bufnr(0) },
+        position = { line = vim.g.wfls_at[1], character = vim.g.wfls_at[2] },
+      }
+      -- The workspace is indexed in the background: ask until the child is found.
+      out.found = vim.wait(20000, function()
+        local answer = vim.lsp.buf_request_sync(0, 'textDocument/definition', params, 5000)
+        local result = answer and answer[client.id] and answer[client.id].result
+        return result ~= nil and #result > 0
+      end, 200)
+      vim.api.nvim_win_set_cursor(0, { vim.g.wfls_at[1] + 1, vim.g.wfls_at[2] })
+      vim.lsp.buf.definition()
+      vim.wait(10000, function()
+        return vim.api.nvim_buf_get_name(0) ~= vim.g.wfls_document
+      end, 50)
+      out.buffer = vim.api.nvim_buf_get_name(0)
+      out.cursor = vim.api.nvim_win_get_cursor(0)
+    end)
+    out.error = not ok and tostring(err) or nil
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode(out))
+    file:close()
+    vim.cmd('qa!')
+  end,
+})
+"""
+
+
+def test_definition_opens_the_child_workflow(tmp_path: Path):
+    (tmp_path / ".git").mkdir()  # the workspace root Neovim reports
+    child = tmp_path / "flows" / "child.wf.toml"
+    child.parent.mkdir()
+    child.write_text(
+        'name = "child"\nstart = "end"\noutcomes = ["ok"]\nedges = []\n\n'
+        '[[nodes]]\nid = "end"\ntype = "end"\n',
+        encoding="utf-8",
+    )
+    caller = tmp_path / "caller.wf.toml"
+    text = (
+        'name = "caller"\nstart = "call"\noutcomes = ["ok"]\n'
+        'edges = [{ from = "call", outcome = "ok", to = "__end__" }]\n\n'
+        '[[nodes]]\nid = "call"\ntype = "subgraph"\nworkflow = { name = "child" }\n'
+    )
+    caller.write_text(text, encoding="utf-8")
+    settings = {
+        "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
+        "wfls_document": str(caller),
+        "wfls_at": _position(text, text.index('"child"') + 2),
+    }
+    out = _run(tmp_path, CROSS_FILE, settings)
+    assert out.get("error") is None and out["attached"] and out["found"]
+    assert Path(out["buffer"]).resolve() == child.resolve()
+    assert out["cursor"] == [1, 8]  # on the child's `name` value
