@@ -65,6 +65,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/parse.py
 	$(MAKE) --no-print-directory bench-features
 	$(MAKE) --no-print-directory bench-runtime
+	$(MAKE) --no-print-directory bench-workspace
 
 # Semantic tokens, symbols, hints, folding and selection on a warm 2,000-node snapshot,
 # and the semantic index build they share.
@@ -73,6 +74,10 @@ bench-features: $(STAMP)
 
 bench-runtime: $(STAMP)
 	$(BIN)/python bench/runtime.py
+
+# 1,000 generated documents, one child and 50 callers: indexing, and a child edit.
+bench-workspace: $(STAMP)
+	$(BIN)/python bench/workspace.py
 
 # Long property runs, not part of `make test`.
 soak: soak-runtime soak-memory

@@ -12,7 +12,7 @@ import pytest
 from wf_core.snapshot import analyze_text
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, path_of_uri
-from wf_core.workspace.index import Workspace
+from wf_core.workspace.index import Workspace, quick_name
 from wfls.cli import main
 from wfls.features.completion import complete
 from wfls.features.definition import definition
@@ -363,3 +363,32 @@ def test_the_fix_declares_the_input_field_and_reads_it(tmp_path: Path) -> None:
     assert "properties.regions = {}\n" in text
     fixed = analyze_text(text, "toml")
     assert [p.code for p in fixed.issues if p.severity == "error"] == []
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('name = "billing"\nstart = "a"\n[[nodes]]\nid = "a"\n', "billing"),
+        ('name = "billing"  # the team\'s\n[[nodes]]\n', "billing"),
+        ('start = "a"\n[[nodes]]\nname = "not the workflow"\n', None),  # inside a table
+        ('name = "a\\"b"\n', None),  # an escape: parse to know
+        ('description = """\nname = "x"\n"""\nname = "y"\n', None),  # a hidden line
+        ('name = "p"\n[[nodes]]\nkind = "subgraph"\n', None),  # calls a child: parse
+        ('name = "one"\nname = "two"\n', None),  # a duplicate key is the parser's to report
+    ],
+)
+def test_quick_name_answers_only_when_a_line_scan_is_sure(text: str, expected: str | None) -> None:
+    assert quick_name(text, "toml") == expected
+    if expected is not None:  # the scan agrees with the parser
+        assert analyze_text(text, "toml").parsed.values.get("name") == expected
+
+
+def test_a_lazily_indexed_document_is_analysed_on_first_use(tmp_path: Path) -> None:
+    (tmp_path / "child.wf.toml").write_text(CHILD)
+    workspace = Workspace(Roots([tmp_path]))
+    workspace.scan()
+    document = workspace.document((tmp_path / "child.wf.toml").resolve().as_uri())
+    assert document is not None and document.name == "child"
+    assert document._snapshot is None  # indexed by a line scan alone
+    assert document.snapshot.parsed.values["name"] == "child"
+    assert document.snapshot is document.snapshot

@@ -14,9 +14,10 @@ Invariants:
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -40,17 +41,60 @@ class SubgraphUse:
     location: Location
 
 
-@dataclass
 class WorkspaceDocument:
-    uri: str
-    path: Path | None
-    snapshot: DocumentSnapshot
-    open: bool = False
-    name: str | None = field(init=False)
-    uses: tuple[SubgraphUse, ...] = field(init=False)
+    """One document of the workspace, with its analysis.
 
-    def __post_init__(self) -> None:
-        self.name, self.uses = _outline(self.snapshot.parsed.values)
+    A document read from disk that calls no subgraph and names itself on a plain
+    ``name = "..."`` line is analysed only when something asks for its snapshot:
+    indexing a large workspace then costs a line scan per document, not a parse.
+    """
+
+    def __init__(
+        self,
+        uri: str,
+        path: Path | None,
+        snapshot: DocumentSnapshot | None = None,
+        *,
+        make: Callable[[], DocumentSnapshot] | None = None,
+        name: str | None = None,
+    ) -> None:
+        self.uri = uri
+        self.path = path
+        self.open = False
+        self._snapshot = snapshot
+        self._make = make
+        self._lock = threading.Lock()
+        self.name: str | None
+        self.uses: tuple[SubgraphUse, ...]
+        if snapshot is not None:
+            self.name, self.uses = _outline(snapshot.parsed.values)
+        else:
+            self.name, self.uses = name, ()
+
+    @property
+    def snapshot(self) -> DocumentSnapshot:
+        if self._snapshot is None:
+            with self._lock:
+                if self._snapshot is None:
+                    assert self._make is not None
+                    self._snapshot = self._make()
+        return self._snapshot
+
+
+_TABLE = re.compile(r"(?m)^[ \t]*\[")
+_PLAIN_NAME = re.compile(r'(?m)^name[ \t]*=[ \t]*"([^"\\\n]*)"[ \t]*(?:#.*)?$')
+
+
+def quick_name(text: str, syntax: str) -> str | None:
+    """The workflow's ``name`` when a line scan can tell it for sure (TOML, no subgraph,
+    one plain ``name = "..."`` line before the first table, no multi-line string
+    that could hide lines); None: parse to know."""
+    if syntax != "toml" or "subgraph" in text or '"""' in text or "'''" in text:
+        return None
+    table = _TABLE.search(text)
+    head = text[: table.start()] if table else text
+    found = _PLAIN_NAME.findall(head)
+    return found[0] if len(found) == 1 else None
 
 
 def _outline(values: Any) -> tuple[str | None, tuple[SubgraphUse, ...]]:
@@ -132,13 +176,18 @@ class Workspace:
             return Skipped(path, data)
         text, decode_issue = decode(data)
         uri = path.resolve().as_uri()
-        snapshot = analyze_text(
-            text,
-            syntax_for_path(path.name) or "toml",
-            uri=uri,
-            extra_issues=(decode_issue,) if decode_issue else (),
-        )
-        changed = self.put(uri, snapshot, path=path, from_disk=True)
+        syntax = syntax_for_path(path.name) or "toml"
+
+        def analyse() -> DocumentSnapshot:
+            extra = (decode_issue,) if decode_issue else ()
+            return analyze_text(text, syntax, uri=uri, extra_issues=extra)
+
+        name = quick_name(text, syntax) if decode_issue is None else None
+        if name is not None:
+            document = WorkspaceDocument(uri, path, make=analyse, name=name)
+        else:
+            document = WorkspaceDocument(uri, path, analyse())
+        changed = self._put(document, from_disk=True)
         if affected is not None:
             affected |= changed
         return None
@@ -157,6 +206,12 @@ class Workspace:
         with self._lock:
             old = self._documents.get(uri)
             document = WorkspaceDocument(uri, path or (old.path if old else None), snapshot)
+            return self._put(document, from_disk=from_disk)
+
+    def _put(self, document: WorkspaceDocument, *, from_disk: bool) -> set[str]:
+        uri = document.uri
+        with self._lock:
+            old = self._documents.get(uri)
             if from_disk and old is not None and old.open:
                 self._disk[uri] = document  # the editor's text wins until it is closed
                 return set()
