@@ -307,10 +307,10 @@ async function inlayHints(wb, { text, shot }) {
   const over = find(text, 'over = "input.customers"');
   const path = find(text, 'path = "context.foreach.customers.item.name"');
   await wb.goto(over.line, over.column);
-  await untilEqual(SERVER, 'the item type after over', async () => (await wb.lineText(over.line))?.replace(/\s+/g, ' '), 'over = "input.customers": object');
+  await untilEqual(SERVER, 'the item type after over', async () => (await wb.lineText(over.line, { hints: true }))?.replace(/\s+/g, ' '), 'over = "input.customers": object');
   await wb.goto(path.line, path.column);
   await until(SHORT, 'the read type after the path', async () =>
-    (await wb.lineText(path.line))?.includes('"context.foreach.customers.item.name": string'),
+    (await wb.lineText(path.line, { hints: true }))?.includes('"context.foreach.customers.item.name": string'),
   );
   await shot('inlay-hints');
 }

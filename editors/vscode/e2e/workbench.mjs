@@ -77,9 +77,13 @@ export class Workbench {
     return match ? { line: Number(match[1]), column: Number(match[2]) } : { line: 0, column: 0 };
   }
 
-  /** The text of a 1-based line of the active editor, as rendered (the line must be on screen). */
-  async lineText(line) {
-    return this.page.evaluate((wanted) => {
+  /**
+   * The text of a 1-based line of the active editor, as rendered (the line must be on
+   * screen). Inlay hints are injected into the rendered line as spans styled by the
+   * editor's dynamic CSS rules (class `dyn-rule-*`); they are left out unless `hints`.
+   */
+  async lineText(line, { hints = false } = {}) {
+    return this.page.evaluate((wanted, withHints) => {
       const editor = document.querySelector('.editor-group-container.active .monaco-editor');
       if (!editor) return undefined;
       const number = [...editor.querySelectorAll('.margin-view-overlays .line-numbers')].find(
@@ -88,8 +92,11 @@ export class Workbench {
       if (!number) return undefined;
       const top = number.parentElement?.style.top;
       const row = [...editor.querySelectorAll('.view-lines .view-line')].find((el) => el.style.top === top);
-      return row?.textContent?.replace(/\u00a0/g, ' ');
-    }, line);
+      if (!row) return undefined;
+      const copy = row.cloneNode(true);
+      if (!withHints) copy.querySelectorAll('[class*="dyn-rule-"]').forEach((el) => el.remove());
+      return copy.textContent?.replace(/\u00a0/g, ' ');
+    }, line, hints);
   }
 
   /** Every rendered line of the active editor, top to bottom. */
