@@ -510,3 +510,62 @@ def test_definition_opens_the_child_workflow(tmp_path: Path):
     assert out.get("error") is None and out["attached"] and out["found"]
     assert Path(out["buffer"]).resolve() == child.resolve()
     assert out["cursor"] == [1, 8]  # on the child's `name` value
+
+
+RUN = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local out = {}
+    local ok, err = pcall(function()
+      vim.cmd.edit(vim.fn.fnameescape(vim.g.wfls_document))
+      local document = vim.api.nvim_get_current_buf()
+      out.attached = vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = 0, name = 'wfls' }) > 0
+      end, 50)
+      vim.cmd('WflsRun ' .. vim.fn.fnameescape(vim.g.wfls_input))
+      out.shown = vim.wait(20000, function()
+        return vim.api.nvim_get_current_buf() ~= document
+      end, 50)
+      out.trace = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+      local params = {
+        textDocument = { uri = vim.uri_from_bufnr(document) },
+        position = { line = vim.g.wfls_at[1], character = vim.g.wfls_at[2] },
+      }
+      local answer = vim.lsp.buf_request_sync(document, 'textDocument/hover', params, 10000)
+      for _, response in pairs(answer or {}) do
+        out.hover = response.result and response.result.contents.value
+      end
+    end)
+    out.error = not ok and tostring(err) or nil
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode(out))
+    file:close()
+    vim.cmd('qa!')
+  end,
+})
+"""
+
+
+def test_wfls_run_shows_the_trace_and_hover_what_a_node_saw(tmp_path: Path):
+    document = tmp_path / "billing.wf.toml"
+    shutil.copy(ROOT / "examples" / "billing.wf.toml", document)
+    shutil.copy(ROOT / "examples" / "billing.input.json", tmp_path / "input.json")
+    text = document.read_text(encoding="utf-8")
+    settings = {
+        "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
+        "wfls_document": str(document),
+        "wfls_input": str(tmp_path / "input.json"),
+        "wfls_at": _position(text, text.index('id = "charge"') + 6),
+    }
+    out = _run(tmp_path, RUN, settings)
+    assert out.get("error") is None and out["attached"] and out["shown"]
+    assert out["trace"][0].startswith("workflow 'billing', run with stand-in handlers (")
+    assert "completed with outcome 'ok'" in out["trace"]
+    assert any(
+        line.startswith('#3 charge (node) [customers > "orders.v2"] → ok') for line in out["trace"]
+    )
+    assert "**Last run**: 3 activations" in out["hover"]

@@ -11,14 +11,17 @@ Neither imports the server, so handlers can be tested with a context alone.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
-from wf_core.view import AnalysisView, WorkspaceView
+from wf_core.view import AnalysisView, DiagnosedView, WorkspaceView
 from wfls.capabilities import ClientFlags
 from wfls.convert import PositionCodec
 from wfls.settings import Settings
+
+if TYPE_CHECKING:
+    from wfls.features.run import LastRun
 
 
 class DocumentLookup(Protocol):
@@ -36,6 +39,7 @@ class RequestContext:
     settings: Settings
     documents: DocumentLookup
     workspace: WorkspaceView | None = None
+    last_run: LastRun | None = None  # what the last "Run with sample input" saw
 
     def offset(self, position: types.Position) -> int:
         """The code-point offset of a client position in this view's text."""
@@ -59,6 +63,8 @@ class Session(Protocol):
         self, uri: str, *, while_typing: bool = False
     ) -> RequestContext | None: ...
     def text_of(self, uri: str) -> str | None: ...
+    async def analysed(self, uri: str) -> DiagnosedView | None: ...
+    def remember_run(self, uri: str, run: LastRun) -> None: ...
     def document_uris(self) -> list[str]: ...
     def result_id(self, uri: str) -> str: ...
     async def files_changed(self, changes: list[tuple[str, bool]]) -> None: ...

@@ -25,7 +25,7 @@ import sys
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote
 
 from cattrs.errors import ClassValidationError
@@ -47,6 +47,9 @@ from wfls.context import RequestContext
 from wfls.features.types import Refusal
 from wfls.settings import Settings, parse_settings
 from wfls.store import DocumentStore
+
+if TYPE_CHECKING:
+    from wfls.features.run import LastRun
 
 logger = logging.getLogger("wfls")
 
@@ -153,6 +156,7 @@ class WflsServer(LanguageServer):
         )
         self.store = DocumentStore()
         self.workflows = Workspace(Roots([]))
+        self._last_runs: dict[str, LastRun] = {}  # per open document, for hover
         self._cross: dict[str, int] = {}  # per URI: changes of the documents it depends on
         self._indexing: asyncio.Future[None] | None = None
         self.flags = ClientFlags()
@@ -240,7 +244,20 @@ class WflsServer(LanguageServer):
             # The semantic index of a large document takes a while to build: off the loop.
             await self.in_worker(getattr, view, "index")
         codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
-        return RequestContext(uri, view, codec, self.flags, self.settings, self, self.workflows)
+        return RequestContext(
+            uri,
+            view,
+            codec,
+            self.flags,
+            self.settings,
+            self,
+            self.workflows,
+            self._last_runs.get(uri),
+        )
+
+    def remember_run(self, uri: str, run: LastRun) -> None:
+        """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""
+        self._last_runs[uri] = run
 
     def text_of(self, uri: str) -> str | None:
         """The client's current text of an open document (pygls applies the edits)."""
@@ -488,6 +505,7 @@ class WflsServer(LanguageServer):
         if pending is not None:
             pending.cancel()
         self._diagnostics.pop(uri, None)
+        self._last_runs.pop(uri, None)
         self._dependencies_changed(self.workflows.close(uri) - {uri})
         if not self.flags.pull_diagnostics:
             self.text_document_publish_diagnostics(
@@ -633,7 +651,7 @@ def features() -> list[Feature]:
         Feature(
             types.WORKSPACE_EXECUTE_COMMAND,
             execute_command,
-            types.ExecuteCommandOptions(commands=list(execute_command.COMMANDS)),
+            types.ExecuteCommandOptions(commands=list(execute_command.ADVERTISED)),
         ),
     ]
 

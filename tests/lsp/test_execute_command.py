@@ -1,4 +1,4 @@
-"""``workspace/executeCommand``: ``wfls.ownerStack`` and ``wfls.nodeContext``.
+"""``workspace/executeCommand``: ``wfls.ownerStack``, ``wfls.nodeContext``, ``wfls.runWorkflow``.
 
 The editors call these for the node under the cursor (a status item, a "show
 context" command). Positions come in the negotiated encoding; the one-line
@@ -16,7 +16,7 @@ import sys
 from typing import Any
 
 import pytest
-from conftest import WAIT, Session, start_session
+from conftest import EXAMPLES, WAIT, Session, start_session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
@@ -100,10 +100,64 @@ def one_line_billing() -> str:
     return json.dumps(document, ensure_ascii=False)
 
 
-def test_both_commands_are_advertised(session: Session):
+def test_the_commands_are_advertised(session: Session):
     provider = session.result.capabilities.execute_command_provider
     assert provider is not None
-    assert sorted(provider.commands) == COMMANDS
+    assert sorted(provider.commands) == [*COMMANDS, "wfls.runWorkflow"]
+
+
+BILLING_INPUT = json.loads((EXAMPLES / "billing.input.json").read_text(encoding="utf-8"))
+
+
+async def test_run_with_sample_input_then_hover_shows_what_a_node_saw(
+    session: Session, billing_text: str
+):
+    uri = session.open("billing.wf.toml", billing_text)
+    answer = await execute(session, "wfls.runWorkflow", [{"uri": uri, "input": BILLING_INPUT}])
+    assert answer["status"] == "completed" and answer["outcome"] == "ok"
+    charge = [entry for entry in answer["trace"] if entry["node"] == "charge"]
+    assert len(charge) == 3
+    assert charge[2]["context"]["foreach"]["customers"]["item"]["name"] == "Grace"
+    assert charge[2]["context"]["foreach"]["orders.v2"]["item"] == {"sku": "C-9", "qty": 3}
+    assert '"orders.v2"[0] = {"sku": "C-9", "qty": 3}' in answer["text"]
+    # Hover on the node's id now shows the items its three activations saw.
+    shown = await session.request(
+        types.TEXT_DOCUMENT_HOVER, uri, session.find(uri, 'id = "charge"') + 6
+    )
+    markdown = shown.contents.value
+    assert "**Last run**: 3 activations" in markdown
+    assert '`customers[1] = {"name": "Grace"' in markdown
+    # No file was written beside the document.
+    assert sorted(p.name for p in session.root.iterdir()) == []
+
+
+async def test_a_run_the_server_cannot_make_gets_a_reason(
+    bare_client: LanguageClient, request, tmp_path, billing_text: str
+):
+    session = await start_session(bare_client, request, tmp_path, "neovim", "utf-8")
+    broken = session.open(
+        "broken.wf.toml", billing_text.replace('node = "charge_order"', 'node = "x"')
+    )
+    with pytest.raises(JsonRpcException) as raised:
+        await execute(session, "wfls.runWorkflow", [{"uri": broken, "input": BILLING_INPUT}])
+    assert raised.value.code == -32803
+    assert raised.value.message.startswith(
+        "the workflow has 1 error(s); fix them before running it"
+    )
+    closed = session.uri("elsewhere.wf.toml")
+    for arguments in (
+        None,
+        [{"uri": broken}],
+        [{"uri": broken, "input": {}, "outcomes": ["ok"]}],
+        [{"uri": closed, "input": {}}],
+    ):
+        with pytest.raises(JsonRpcException) as raised:
+            await execute(session, "wfls.runWorkflow", arguments)
+        assert raised.value.code == -32602, arguments
+    # An input the schema rejects is a run refused with the reason, not an error reply.
+    uri = session.open("billing.wf.toml", billing_text)
+    answer = await execute(session, "wfls.runWorkflow", [{"uri": uri, "input": {"customers": 3}}])
+    assert answer["status"] == "refused" and "customers" in answer["error"]
 
 
 async def test_owner_stack_of_the_node_around_the_cursor(session: Session, billing_text: str):

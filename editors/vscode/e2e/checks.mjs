@@ -335,6 +335,54 @@ async function semanticTokens(wb, { text, shot }) {
   await wb.page.keyboard.press('Escape');
 }
 
+/**
+ * "Run with Sample Input": pick billing.input.json in VS Code's file dialog, read the
+ * trace the server returns in an untitled editor, then hover a body node's id for the
+ * items its activations saw.
+ */
+async function runWorkflow(wb, { text, shot, workspace }) {
+  await wb.runCommand('wfls: Run with Sample Input', { opensInput: true });
+  // VS Code's own (simple) file dialog: a quick input holding a path.
+  const input = '.quick-input-widget .quick-input-box input';
+  await until(SHORT, 'the file dialog', async () =>
+    (await wb.page.$eval(input, (el) => el.value).catch(() => ''))?.includes('/workspace'),
+  );
+  await wb.press('Control+A');
+  await wb.type(`${workspace}/billing.input.json`);
+  await until(SHORT, 'the path typed in the dialog', async () =>
+    (await wb.page.$eval(input, (el) => el.value))?.endsWith('billing.input.json'),
+  );
+  await wb.page.keyboard.press('Enter');
+  await until(SERVER, 'an untitled editor', async () => /Untitled/.test(await wb.activeTab()));
+  const trace = await until(SHORT, 'the trace in the editor', async () => {
+    const shown = await wb.visibleText();
+    return shown.includes('run with stand-in handlers') ? shown : false;
+  });
+  assert.match(trace, /workflow 'billing', run with stand-in handlers \(\d+ activations\)/);
+  assert.match(trace, /completed with outcome 'ok'/);
+  assert.match(trace, /charge \(node\) \[customers > "orders\.v2"\] → ok/);
+  await shot('run-workflow');
+  await wb.runCommand('View: Revert and Close Editor');
+  await wb.openFile('billing.wf.toml');
+  const { line, column } = find(text, 'id = "charge"', 'id = "c'.length);
+  await wb.goto(line, column);
+  const shown = await until(SERVER, 'a hover with the last run', async () => {
+    await wb.press('Control+K');
+    await wb.press('Control+I');
+    const content = await wb.page
+      .waitForSelector('.monaco-hover .hover-contents', { visible: true, timeout: 3_000 })
+      .then(() => wb.hoverText())
+      .catch(() => undefined);
+    if (content?.includes('Last run')) return content;
+    await wb.page.keyboard.press('Escape');
+    return false;
+  });
+  assert.match(shown, /Last run: 3 activations/);
+  assert.match(shown, /customers\[1\] = \{"name": "Grace"/);
+  await shot('run-workflow-hover');
+  await wb.page.keyboard.press('Escape');
+}
+
 export const CHECKS = [
   ['completion', completion],
   ['hover', hover],
@@ -348,4 +396,5 @@ export const CHECKS = [
   ['outline', outline],
   ['inlay-hints', inlayHints],
   ['semantic-tokens', semanticTokens],
+  ['run-workflow', runWorkflow],
 ];

@@ -32,13 +32,16 @@ export class Workbench {
     await this.page.keyboard.type(text, { delay: 20 });
   }
 
-  async quickInput(prefixChord, text, rowLabel) {
+  /** Picks the row labelled `rowLabel` after typing `text`; unless `opensInput`, waits
+   * for the quick input to close (a command that opens another one keeps it open). */
+  async quickInput(prefixChord, text, rowLabel, { opensInput = false } = {}) {
     await this.press(prefixChord);
     await this.page.waitForSelector('.quick-input-widget .quick-input-box input', { visible: true, timeout: SHORT });
     await this.type(text);
     const row = `.quick-input-list .monaco-list-row[aria-label*="${rowLabel}"]`;
     await this.page.waitForSelector(row, { visible: true, timeout: SHORT });
     await this.page.keyboard.press('Enter');
+    if (opensInput) return;
     await this.page.waitForSelector('.quick-input-widget', { hidden: true, timeout: SHORT });
   }
 
@@ -49,8 +52,8 @@ export class Workbench {
   }
 
   /** Runs a command of the palette by its title ("wfls: Show Context at Node"). */
-  async runCommand(title) {
-    await this.quickInput('F1', title, title);
+  async runCommand(title, options = {}) {
+    await this.quickInput('F1', title, title, options);
   }
 
   async focusEditor() {

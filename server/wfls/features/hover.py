@@ -3,7 +3,8 @@
 On a path segment, what the path up to it resolves to where it is read (the
 same navigator validation uses); on ``context.foreach.<id>`` the loop itself
 and the owner stack here; on a node id, node def, outcome, alias, property
-declaration or node ``type`` what it is and where it leads.
+declaration or node ``type`` what it is and where it leads; on a node id, after
+a "Run with sample input", the loop items its activations saw in that run.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from wfls.features.common import (
     stack_text,
     value_at,
 )
+from wfls.features.run import LastRun, observations_markdown
 from wfls.features.schema_text import schema_markdown, without_defs
 from wfls.features.types import HoverResult
 
@@ -66,8 +68,12 @@ def _json(value: Any) -> str:
 
 
 def hover(
-    view: AnalysisView, offset: int, workspace: WorkspaceView | None = None
+    view: AnalysisView,
+    offset: int,
+    workspace: WorkspaceView | None = None,
+    last_run: LastRun | None = None,
 ) -> HoverResult | None:
+    """``last_run``: what the last run of the document saw, shown on a node's id."""
     cursor = classify(view, offset)
     if cursor.path is not None and cursor.segment is not None:
         return path_hover(view, cursor.path, cursor.segment)
@@ -76,6 +82,9 @@ def hover(
         return HoverResult(workflow_markdown(view, occurrence.name, workspace), occurrence.span)
     if occurrence is not None:
         text = occurrence_markdown(view, occurrence)
+        symbol = occurrence.symbol
+        if text and last_run is not None and symbol is not None and symbol.kind == SymbolKind.NODE:
+            text += "\n\n" + observations_markdown(last_run, symbol.key[0], view.text)
         return HoverResult(text, occurrence.span) if text else None
     return _value_hover(view, cursor)
 

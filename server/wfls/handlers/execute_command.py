@@ -1,6 +1,6 @@
-"""``workspace/executeCommand``: the node under the cursor, for editor commands.
+"""``workspace/executeCommand``: the node under the cursor, and running the workflow.
 
-Both commands take one argument ``{"uri": str, "position": {"line", "character"}}``
+The node commands take one argument ``{"uri": str, "position": {"line", "character"}}``
 (the position in the negotiated encoding) and answer for the ``[[nodes]]``
 entry holding that position, or null outside every node and for documents
 that are not open:
@@ -8,20 +8,29 @@ that are not open:
 - ``wfls.ownerStack`` → ``{"node", "owner_stack"}``;
 - ``wfls.nodeContext`` → what ``wfls context FILE NODE --json`` prints.
 
+``wfls.runWorkflow`` takes ``{"uri": str, "input": <JSON value>, "outcomes"?:
+{node or node def: outcome}}`` and runs the open document's workflow on that
+input with stand-in handlers, off the event loop; it answers what
+:func:`wfls.features.run.run_document` returns, and hover shows what each node
+saw until the next run or the document closes. A document with errors, or whose
+child workflow cannot be found, gets a ``RequestFailed`` reply saying why.
+
 Malformed arguments get an ``InvalidParams`` error reply.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
 from wfls.context import Session
 from wfls.features import node_context
+from wfls.features.run import RunRefused, run_document
 
 logger = logging.getLogger("wfls")
 
@@ -29,6 +38,15 @@ COMMANDS: dict[str, Callable[[Any, int], Any]] = {
     "wfls.ownerStack": node_context.owner_stack_at,
     "wfls.nodeContext": node_context.node_context_at,
 }
+RUN_WORKFLOW = "wfls.runWorkflow"
+ADVERTISED = (*COMMANDS, RUN_WORKFLOW)
+
+
+class RequestFailed(JsonRpcException):
+    """The request was valid but could not be carried out (LSP ``RequestFailed``)."""
+
+    CODE = -32803
+    MESSAGE = "Request failed"
 
 
 def _target(arguments: Any) -> tuple[str, types.Position]:
@@ -54,7 +72,43 @@ def empty() -> None:
     return None
 
 
+def _run_arguments(arguments: Any) -> tuple[str, Any, dict[str, str]]:
+    """The uri, input and chosen outcomes of ``[{"uri", "input", "outcomes"?}]``."""
+    usage = 'expected one argument {"uri", "input", "outcomes"?}'
+    if not isinstance(arguments, list) or len(arguments) != 1:
+        raise JsonRpcInvalidParams(usage)
+    [argument] = arguments
+    if not isinstance(argument, dict) or not isinstance(argument.get("uri"), str):
+        raise JsonRpcInvalidParams(usage)
+    if "input" not in argument:
+        raise JsonRpcInvalidParams("the run needs an input: a JSON value")
+    outcomes = argument.get("outcomes", {})
+    if not isinstance(outcomes, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in outcomes.items()
+    ):
+        raise JsonRpcInvalidParams("outcomes maps node ids or node def names to outcomes")
+    return argument["uri"], argument["input"], outcomes
+
+
+async def run_workflow(session: Session, arguments: Any) -> Any:
+    uri, value, outcomes = _run_arguments(arguments)
+    ctx = await session.request_context(uri)
+    view = await session.analysed(uri) if ctx is not None else None
+    if ctx is None or view is None:
+        raise JsonRpcInvalidParams(f"{uri} is not an open workflow document")
+    try:
+        answer, last = await asyncio.to_thread(
+            run_document, view, value, workspace=ctx.workspace, outcomes=outcomes
+        )
+    except RunRefused as refused:
+        raise RequestFailed(str(refused)) from None
+    session.remember_run(uri, last)
+    return answer
+
+
 async def handle(session: Session, params: types.ExecuteCommandParams) -> Any:
+    if params.command == RUN_WORKFLOW:
+        return await run_workflow(session, params.arguments)
     feature = COMMANDS.get(params.command)
     if feature is None:
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}")

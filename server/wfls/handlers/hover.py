@@ -16,5 +16,5 @@ def empty() -> None:
 
 
 def handle(ctx: RequestContext, params: types.HoverParams) -> types.Hover | None:
-    result = hover(ctx.view, ctx.offset(params.position), ctx.workspace)
+    result = hover(ctx.view, ctx.offset(params.position), ctx.workspace, ctx.last_run)
     return convert.hover(result, ctx.codec, ctx.flags) if result is not None else None

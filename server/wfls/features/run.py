@@ -1,0 +1,160 @@
+"""Run with sample input: the workflow of an open document, run in the server.
+
+Only stand-in handlers run (built from the node defs' output schemas): the
+server never imports user code, and it writes no file; the trace travels in
+the command's answer. A run is bounded (a step limit, interrupts answered with
+samples of their ``resume_schema`` a bounded number of times), so a workflow
+that loops forever cannot hang the editor.
+
+The run is remembered per document (:class:`LastRun`) so that hover can show,
+on a node, the loop items its activations saw.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from wf_core.issues import Severity
+from wf_core.view import DiagnosedView, WorkspaceView
+
+if TYPE_CHECKING:  # the runtime is imported on the first run, not at server start
+    from wf_core.runtime.json_values import JsonObject
+    from wf_core.runtime.preview import Preview
+
+MAX_STEPS = 10_000
+
+
+class RunRefused(Exception):
+    """The workflow cannot run as it is; the message says why, in one line."""
+
+
+@dataclass(frozen=True)
+class LastRun:
+    """What the last run of a document saw: per node id, its activations' contexts.
+
+    ``text`` is the document text that ran, so that hover can say when the
+    document has changed since.
+    """
+
+    text: str
+    status: str
+    observations: Mapping[str, tuple[JsonObject, ...]]
+
+
+def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str, Any]:
+    """Every workflow the document's subgraph nodes reach, by name, from the workspace."""
+    from wf_core.models import SubgraphNode
+
+    def called(workflow: Any) -> set[str]:
+        """The runtime finds a child under its reference's display name."""
+        refs = [node.workflow for node in workflow.nodes if isinstance(node, SubgraphNode)]
+        for ref in refs:
+            if ref.name is None:
+                raise RunRefused(
+                    f"a subgraph node calls the published workflow '{ref.display}', "
+                    "which the editor cannot see"
+                )
+        return {ref.display for ref in refs}
+
+    found: dict[str, Any] = {}
+    pending = sorted(called(view.workflow))
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        document = workspace.resolve(name) if workspace is not None else None
+        if document is None:
+            raise RunRefused(
+                f"a subgraph node calls '{name}': no document of the workspace declares it"
+            )
+        child = document.snapshot.workflow
+        if child is None:
+            raise RunRefused(f"the child workflow '{name}' has errors; fix them before running")
+        found[name] = child
+        pending.extend(sorted(called(child) - set(found)))
+    return found
+
+
+def _errors(view: DiagnosedView, workspace: WorkspaceView | None) -> list[str]:
+    """Every error of the document, its own and across files, as ``code: message``."""
+    issues = list(view.issues)
+    if workspace is not None and view.uri is not None:
+        issues.extend(workspace.issues_of(view.uri, view) or ())
+    return [f"{i.code}: {i.message}" for i in issues if i.severity == Severity.ERROR]
+
+
+def run_document(
+    view: DiagnosedView,
+    input: object,
+    *,
+    workspace: WorkspaceView | None = None,
+    outcomes: Mapping[str, str] | None = None,
+) -> tuple[dict[str, Any], LastRun]:
+    """Run the document's workflow on ``input`` with stand-ins.
+
+    Answers ``{"status", "outcome", "output", "error", "activations", "text",
+    "trace"}``: ``status`` is ``completed``, ``paused``, ``failed`` or ``refused``
+    (the input or a handler result did not fit the declared schemas), ``text`` the
+    readable trace under a summary, ``trace`` one object per activation (``node``,
+    ``owner_stack``, ``context``, ``input``, ``outcome``). Raises
+    :class:`RunRefused` when the document has errors or a child cannot be found.
+    """
+    from wf_core.runtime.preview import observed_contexts, preview_run
+
+    errors = _errors(view, workspace)
+    if errors:
+        raise RunRefused(
+            f"the workflow has {len(errors)} error(s); fix them before running it "
+            f"(first: {errors[0]})"
+        )
+    if view.workflow is None:
+        raise RunRefused("the workflow could not be built; fix its errors before running it")
+    children = _children(view, workspace)
+    preview = preview_run(
+        view.workflow, input, subgraphs=children, outcomes=outcomes, max_steps=MAX_STEPS
+    )
+    last = LastRun(view.text, preview.status, observed_contexts(preview.records, limit=50))
+    name = view.workflow.name
+    answer = {
+        "status": preview.status,
+        "outcome": preview.outcome,
+        "output": preview.output,
+        "error": preview.error,
+        "activations": len(preview.records),
+        "text": _text(name, preview),
+        "trace": [record.as_json() for record in preview.records],
+    }
+    return answer, last
+
+
+def _text(name: str, preview: Preview) -> str:
+    head = [f"workflow '{name}', run with stand-in handlers ({len(preview.records)} activations)"]
+    if preview.status == "completed":
+        output = json.dumps(preview.output, indent=2, ensure_ascii=False)
+        head.append(f"completed with outcome '{preview.outcome}'\noutput: {output}")
+    elif preview.status == "paused":
+        head.append("paused at an interrupt that sample answers could not get past")
+    else:
+        head.append(f"{preview.status}: {preview.error}")
+    trace = preview.text.rstrip("\n")
+    return "\n".join(head) + ("\n\n" + trace if trace else "") + "\n"
+
+
+def observations_markdown(last: LastRun, node_id: str, current_text: str) -> str:
+    """What hover adds on a node: the loop items its activations saw in the last run."""
+    from wf_core.runtime.preview import describe_observations
+
+    stale = "" if last.text == current_text else " (on an earlier version of this document)"
+    contexts = last.observations.get(node_id)
+    if not contexts:
+        return f"**Last run**{stale}: this node did not run."
+    count = len(contexts)
+    runs = f"{count} activation{'s' if count != 1 else ''}" + ("+" if count >= 50 else "")
+    if not any(isinstance(c.get("foreach"), dict) and c["foreach"] for c in contexts):
+        return f"**Last run**{stale}: {runs}, outside every loop"
+    lines = describe_observations(contexts).splitlines()
+    body = "\n".join(f"- `{line}`" if not line.startswith("…") else f"- {line}" for line in lines)
+    return f"**Last run**{stale}: {runs}\n\n{body}"
