@@ -22,7 +22,7 @@ from typing import Any
 from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.locations import Location
-from wf_core.semantic.build import PathResolver, path_occurrence, segment_occurrences
+from wf_core.semantic.build import PathResolver, path_occurrence, path_role_at, segment_occurrences
 from wf_core.semantic.index import IndexView, SemanticIndex
 from wf_core.semantic.model import (
     Occurrence,
@@ -346,16 +346,15 @@ _READ_AS_TEXT = frozenset(("start", "from", "to", "outcome", "node", "op", "type
 def editable_without_reanalysis(base: DocumentSnapshot, location: Location) -> bool:
     """Strings whose edits leave the graph, the stacks and the schemas as they were.
 
-    Paths (as the semantic index finds them) and references by name only read the
+    Paths (where the index builder reads them) and references by name only read the
     model, so completion while they are being typed may answer from the previous
     analysis (an edited ``over`` changes only what its body reads, not what the ``over``
     itself may read); an edited ``id`` would change the graph that analysis describes.
+    The question is answered from the parsed values, never by building the index:
+    this runs on the event loop for every request while typing.
     """
-    literal = base.parsed.source_map.string(location)
-    if literal is not None:
-        path = base.index.path_at(literal.content.start)
-        if path is not None and path.location == location:
-            return True
+    if path_role_at(base.parsed.values, location) is not None:
+        return True
     return (
         bool(location)
         and location[-1] in _READ_AS_TEXT

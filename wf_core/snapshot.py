@@ -13,7 +13,9 @@ when an earlier node failed to validate and is missing from the model).
 
 from __future__ import annotations
 
+import copy
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from typing import Any
@@ -139,6 +141,33 @@ class DocumentSnapshot:
         from wf_core.semantic.build import IndexBuilder
 
         return IndexBuilder(self.parsed.values, self.parsed.source_map, self.context).build()
+
+    def with_version(self, version: int | None) -> DocumentSnapshot:
+        """The same analysis under another version number: a version whose text equals
+        an analysed one's (an undo, a save that changed nothing) is not analysed again."""
+        twin = copy.copy(self)  # shares every part computed so far; none of them holds the version
+        twin.version = version
+        return twin
+
+    @property
+    def has_index(self) -> bool:
+        return "index" in vars(self)
+
+    def build_index(self, cancelled: Callable[[], bool]) -> bool:
+        """Build the index ahead of use unless ``cancelled`` turns true first; whether
+        the index is there. A given-up build leaves nothing behind: ``index`` builds
+        it whole when read."""
+        from wf_core.semantic.build import IndexBuilder, IndexCancelled
+
+        if self.has_index:
+            return True
+        builder = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context, cancelled)
+        try:
+            index = builder.build()
+        except IndexCancelled:
+            return False
+        vars(self).setdefault("index", index)  # where cached_property keeps its value
+        return True
 
     @cached_property
     def report(self) -> ValidationReport:

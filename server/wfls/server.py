@@ -35,6 +35,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from wf_core.overlay import EditedSnapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.view import AnalysisView
 from wf_core.workspace.checks import document_issues
@@ -66,6 +67,8 @@ logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
 
 PUSH_DELAY = 0.075
 """Seconds of quiet after the last change before pushing diagnostics."""
+INDEX_AHEAD_DELAY = 0.25
+"""Quiet time after a version's diagnostics before its semantic index is built ahead."""
 
 
 @dataclass(frozen=True)
@@ -203,7 +206,30 @@ class WflsServer(LanguageServer):
             self._dependencies_changed(result.affected - {uri})
         if generation == self._settings_generation and result.result_id == self._result_id(uri):
             self._diagnostics[uri] = result
+        if result.version is not None:
+            self._index_ahead(uri, result.version)
         return result
+
+    def _index_ahead(self, uri: str, version: int) -> None:
+        """After a quiet moment, build the semantic index of ``version`` in the worker, so
+        that the next request does not wait for it. The build gives way (between nodes)
+        as soon as a newer version arrives, so it never delays that version's analysis
+        by more than a few nodes' work."""
+
+        def stale() -> bool:
+            return self.store.version(uri) != version
+
+        async def build() -> None:
+            await asyncio.sleep(INDEX_AHEAD_DELAY)
+            snapshot = self.store.current_snapshot(uri)
+            if stale() or snapshot is None or snapshot.has_index:
+                return
+            if await self.in_worker(snapshot.build_index, stale):
+                self.store.mark_indexed(uri, snapshot)
+
+        task = asyncio.ensure_future(build())
+        self._push_tasks.add(task)
+        task.add_done_callback(self._push_tasks.discard)
 
     def document_uris(self) -> list[str]:
         """Every workflow document: the open ones, then the rest of the workspace."""
@@ -240,9 +266,11 @@ class WflsServer(LanguageServer):
             view = await self.analysed(uri)
         if view is None:
             return None
-        if isinstance(view, DocumentSnapshot) and "index" not in vars(view):
-            # The semantic index of a large document takes a while to build: off the loop.
-            await self.in_worker(getattr, view, "index")
+        # The semantic index of a large document takes a while to build: off the loop.
+        indexable = view.base if isinstance(view, EditedSnapshot) else view
+        if isinstance(indexable, DocumentSnapshot) and not indexable.has_index:
+            await self.in_worker(getattr, indexable, "index")
+            self.store.mark_indexed(uri, indexable)
         codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
         return RequestContext(
             uri,

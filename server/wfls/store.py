@@ -17,7 +17,10 @@ Invariants:
   never pairs one version's text with another's number.
 - While a full analysis is pending, completion and hover may answer from an
   :class:`~wf_core.overlay.EditedSnapshot`: the last analysed version seen
-  through an edit confined to one string literal.
+  through an edit confined to one string literal. The version they prefer to
+  see through is the latest one whose semantic index is built (``indexed``):
+  the newest analysis may not have one yet, and building it costs more than
+  the analysis itself on a large document.
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ class OpenDocument:
     current: tuple[str, int]  # (text, version), replaced as one value
     parser: DocumentParser
     snapshot: DocumentSnapshot | None = field(default=None, repr=False)
+    indexed: DocumentSnapshot | None = field(default=None, repr=False)  # index built
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     models: ModelCache = field(default_factory=ModelCache, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
@@ -66,6 +70,14 @@ class OpenDocument:
     @property
     def version(self) -> int:
         return self.current[1]
+
+
+def _same_text(text: str, *snapshots: DocumentSnapshot | None) -> DocumentSnapshot | None:
+    """The first of ``snapshots`` whose text is ``text`` (a C-speed comparison)."""
+    for snapshot in snapshots:
+        if snapshot is not None and snapshot.text == text:
+            return snapshot
+    return None
 
 
 class DocumentStore:
@@ -123,14 +135,18 @@ class DocumentStore:
             cached = document.snapshot
             if cached is not None and cached.version == version:
                 return cached
-            parsed = document.parser.parse(text)
-            snapshot = DocumentSnapshot(
-                parsed,
-                uri=uri,
-                version=version,
-                model_cache=document.models,
-                context_cache=document.contexts,
-            )
+            same = _same_text(text, document.indexed, document.snapshot)
+            if same is not None:
+                snapshot = same.with_version(version)
+            else:
+                parsed = document.parser.parse(text)
+                snapshot = DocumentSnapshot(
+                    parsed,
+                    uri=uri,
+                    version=version,
+                    model_cache=document.models,
+                    context_cache=document.contexts,
+                )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.snapshot is None or (document.snapshot.version or 0) <= version:
                 document.snapshot = snapshot
@@ -144,11 +160,39 @@ class DocumentStore:
             return None
         text, version = document.current
         base = document.snapshot
+        if base is not None and base.version == version and base.has_index:
+            return base
+        indexed = document.indexed
+        if indexed is not None:
+            if indexed.version == version:
+                return indexed
+            if indexed.text == text:
+                return indexed.with_version(version)
+            derived = derive_edited_snapshot(indexed, text, version)
+            if derived is not None:
+                return derived
         if base is None:
             return None
         if base.version == version:
             return base
         return derive_edited_snapshot(base, text, version)
+
+    def mark_indexed(self, uri: str, snapshot: DocumentSnapshot) -> None:
+        """``snapshot``'s index is built: while-typing requests may see through it."""
+        document = self._documents.get(uri)
+        if document is None or not snapshot.has_index:
+            return
+        current = document.indexed
+        if current is None or (current.version or 0) <= (snapshot.version or 0):
+            document.indexed = snapshot
+
+    def current_snapshot(self, uri: str) -> DocumentSnapshot | None:
+        """The latest version's analysis if it is done already (never analyses)."""
+        document = self._documents.get(uri)
+        if document is None:
+            return None
+        snapshot = document.snapshot
+        return snapshot if snapshot is not None and snapshot.version == document.version else None
 
     def lines(self, uri: str) -> LineIndex | None:
         """Line index of an open document, without analysing it."""

@@ -14,7 +14,7 @@ test checks that both find the same reads.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
@@ -337,10 +337,25 @@ class PathResolver:
         return self._members(site, view, list(members))
 
 
-class IndexBuilder:
-    """Walks one document version's values once (see the module docstring)."""
+class IndexCancelled(Exception):
+    """The build was given up: a newer version made it pointless."""
 
-    def __init__(self, values: Any, source_map: SourceMap, context: ContextModel | None) -> None:
+
+class IndexBuilder:
+    """Walks one document version's values once (see the module docstring).
+
+    ``cancelled`` is polled between nodes: a background build (done ahead of the
+    first request) gives way as soon as a newer version of the document arrives.
+    """
+
+    def __init__(
+        self,
+        values: Any,
+        source_map: SourceMap,
+        context: ContextModel | None,
+        cancelled: Callable[[], bool] | None = None,
+    ) -> None:
+        self._cancelled = cancelled
         self.values: Mapping[str, Any] = _dict(values)
         self.source_map = source_map
         self.resolver = PathResolver(self.values, context)
@@ -383,7 +398,10 @@ class IndexBuilder:
 
     def _nodes(self) -> None:
         resolver = self.resolver
+        cancelled = self._cancelled
         for index, node in enumerate(resolver.nodes):
+            if cancelled is not None and index % 64 == 0 and cancelled():
+                raise IndexCancelled
             base: Location = ("nodes", index)
             node_id = node.get("id") if isinstance(node.get("id"), str) else None
             node_type = node.get("type")
@@ -610,6 +628,28 @@ def segment_occurrences(path: PathOccurrence) -> Iterator[Occurrence]:
             segment=segment.index,
             style=path.literal.style,
         )
+
+
+def path_role_at(values: Any, location: Location) -> PathRole | None:
+    """The role of the path string at ``location``, or None where no path is written:
+    the places the index builder reads paths from, found without building the index."""
+    values = _dict(values)
+    if len(location) == 3 and location[0] == "output" and location[2] in ("target", "path"):
+        binding = _dict(_at(_list(values.get("output")), location[1]))
+        if location[2] in binding:
+            return PathRole.OUTPUT_TARGET if location[2] == "target" else PathRole.OUTPUT
+        return None
+    if len(location) < 3 or location[0] != "nodes" or not isinstance(location[1], int):
+        return None
+    node = _dict(_at(_list(values.get("nodes")), location[1]))
+    for place, role in _node_paths(node, location[:2]):
+        if place == location:
+            return role
+    return None
+
+
+def _at(items: list[Any], index: Any) -> Any:
+    return items[index] if isinstance(index, int) and 0 <= index < len(items) else None
 
 
 def _node_paths(node: Mapping[str, Any], base: Location) -> Iterator[tuple[Location, PathRole]]:

@@ -57,6 +57,16 @@ def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:
     return tuple(placed)
 
 
+def _node_ids(values: Any) -> dict[str, int]:
+    """Each node id's document index (its first node), from the parsed values."""
+    ids: dict[str, int] = {}
+    nodes = values.get("nodes") if isinstance(values, Mapping) else None
+    for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
+        if isinstance(node, Mapping) and isinstance(node.get("id"), str):
+            ids.setdefault(node["id"], index)
+    return ids
+
+
 def _place(snapshot: DocumentSnapshot, issue: Issue) -> PlacedIssue:
     """Place a finding written in document locations (cross-file findings are)."""
     location = issue.location or ()
@@ -85,6 +95,7 @@ class _Checker:
         # Subgraph nodes whose child is unknown: their lda-wf binding findings (against the
         # empty default schema) only follow from that and are shown as information.
         self._unresolved: dict[int, Location] = {}
+        self._node_ids: dict[str, dict[str, int]] = {}  # per document uri, built when needed
 
     # -- the document's own findings ---------------------------------------------------
 
@@ -140,6 +151,11 @@ class _Checker:
     def _foreign_loop(
         self, location: Location
     ) -> tuple[WorkspaceDocument, SubgraphUse, int, str] | None:
+        """The caller's foreach a read of an unknown loop names. Only the parsed values
+        are read (not the semantic index): this runs for every diagnostic of every edit."""
+        callers = list(self.workspace.callers(self.document.name))
+        if not callers:
+            return None
         literal = self.snapshot.parsed.source_map.string(location)
         if literal is None:
             return None
@@ -147,14 +163,22 @@ class _Checker:
         if len(parts) < 3 or parts[:2] != ("context", "foreach"):
             return None
         owner = parts[2]
-        if owner in self.snapshot.index.resolver.node_ids:
+        if owner in self._ids(self.document):
             return None  # the child's own loop: an ordinary context error
-        for caller, use in self.workspace.callers(self.document.name):
-            index = caller.snapshot.index.resolver.node_ids.get(owner)
-            nodes = caller.snapshot.index.resolver.nodes
-            if index is not None and nodes[index].get("type") == "foreach":
+        for caller, use in callers:
+            index = self._ids(caller).get(owner)
+            if (
+                index is not None
+                and caller.snapshot.parsed.values["nodes"][index].get("type") == "foreach"
+            ):
                 return caller, use, index, owner
         return None
+
+    def _ids(self, document: WorkspaceDocument) -> dict[str, int]:
+        ids = self._node_ids.get(document.uri)
+        if ids is None:
+            ids = self._node_ids[document.uri] = _node_ids(document.snapshot.parsed.values)
+        return ids
 
     # -- cross-file findings ------------------------------------------------------------
 

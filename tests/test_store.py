@@ -1,0 +1,93 @@
+"""The document store: one analysis per text, and requests while typing that never
+wait for an index build they can do without."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from wf_core.overlay import EditedSnapshot
+from wf_core.semantic.build import path_role_at
+from wf_core.snapshot import analyze_text
+from wfls.store import DocumentStore
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+BILLING = (EXAMPLES / "billing.wf.toml").read_text(encoding="utf-8")
+URI = "file:///w/billing.wf.toml"
+PATH = "context.foreach.customers.item.name"
+
+
+def opened() -> DocumentStore:
+    store = DocumentStore()
+    store.open(URI, BILLING, 1)
+    return store
+
+
+def test_a_version_whose_text_was_analysed_reuses_that_analysis() -> None:
+    store = opened()
+    first = store.snapshot(URI)
+    assert first is not None
+    store.update(URI, BILLING.replace(PATH, PATH + "x"), 2)
+    second = store.snapshot(URI)
+    store.update(URI, BILLING, 3)  # the edit undone
+    third = store.snapshot(URI)
+    assert second is not None and third is not None
+    assert third.version == 3 and third.text == BILLING
+    assert third.issues is first.issues  # shared, not recomputed
+    assert first.version == 1  # the earlier snapshot is untouched
+    assert [p.code for p in second.issues] != [p.code for p in third.issues]
+
+
+def test_while_typing_a_request_sees_through_the_last_indexed_version() -> None:
+    store = opened()
+    base = store.snapshot(URI)
+    assert base is not None
+    base.index  # noqa: B018 - built, as a first request would
+    store.mark_indexed(URI, base)
+    # Two edits inside the path, each analysed (for diagnostics) but not indexed.
+    for version, name in ((2, "nam"), (3, "na")):
+        store.update(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
+        analysed = store.snapshot(URI)
+        assert analysed is not None and not analysed.has_index
+        view = store.editing_snapshot(URI)
+        assert isinstance(view, EditedSnapshot)
+        assert view.base is base and view.version == version
+        assert not analysed.has_index  # nothing built on the way
+    # Back to the indexed text: that analysis itself, under the new version.
+    store.update(URI, BILLING, 4)
+    view = store.editing_snapshot(URI)
+    assert view is not None and view.version == 4 and view.text == BILLING
+    assert not isinstance(view, EditedSnapshot) and view.index is base.index
+
+
+def test_an_edit_outside_strings_is_not_answered_through_an_old_version() -> None:
+    store = opened()
+    base = store.snapshot(URI)
+    assert base is not None
+    base.index  # noqa: B018
+    store.mark_indexed(URI, base)
+    store.update(URI, BILLING.replace('id = "charge"', 'id = "charge"\ndesc = "x"'), 2)
+    assert store.editing_snapshot(URI) is None  # the request waits for the analysis
+
+
+def test_a_background_index_build_gives_way() -> None:
+    snapshot = analyze_text(BILLING, "toml")
+    assert snapshot.build_index(lambda: True) is False
+    assert not snapshot.has_index
+    assert snapshot.build_index(lambda: False) is True
+    assert snapshot.has_index and snapshot.index.path_at(BILLING.index(PATH)) is not None
+
+
+@pytest.mark.parametrize("example", ["billing.wf.toml", "approvals.wf.json", "store_audit.wf.toml"])
+def test_path_role_at_names_exactly_the_paths_the_index_holds(example: str) -> None:
+    text = (EXAMPLES / example).read_text(encoding="utf-8")
+    snapshot = analyze_text(text, "json" if example.endswith(".json") else "toml")
+    paths = {p.location: p.role for p in snapshot.index.paths}
+    assert paths, "the example has paths"
+    for location, role in paths.items():
+        assert path_role_at(snapshot.parsed.values, location) == role
+    strings = [o.location for o in snapshot.index.occurrences if o.location not in paths]
+    assert strings, "the example has names that are not paths"
+    for location in strings:
+        assert path_role_at(snapshot.parsed.values, location) is None
