@@ -392,3 +392,21 @@ def test_a_lazily_indexed_document_is_analysed_on_first_use(tmp_path: Path) -> N
     assert document._snapshot is None  # indexed by a line scan alone
     assert document.snapshot.parsed.values["name"] == "child"
     assert document.snapshot is document.snapshot
+
+
+def test_check_a_file_reads_it_whatever_its_size_and_keeps_quiet_about_its_neighbours(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr("wf_core.workspace.files.MAX_BYTES", 100)  # 5 MB, scaled down
+    big = tmp_path / "big.wf.toml"
+    big.write_text(CHILD, encoding="utf-8")
+    os.mkfifo(tmp_path / "pipe.wf.toml")
+    assert main(["check", str(big), "--format", "json"]) == 0
+    captured = capsys.readouterr()
+    assert json.loads(captured.out) == []
+    assert captured.err == ""  # the FIFO beside it is not the user's question
+    # Naming the folder: its big file is skipped, and each skip is said.
+    assert main(["check", str(tmp_path), "--format", "json"]) == 0
+    err = capsys.readouterr().err
+    assert "big.wf.toml': it is larger than" in err
+    assert "pipe.wf.toml': it is not a regular file" in err

@@ -7,6 +7,7 @@ warnings with ``--strict``), 2 unreadable paths or bad arguments.
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -88,8 +89,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _tune_gc() -> None:
+    """A large document's analysis allocates millions of small objects that live as long
+    as its snapshot: with the default thresholds the collector scans them over and over
+    (open and index builds spent a third of their time there on 8,000 nodes). Collect
+    the young generation less often, and take what the imports built out of its scans.
+    Memory stays bounded: objects are still freed by reference counting, and cycles are
+    still collected, only less eagerly."""
+    gc.freeze()
+    gc.set_threshold(50_000, 20, 100)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    _tune_gc()
     try:
         if args.command == "serve":
             from wfls.server import serve
@@ -177,14 +190,19 @@ def collect_files(paths: Sequence[str]) -> Inputs:
 
 
 def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Workspace:
-    folders = [Path(root)] if root else [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
-    if not root:
-        folders += [path.parent for path in inputs.files]
+    """The documents subgraphs resolve against. Files skipped in a folder the user named
+    (``DIR`` or ``--root``) are listed; the folder of a named file is searched quietly,
+    since the user did not ask for what else lies there."""
+    named = [Path(root)] if root else [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
+    folders = named if root else [*named, *(path.parent for path in inputs.files)]
     workspace = Workspace(Roots(folders))
+    told = Roots(named)
     for skipped in workspace.scan().skipped:
-        print(
-            terminal_safe(f"wfls: skipped {str(skipped.path)!r}: {skipped.reason}"), file=sys.stderr
-        )
+        if told.contains(skipped.path):
+            print(
+                terminal_safe(f"wfls: skipped {str(skipped.path)!r}: {skipped.reason}"),
+                file=sys.stderr,
+            )
     return workspace
 
 
@@ -222,7 +240,7 @@ def run_check(
     for path in inputs.files:
         uri = path.resolve().as_uri()
         if workspace.document(uri) is None:
-            problem = workspace.load(path)
+            problem = workspace.load(path, named=True)
             if problem is not None:
                 inputs.unreadable.append((str(path), problem.reason))
                 continue

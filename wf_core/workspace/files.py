@@ -60,8 +60,10 @@ class Roots:
                 return True
         return False
 
-    def check(self, path: Path) -> str | None:
-        """Why ``path`` is not read (None: it is a document to read)."""
+    def check(self, path: Path, *, named: bool = False) -> str | None:
+        """Why ``path`` is not read (None: it is a document to read). A file the user
+        ``named`` (``wfls check FILE``) is read whatever its size: the limit keeps
+        stray generated files out of a workspace scan, not an author's own document."""
         if not self.contains(path):
             return "it lies outside the workspace folders"
         try:
@@ -70,7 +72,7 @@ class Roots:
             return error.strerror or str(error)
         if not stat.S_ISREG(info.st_mode):
             return "it is not a regular file"
-        if info.st_size > MAX_BYTES:
+        if info.st_size > MAX_BYTES and not named:
             return f"it is larger than {MAX_BYTES // 1_000_000} MB"
         return None
 

@@ -165,10 +165,13 @@ class Workspace:
                 progress(done, len(paths))
         return result
 
-    def load(self, path: Path, affected: set[str] | None = None) -> Skipped | None:
+    def load(
+        self, path: Path, affected: set[str] | None = None, *, named: bool = False
+    ) -> Skipped | None:
         """(Re)read one file from disk, unless it is open; None when it was indexed.
-        The documents its change may affect are added to ``affected``."""
-        reason = self.roots.check(path)
+        The documents its change may affect are added to ``affected``; ``named``: see
+        :meth:`Roots.check`."""
+        reason = self.roots.check(path, named=named)
         if reason is not None:
             return Skipped(path, reason)
         data = read_document(path)
