@@ -7,14 +7,19 @@ version once something asked for it.
 
 Invariants:
 
-- A snapshot is built at most once per (uri, version) and never mutated;
+- A snapshot is built at most once per (uri, revision) and never mutated;
   a request holding one keeps a consistent view while newer versions arrive.
+  The revision counts the store's updates of a document; the client's version
+  number is only carried along. Clients must increase versions, but one that
+  sends them out of order (or repeats one) must still get answers about its
+  latest text, so nothing is cached by the client's number.
 - Building is lazy: an edit only records the text; the first request or the
   debounced diagnostics build the snapshot. A burst of edits costs one parse.
 - Full analyses may run on a worker thread while the event loop keeps
   answering: each document's parser is used only under its lock, and the
-  text and version are read and written together as one tuple, so a worker
-  never pairs one version's text with another's number.
+  text, version and revision are read and written together as one tuple, so a
+  worker never pairs one version's text with another's number. Only the event
+  loop calls ``open``, ``update`` and ``close``.
 - While a full analysis is pending, completion and hover may answer from an
   :class:`~wf_core.overlay.EditedSnapshot`: the last analysed version seen
   through an edit confined to one string literal.
@@ -52,9 +57,9 @@ def workflow_syntax(uri: str) -> Syntax | None:
 class OpenDocument:
     uri: str
     syntax: Syntax
-    current: tuple[str, int]  # (text, version), replaced as one value
+    current: tuple[str, int, int]  # (text, version, revision), replaced as one value
     parser: DocumentParser
-    snapshot: DocumentSnapshot | None = field(default=None, repr=False)
+    analysed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     models: ModelCache = field(default_factory=ModelCache, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
@@ -67,10 +72,24 @@ class OpenDocument:
     def version(self) -> int:
         return self.current[1]
 
+    @property
+    def revision(self) -> int:
+        return self.current[2]
+
+    @property
+    def snapshot(self) -> DocumentSnapshot | None:
+        """The latest analysis made, of whichever revision."""
+        return self.analysed[1] if self.analysed is not None else None
+
+    def analysis_of(self, revision: int) -> DocumentSnapshot | None:
+        analysed = self.analysed
+        return analysed[1] if analysed is not None and analysed[0] == revision else None
+
 
 class DocumentStore:
     def __init__(self) -> None:
         self._documents: dict[str, OpenDocument] = {}
+        self._revisions = 0  # one counter for all documents: a reopened one never repeats
 
     def __contains__(self, uri: str) -> bool:
         return uri in self._documents
@@ -83,7 +102,10 @@ class DocumentStore:
         syntax = workflow_syntax(uri)
         if syntax is None:
             return False
-        self._documents[uri] = OpenDocument(uri, syntax, (text, version), DocumentParser(syntax))
+        self._revisions += 1
+        self._documents[uri] = OpenDocument(
+            uri, syntax, (text, version, self._revisions), DocumentParser(syntax)
+        )
         return True
 
     def update(self, uri: str, text: str, version: int) -> bool:
@@ -91,7 +113,8 @@ class DocumentStore:
         document = self._documents.get(uri)
         if document is None:
             return self.open(uri, text, version)
-        document.current = (text, version)
+        self._revisions += 1
+        document.current = (text, version, self._revisions)
         return True
 
     def close(self, uri: str) -> None:
@@ -101,28 +124,34 @@ class DocumentStore:
         document = self._documents.get(uri)
         return document.version if document is not None else None
 
+    def revision(self, uri: str) -> int | None:
+        """Changes with every update of ``uri`` (whatever the client's version says)."""
+        document = self._documents.get(uri)
+        return document.revision if document is not None else None
+
     def is_current(self, uri: str) -> bool:
         """True when the latest version's full analysis exists already."""
         document = self._documents.get(uri)
-        return (
-            document is not None
-            and document.snapshot is not None
-            and document.snapshot.version == document.version
-        )
+        return document is not None and document.analysis_of(document.revision) is not None
 
     def snapshot(self, uri: str) -> DocumentSnapshot | None:
         """The analysis of the latest version of ``uri``, built on first use (any thread)."""
+        analysed = self.analyse(uri)
+        return analysed[1] if analysed is not None else None
+
+    def analyse(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
+        """The latest revision of ``uri`` and its analysis, built on first use (any thread)."""
         document = self._documents.get(uri)
         if document is None:
             return None
-        text, version = document.current
-        cached = document.snapshot
-        if cached is not None and cached.version == version:
-            return cached
+        text, version, revision = document.current
+        cached = document.analysis_of(revision)
+        if cached is not None:
+            return revision, cached
         with document.lock:
-            cached = document.snapshot
-            if cached is not None and cached.version == version:
-                return cached
+            cached = document.analysis_of(revision)
+            if cached is not None:
+                return revision, cached
             parsed = document.parser.parse(text)
             snapshot = DocumentSnapshot(
                 parsed,
@@ -132,9 +161,9 @@ class DocumentStore:
                 context_cache=document.contexts,
             )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
-            if document.snapshot is None or (document.snapshot.version or 0) <= version:
-                document.snapshot = snapshot
-        return snapshot
+            if document.analysed is None or document.analysed[0] <= revision:
+                document.analysed = (revision, snapshot)
+        return revision, snapshot
 
     def editing_snapshot(self, uri: str) -> AnalysisView | None:
         """The latest version's snapshot if analysed, else one derived from the last analysed
@@ -142,20 +171,21 @@ class DocumentStore:
         document = self._documents.get(uri)
         if document is None:
             return None
-        text, version = document.current
-        base = document.snapshot
-        if base is None:
+        text, version, revision = document.current
+        analysed = document.analysed
+        if analysed is None:
             return None
-        if base.version == version:
-            return base
-        return derive_edited_snapshot(base, text, version)
+        if analysed[0] == revision:
+            return analysed[1]
+        return derive_edited_snapshot(analysed[1], text, version)
 
     def lines(self, uri: str) -> LineIndex | None:
         """Line index of an open document, without analysing it."""
         document = self._documents.get(uri)
         if document is None:
             return None
-        snapshot = document.snapshot
-        if snapshot is not None and snapshot.version == document.version:
+        text, _, revision = document.current
+        snapshot = document.analysis_of(revision)
+        if snapshot is not None:
             return snapshot.lines
-        return LineIndex(document.text)
+        return LineIndex(text)
