@@ -174,6 +174,18 @@ class WflsProtocol(LanguageServerProtocol):
             return
         super().handle_message(message)
 
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """Answer a request. An error the handler raised on purpose (``RequestFailed``
+        for a refused rename, ``InvalidParams``) is the answer, not a server failure:
+        pygls would log a traceback at error level for each; one info line here."""
+        if not future.cancelled() and isinstance(future.exception(), JsonRpcException):
+            error: JsonRpcException = future.exception()
+            self._request_futures.pop(msg_id, None)
+            logger.info("request %s answered with error %d: %s", msg_id, error.code, error.message)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)
+
     def _handles(self, method: str | None) -> bool:
         return method == types.CANCEL_REQUEST or (
             method in self.fm.builtin_features or method in self.fm.features
@@ -736,7 +748,7 @@ def _inlay_settings(settings: Settings) -> tuple[bool, ...]:
 class RequestFailed(JsonRpcException):
     """LSP's ``RequestFailed``: the request was valid but cannot be done (a refused rename)."""
 
-    code = -32803
+    CODE = -32803  # pygls reads ``CODE``; a lower-case ``code`` left refusals InternalError
 
 
 @dataclass(frozen=True)

@@ -103,11 +103,14 @@ class RawClient:
             self._drain(end - time.monotonic())
 
     def collect(self, seconds: float) -> list[dict[str, Any]]:
-        """Everything that arrives within ``seconds``."""
+        """Everything received and not yet taken, and what arrives within ``seconds``
+        (taken: no longer in ``received``)."""
         end = time.monotonic() + seconds
-        out: list[dict[str, Any]] = []
-        while time.monotonic() < end:
-            out += self._drain(end - time.monotonic())
+        while True:
+            self._drain(max(0.0, end - time.monotonic()))
+            if time.monotonic() >= end:
+                break
+        out, self.received = self.received, []
         return out
 
     def _drain(self, timeout: float) -> list[dict[str, Any]]:
