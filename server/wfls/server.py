@@ -168,7 +168,7 @@ class WflsProtocol(LanguageServerProtocol):
             return
         if method == types.INITIALIZE:
             self._initialize_seen = True
-        elif not request and not self._handles(method):
+        elif method is not None and not request and not self._handles(method):
             # Unknown notifications, ``$/`` ones included, may be ignored (LSP).
             logger.debug("ignored the notification %s", method)
             return
