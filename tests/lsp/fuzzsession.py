@@ -62,6 +62,9 @@ URIS = [
     "file:///fuzz/notes.txt",  # not a workflow document
 ]
 GHOST = "file:///fuzz/never-opened.wf.toml"
+DEEP: Any = None
+for _ in range(900):  # deeper than any recursion the server can afford over it
+    DEEP = [DEEP]
 PIECES = [
     "\n",
     "\r\n",
@@ -255,11 +258,13 @@ class FuzzSession:
                 result = [None for _ in message["params"]["items"]]
             self.client.send({"id": message["id"], "result": result})
 
-    def _request(self, method: str, params: Any) -> dict[str, Any]:
+    def _request(self, method: str, params: Any, cancel: bool = False) -> dict[str, Any]:
         self.next_id += 1
         self.stats.requests += 1
         self.stats.by_method[method] = self.stats.by_method.get(method, 0) + 1
         self.client.send({"id": self.next_id, "method": method, "params": params})
+        if cancel:  # at once: the reply is the result or RequestCancelled, but there is one
+            self.client.send({"method": "$/cancelRequest", "params": {"id": self.next_id}})
         reply = self.client.reply(self.next_id, deadline=60)
         self._answer_server_requests()
         self.stats.replies += 1
@@ -267,9 +272,12 @@ class FuzzSession:
             self.stats.error_replies += 1
         return reply
 
-    def request(self, method: str, params: Any, malformed: bool = False) -> Any:
-        """Send a request; check its reply; the result (None after an error)."""
-        reply = self._request(method, params)
+    def request(
+        self, method: str, params: Any, malformed: bool = False, cancel: bool = False
+    ) -> Any:
+        """Send a request (and ``cancel`` it); check its reply; the result (None after an
+        error)."""
+        reply = self._request(method, params, cancel)
         if "error" in reply:
             code = reply["error"]["code"]
             if malformed and code == -32602:
@@ -323,9 +331,40 @@ class FuzzSession:
     def step(self, choose: Chooser) -> None:
         self.stats.steps += 1
         open_uris = list(self.texts)
-        kind = choose.choice(["open"] * 2 + ["edit"] * 8 + ["request"] * 10 + ["close"])
+        kind = choose.choice(
+            ["open"] * 2 + ["edit"] * 8 + ["request"] * 10 + ["close", "stray", "cancelled"]
+        )
         if kind == "open" or not open_uris:
             self.open(choose)
+        elif kind == "stray":  # about documents that are not open: ignored
+            uri = choose.choice([GHOST, *sorted(self.closed)])
+            if choose.integer(0, 1):
+                self.client.send(
+                    {"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}}
+                )
+            else:
+                whole = {"text": "name = 'stray'\n"}
+                self.client.send(
+                    {
+                        "method": "textDocument/didChange",
+                        "params": {
+                            "textDocument": {"uri": uri, "version": 99},
+                            "contentChanges": [whole],
+                        },
+                    }
+                )
+            if self.request("wflsTest/documentText", {"uri": uri}) is not None:
+                raise SessionFailure(f"{uri}: not open, yet the server has a text for it")
+        elif kind == "cancelled":
+            uri = choose.choice(open_uris)
+            method = choose.choice(
+                [
+                    "textDocument/semanticTokens/full",
+                    "textDocument/foldingRange",
+                    "textDocument/documentSymbol",
+                ]
+            )
+            self.request(method, {"textDocument": {"uri": uri}}, cancel=True)
         elif kind == "edit":
             self.edit(choose, choose.choice(open_uris))
         elif kind == "close":
@@ -462,7 +501,8 @@ class FuzzSession:
         elif method == "workspace/executeCommand":
             command = choose.choice(self.commands)
             if command == "wfls.runWorkflow":
-                arguments = [{"uri": uri, "input": choose.choice([BILLING_INPUT, {}, None, 3])}]
+                inputs = [BILLING_INPUT, {}, None, 3, {"customers": DEEP}]
+                arguments = [{"uri": uri, "input": choose.choice(inputs)}]
             else:
                 arguments = [{"uri": uri, "position": position}]
             self.request(method, {"command": command, "arguments": arguments})
