@@ -18,9 +18,10 @@ Invariants:
   worker (``in_worker``) builds snapshots and diagnostics from values the loop
   hands it and returns results that the loop adopts only if they are still
   current (see ``diagnostics_async``); the store's per-document lock and
-  one-tuple updates make its reads safe. Runs of a workflow use a thread of
-  their own and touch no shared state. The thread that reads stdin only frames
-  messages (``transport``).
+  one-tuple updates make its reads safe, and the workspace index, which both
+  threads update, takes its own lock. Runs of a workflow use a thread of their
+  own and read only the snapshot they are given. The thread that reads stdin
+  only frames messages (``transport``) and hands each to the loop.
 
 Protocol guarantees beyond pygls (``WflsProtocol``): every request gets a
 reply (``ServerNotInitialized`` before ``initialize``, ``InvalidRequest``

@@ -206,6 +206,9 @@ class FuzzSession:
         self.capabilities = reply["result"]["capabilities"]
         self.client.send({"method": "initialized", "params": {}})
         self.commands: list[str] = self.capabilities["executeCommandProvider"]["commands"]
+        advertised = {k for k in self.capabilities if k.endswith("Provider")}
+        unknown = advertised - set(PROVIDERS)
+        assert not unknown, f"advertised but not fuzzed: {unknown}"
         pulls = "diagnosticProvider" in self.capabilities
         assert pulls == pull
         self.requests = [
@@ -535,6 +538,25 @@ REQUESTS = [
     "workspace/diagnostic",
     "workspace/executeCommand",
 ]
+PROVIDERS = {
+    "completionProvider": "textDocument/completion",
+    "hoverProvider": "textDocument/hover",
+    "definitionProvider": "textDocument/definition",
+    "referencesProvider": "textDocument/references",
+    "documentHighlightProvider": "textDocument/documentHighlight",
+    "renameProvider": "textDocument/rename",
+    "codeActionProvider": "textDocument/codeAction",
+    "documentSymbolProvider": "textDocument/documentSymbol",
+    "workspaceSymbolProvider": "workspace/symbol",
+    "foldingRangeProvider": "textDocument/foldingRange",
+    "selectionRangeProvider": "textDocument/selectionRange",
+    "semanticTokensProvider": "textDocument/semanticTokens/full",
+    "inlayHintProvider": "textDocument/inlayHint",
+    "diagnosticProvider": "textDocument/diagnostic",
+    "executeCommandProvider": "workspace/executeCommand",
+}
+"""Each capability the server may advertise, and a method of it the session sends: a
+capability missing here fails the session, so a new feature cannot go unfuzzed."""
 NAMES = ["renamed", "orders.v2", "with space", "😀", "", 'a"b', "customers", "x'y"]
 
 

@@ -24,8 +24,10 @@ _create = wfls_server.create_server
 def create_server() -> wfls_server.WflsServer:
     server = _create()
 
+    # Async, as wfls' own handlers are: it runs after the tasks of the messages before
+    # it have started, so its reply also tells that they have (a barrier for tests).
     @server.feature(TEXT_METHOD)
-    def document_text(ls: wfls_server.WflsServer, params: Any) -> Any:
+    async def document_text(ls: wfls_server.WflsServer, params: Any) -> Any:
         uri = params["uri"] if isinstance(params, dict) else params.uri
         document = ls.workspace.text_documents.get(unquote(uri))
         if document is None:

@@ -20,16 +20,36 @@ from __future__ import annotations
 
 import json
 import random
+import sys
+import time
 from pathlib import Path
 from typing import Any
 
+from tests.lsp.probe_server import TEXT_METHOD
 from tests.lsp.rawclient import RawClient
 
-AUDIT = (Path(__file__).parent / "data" / "audit.wf.toml").read_text(encoding="utf-8")
+PROBE = [sys.executable, str(Path(__file__).parent / "probe_server.py")]
+
+EXTRA_NODES = 300
+"""Unreachable nodes appended to the audit workflow, so that each analysis takes long
+enough for edits and settings changes to arrive while it runs."""
+_AUDIT = (Path(__file__).parent / "data" / "audit.wf.toml").read_text(encoding="utf-8")
+_LAST = '  { id = "rapporté"'
+AUDIT = _AUDIT.replace(
+    _LAST,
+    "".join(
+        f'  {{ id = "extra{n}", type = "node", node = "add_revenue", '
+        f'input = [{{ target = "note", path = "state.totals.west" }}] }},\n'
+        for n in range(EXTRA_NODES)
+    )
+    + _LAST,
+    1,
+)
 URI = "file:///tmp/concurrency/audit.wf.toml"
-LINE, COLUMN = 18, 299  # 'east' in "state.totals.east" (UTF-16 units)
+LINE, COLUMN = 18, 299  # 'east' in "state.totals.east" (UTF-16 units), before the extras
 SEVERITIES = {"error": 1, "warning": 2, "information": 3, "hint": 4, "off": None}
-OPERATIONS = 150
+OPERATIONS = 100
+PUSH_OPERATIONS = 70  # they include pauses
 
 
 def name_of(version: int) -> str:
@@ -55,7 +75,7 @@ class Hammer:
     """The client: sends edits, settings and pulls at random, never waiting."""
 
     def __init__(self, pull: bool) -> None:
-        self.client, self.process = RawClient.stdio()
+        self.client, self.process = RawClient.stdio(command=PROBE)
         capabilities = {"textDocument": {"diagnostic": {}}} if pull else {}
         reply = self.client.initialize(capabilities=capabilities)
         assert ("diagnosticProvider" in reply["result"]["capabilities"]) == pull
@@ -123,18 +143,26 @@ def test_pushed_diagnostics_are_never_stale() -> None:
     unconfirmed: dict[int, str] = {}  # barrier request id -> settings sent before it
     published: list[tuple[int, int | None, int | None]] = []
     try:
-        for _ in range(OPERATIONS):
+        for _ in range(PUSH_OPERATIONS):
             pick = rng.random()
-            if pick < 0.6:
+            if pick < 0.45:
                 hammer.edit()
             else:
-                hammer.configure(rng.choice(list(SEVERITIES)))
-                barrier = hammer.request(
-                    "textDocument/hover",
-                    {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}},
-                )
+                if pick < 0.7:
+                    # Aimed at the race: an edit, then a different setting once the
+                    # push of that edit has likely started analysing (after the debounce).
+                    hammer.edit()
+                    time.sleep(rng.uniform(0.08, 0.25))
+                    severity = rng.choice([s for s in SEVERITIES if s != hammer.setting])
+                else:
+                    severity = rng.choice(list(SEVERITIES))
+                hammer.configure(severity)
+                # A request answered once the settings are applied, without waiting for
+                # any analysis (which would hold its reply back behind the pending pushes).
+                barrier = hammer.request(TEXT_METHOD, {"uri": URI})
                 unconfirmed[barrier] = hammer.setting
-            for message in hammer.client.collect(rng.choice([0.0, 0.0, 0.02, 0.1])):
+            # Now and then a pause long enough for a push (debounce, then analysis).
+            for message in hammer.client.collect(rng.choice([0.0, 0.0, 0.05, 0.15, 0.5])):
                 confirmed = _check_push(message, confirmed, unconfirmed, published)
         # The last version is published with the last settings.
         final = hammer.version
@@ -143,7 +171,7 @@ def test_pushed_diagnostics_are_never_stale() -> None:
             hammer.client.received.remove(message)
             confirmed = _check_push(message, confirmed, unconfirmed, published)
         assert published[-1][2] == SEVERITIES[hammer.setting]
-        assert len({v for v, _, _ in published}) > 10  # many versions were seen
+        assert len({v for v, _, _ in published}) > 5  # many versions were seen
         hammer.stop()
     finally:
         hammer.process.kill()

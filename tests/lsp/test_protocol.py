@@ -168,6 +168,19 @@ def test_unknown_methods_and_notifications() -> None:
         client.send({"method": "custom/notification", "params": [1, 2]})
         client.send({"method": "$/setTrace", "params": {"value": "verbose"}})
         client.send({"method": "$/cancelRequest", "params": {"id": 424242}})
+        # Known notifications whose params do not decode are dropped with a warning.
+        client.send({"method": "textDocument/didOpen", "params": {"textDocument": 3}})
+        client.send({"method": "textDocument/didChange", "params": None})
+        negative = {"start": {"line": -1, "character": 0}, "end": {"line": 0, "character": 0}}
+        client.send(
+            {
+                "method": "textDocument/didChange",
+                "params": {
+                    "textDocument": {"uri": URI, "version": 2},
+                    "contentChanges": [{"range": negative, "text": "x"}],
+                },
+            }
+        )
         assert "customers" in json.dumps(server.hover()["result"])
         assert server.stop() == 0
         assert_no_error_shown(client.received)
