@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 
 from tests.lsp.fuzzsession import FuzzSession
 
-EXAMPLES = 60
-STEPS = 30
+EXAMPLES = 100
+STEPS = 40
 
 
 class HypothesisChooser:

@@ -373,10 +373,10 @@ def test_a_process_id_that_is_not_visible_is_not_watched() -> None:
 
 
 def test_cancelling_a_slow_request() -> None:
-    """The first semantic tokens of a large document wait for its analysis; cancelled,
-    the request is answered RequestCancelled at once and only once, and the next one is
-    answered in full."""
-    text = generate_toml(4000)
+    """The first semantic tokens of a large document wait for its analysis on the worker;
+    cancelled, the request is answered RequestCancelled, and only that, and the next one
+    is answered in full."""
+    text = generate_toml(1500)
     with Server() as server:
         client = server.client
         client.initialize()
