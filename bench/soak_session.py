@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -48,6 +49,9 @@ def main() -> int:
         session.check_stderr()
     except SessionFailure as error:
         failure = error
+        log = Path(tempfile.gettempdir()) / f"soak-session-{args.seed}.log"
+        log.write_text(session.server_stderr())
+        print(f"the server's stderr is in {log}")
     peak = session.peak_rss_mb() if session.process.poll() is None else float("nan")
     status = session.close()
     stats = session.stats

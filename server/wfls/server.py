@@ -38,13 +38,14 @@ import asyncio
 import inspect
 import logging
 import os
+import socket
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import unquote
 
 from cattrs.errors import ClassValidationError
@@ -244,16 +245,6 @@ class WflsProtocol(LanguageServerProtocol):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
 
-    @lsp_method(types.EXIT)
-    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
-        """``exit``. Over a socket, pygls ends the process from an event-loop callback,
-        which logs a traceback; instead, stop serving and let ``serve`` return."""
-        if not isinstance(self.writer, asyncio.StreamWriter):
-            yield from super().lsp_exit(*args)
-            return
-        self.writer.close()
-        self._server.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
-
     def _handle_notification(self, method_name: str, params: Any) -> None:
         super()._handle_notification(method_name, params)
         futures = self._request_futures
@@ -323,6 +314,43 @@ class WflsServer(LanguageServer):
             pass
         finally:
             self.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve the first client that connects to ``host:port``, with the same transport
+        as stdio (framing, blocking writes, a reading thread), until it disconnects or
+        sends ``exit``; ``exit`` ends here as ``SystemExit`` with the exit status.
+
+        pygls' own TCP server buffers replies without limit for a client that stops
+        reading and keeps pygls' read loop; here the accepted socket is taken over from
+        asyncio (a duplicate of its descriptor, in blocking mode) and served like stdio.
+        A listening error (a busy port) is raised as ``OSError``."""
+        self._stop_event = threading.Event()
+        asyncio.run(self._serve_tcp(host, port))
+
+    async def _serve_tcp(self, host: str, port: int) -> None:
+        loop = asyncio.get_running_loop()
+        accepted: asyncio.Future[socket.socket] = loop.create_future()
+
+        def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if accepted.done():  # one client per server, as over stdio
+                writer.close()
+                return
+            channel = cast(asyncio.Transport, writer.transport)
+            channel.pause_reading()
+            original = writer.get_extra_info("socket")
+            connection = socket.socket(fileno=os.dup(original.fileno()))
+            connection.setblocking(True)
+            channel.abort()  # closes asyncio's descriptor, not the connection
+            accepted.set_result(connection)
+
+        listener = await asyncio.start_server(connected, host, port)
+        logger.info("listening on %s:%d", host, port)
+        async with listener:
+            connection = await accepted
+        with connection:
+            self.protocol.set_writer(StdoutWriter(connection.makefile("wb")))
+            stream = cast(BinaryIO, connection.makefile("rb", buffering=transport.READ_BUFFER))
+            await transport.serve_stream(stream, self.protocol.handle_body, _problem)
 
     def watch_client(self, pid: int | None) -> None:
         """Exit when the client process ``pid`` (``processId`` of ``initialize``) is gone,

@@ -27,6 +27,7 @@ Invariants:
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
@@ -39,6 +40,21 @@ from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
 from wf_core.view import AnalysisView
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def analysable(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, for the analysis.
+
+    A JSON string may carry a lone surrogate (``"\\udc80"``), so a client may send
+    one in a document, but nothing can encode it in UTF-8 and the analysis fails on
+    it. One code point replaces one, so every offset, and so every position the
+    analysis answers with, stays that of the client's text.
+    """
+    if text.isascii() or _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def workflow_syntax(uri: str) -> Syntax | None:
@@ -152,7 +168,7 @@ class DocumentStore:
             cached = document.analysis_of(revision)
             if cached is not None:
                 return revision, cached
-            parsed = document.parser.parse(text)
+            parsed = document.parser.parse(analysable(text))
             snapshot = DocumentSnapshot(
                 parsed,
                 uri=uri,
@@ -177,7 +193,7 @@ class DocumentStore:
             return None
         if analysed[0] == revision:
             return analysed[1]
-        return derive_edited_snapshot(analysed[1], text, version)
+        return derive_edited_snapshot(analysed[1], analysable(text), version)
 
     def lines(self, uri: str) -> LineIndex | None:
         """Line index of an open document, without analysing it."""

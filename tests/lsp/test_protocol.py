@@ -9,12 +9,15 @@ Deadlines are generous: they tell a hang from a slow machine, nothing finer.
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from tests.lsp.rawclient import RawClient, cpu_seconds, memory_mb
 
@@ -32,8 +35,25 @@ EXIT_DEADLINE = 20.0
 class Server:
     """One ``wfls serve`` process and its raw client; killed at the end whatever happens."""
 
-    def __init__(self, command: list[str] | None = None, **popen: Any) -> None:
-        self.client, self.process = RawClient.stdio(command=command, **popen)
+    def __init__(self, command: list[str] | None = None, tcp: bool = False, **popen: Any) -> None:
+        if not tcp:
+            self.client, self.process = RawClient.stdio(command=command, **popen)
+        else:  # wfls serve --tcp: the same transport over a socket
+            port = _free_port()
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", "wfls", "serve", "--tcp", f"127.0.0.1:{port}"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+            )
+            deadline = time.monotonic() + 20
+            while True:
+                try:
+                    self.client = RawClient.tcp(port)
+                    break
+                except OSError:
+                    assert time.monotonic() < deadline, "the server never listened"
+                    time.sleep(0.1)
         self.next_id = 100
 
     def request(self, method: str, params: Any = None) -> dict[str, Any]:
@@ -76,6 +96,13 @@ class Server:
     def __exit__(self, *exc: object) -> None:
         self.process.kill()
         self.process.wait()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
 
 
 def assert_no_error_shown(messages: list[dict[str, Any]]) -> None:
@@ -228,11 +255,12 @@ GARBAGE: dict[str, bytes] = {
 }
 
 
-def test_garbage_is_survived_and_never_spins() -> None:
+@pytest.mark.parametrize("tcp", [False, True], ids=["stdio", "tcp"])
+def test_garbage_is_survived_and_never_spins(tcp: bool) -> None:
     """After each kind of broken input in turn, the server answers a hover again within
     a deadline; then it uses no CPU while idle. (Exiting would be allowed too, if clean,
     but wfls resynchronises on the next header.)"""
-    with Server() as server:
+    with Server(tcp=tcp) as server:
         client = server.client
         client.initialize()
         server.open()
