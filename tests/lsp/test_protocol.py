@@ -485,3 +485,26 @@ def test_versions_going_backwards() -> None:
                 "analysed_version": version,
             }
         assert server.stop() == 0
+
+
+def test_a_lone_surrogate_in_a_document() -> None:
+    """JSON can carry a lone surrogate that UTF-8 cannot: the document is still analysed,
+    with positions counted on the client's text."""
+    text = BILLING.replace('name = "billing"', 'name = "bi\udc80lling"').replace(
+        'start = "customers"', 'start = "\ud83dcustomerz"'
+    )
+    with Server() as server:
+        client = server.client
+        client.initialize()
+        server.open(text=text)
+        published = client.wait_for(lambda m: m.get("method") == "textDocument/publishDiagnostics")
+        [unknown] = [d for d in published["params"]["diagnostics"] if d["code"] == "unknown_start"]
+        # The quoted value: the lone high surrogate counts as one UTF-16 unit, as in the
+        # client's text.
+        assert unknown["range"] == {
+            "start": {"line": 2, "character": 8},
+            "end": {"line": 2, "character": 20},
+        }
+        assert server.stop() == 0
+        stderr = server.stderr()
+        assert "Traceback" not in stderr and " ERROR " not in stderr
