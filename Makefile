@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: run test lint format bench bench-features bench-peers bench-scaling soak-memory bench-plot bench-runtime soak soak-runtime clean vscode vscode-deps e2e-vscode
+.PHONY: run test lint format bench bench-features bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime soak soak-runtime clean vscode vscode-deps e2e-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -80,7 +80,7 @@ bench-workspace: $(STAMP)
 	$(BIN)/python bench/workspace.py
 
 # Long property runs, not part of `make test`.
-soak: soak-runtime soak-memory
+soak: soak-runtime soak-memory soak-sessions
 
 soak-runtime: $(STAMP)
 	WFLS_RUNTIME_EXAMPLES=5000 $(BIN)/python -m pytest tests/runtime/test_runtime_agreement.py -q -s \
@@ -108,6 +108,11 @@ bench-scaling: $(BENCH_STAMP)
 # One session of 10,000 edits and requests; prints the server's memory every 500.
 soak-memory: $(BENCH_STAMP)
 	$(BIN)/python bench/lsp.py --soak 10000
+
+# 10,000 random steps (opens, edits at random ranges, every request, bad params) in one
+# server process, each checked; prints replies, error replies and the peak memory.
+soak-sessions: $(STAMP)
+	$(BIN)/python bench/soak_session.py --steps 10000
 
 # docs/images/bench.png from the latest results of bench-peers and bench-scaling.
 bench-plot: $(BENCH_STAMP)

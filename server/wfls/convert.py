@@ -114,6 +114,20 @@ class PositionCodec:
         return self.lines.line_start(line) + column
 
 
+def apply_change(text: str, change: types.TextDocumentContentChangeEvent, encoding: str) -> str:
+    """``text`` after one ``didChange`` content change, its positions read as ``offset``
+    reads them (clamped to the line, then to the document; a backwards range is
+    taken forwards). The same rules for edits and requests keep the server's text
+    and the positions it answers in agreement with each other."""
+    if not isinstance(change, types.TextDocumentContentChangePartial):
+        return change.text
+    codec = PositionCodec(LineIndex(text), encoding)
+    start, end = codec.offset(change.range.start), codec.offset(change.range.end)
+    if end < start:
+        start, end = end, start
+    return text[:start] + change.text + text[end:]
+
+
 # -- diagnostics -----------------------------------------------------------------------
 
 

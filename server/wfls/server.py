@@ -12,8 +12,24 @@ Invariants:
   does not is never offered pull (no ``diagnosticProvider``).
 - Pushed diagnostics always carry the version they were computed for, and
   only the latest version of a document is ever published.
-- Everything runs on the event loop thread (see ``store``); handlers are
-  synchronous unless they wait for the client.
+- Two threads share the server's state. The event loop thread runs every
+  handler and alone changes the session: the open documents (``store``), the
+  settings, the diagnostics cache and the cross-file counters. One analysis
+  worker (``in_worker``) builds snapshots and diagnostics from values the loop
+  hands it and returns results that the loop adopts only if they are still
+  current (see ``diagnostics_async``); the store's per-document lock and
+  one-tuple updates make its reads safe, and the workspace index, which both
+  threads update, takes its own lock. Runs of a workflow use a thread of their
+  own and read only the snapshot they are given. The thread that reads stdin
+  only frames messages (``transport``) and hands each to the loop.
+
+Protocol guarantees beyond pygls (``WflsProtocol``): every request gets a
+reply (``ServerNotInitialized`` before ``initialize``, ``InvalidRequest``
+after ``shutdown`` or for a second ``initialize``, ``InvalidParams`` for params
+that do not decode, ``ParseError`` for a body that is not JSON); notifications
+the server does not know are dropped quietly; edits are applied with the
+same position rules as requests; the server exits when the client process
+named in ``initialize`` is gone.
 """
 
 from __future__ import annotations
@@ -21,17 +37,28 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
+import os
+import socket
 import sys
+import threading
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import unquote
 
 from cattrs.errors import ClassValidationError
 from cattrs.v import transform_error
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+    JsonRpcServerNotInitialized,
+)
+from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
@@ -41,7 +68,7 @@ from wf_core.view import AnalysisView
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, path_of_uri
 from wf_core.workspace.index import ScanResult, Workspace
-from wfls import __version__, convert
+from wfls import __version__, convert, transport
 from wfls.capabilities import ClientFlags
 from wfls.capabilities import resolve as resolve_flags
 from wfls.context import RequestContext
@@ -69,6 +96,8 @@ PUSH_DELAY = 0.075
 """Seconds of quiet after the last change before pushing diagnostics."""
 INDEX_AHEAD_DELAY = 0.25
 """Quiet time after a version's diagnostics before its semantic index is built ahead."""
+PARENT_POLL = 3.0
+"""Seconds between two checks that the client process named in ``initialize`` lives."""
 
 
 @dataclass(frozen=True)
@@ -82,7 +111,8 @@ class RejectedRequest:
 
 
 class WflsProtocol(LanguageServerProtocol):
-    """pygls' protocol, pruning the futures it leaves behind for notifications.
+    """pygls' protocol with the LSP lifecycle enforced and the futures it leaves behind
+    for notifications pruned.
 
     pygls 2.1.1 stores a future per notification handled through a built-in
     handler (didOpen/didChange/didClose...) and never removes it, so a long
@@ -90,6 +120,8 @@ class WflsProtocol(LanguageServerProtocol):
     anyone: responses and cancellations look futures up by id and tolerate a
     missing one.
     """
+
+    _server: WflsServer
 
     def structure_message(self, data: Any) -> Any:
         """Deserialize, turning a request whose params do not fit into a rejection.
@@ -109,22 +141,112 @@ class WflsProtocol(LanguageServerProtocol):
                 return RejectedRequest(data["id"], str(data["method"]), error)
             raise
 
+    _initialize_seen = False
+
     def handle_message(self, message: Any) -> None:
+        """Apply the LSP lifecycle before pygls dispatches (pygls would answer requests
+        before ``initialize``, run a second ``initialize``, and leave requests after
+        ``shutdown`` unanswered): requests get the error the specification names,
+        notifications the server cannot take are dropped."""
+        method = getattr(message, "method", None)
+        request = isinstance(message, RejectedRequest) or (
+            method is not None and getattr(message, "id", None) is not None
+        )
+        refusal: JsonRpcException | None = None
+        if method is None or method == types.EXIT:
+            pass  # responses, and exit, which is always obeyed
+        elif not self._initialize_seen and method != types.INITIALIZE:
+            refusal = JsonRpcServerNotInitialized(f"{method}: the server is not initialized yet")
+        elif self._initialize_seen and method == types.INITIALIZE:
+            refusal = JsonRpcInvalidRequest("initialize may only be sent once")
+        elif self._shutdown:
+            refusal = JsonRpcInvalidRequest(f"{method}: the server is shutting down")
+        if refusal is not None:
+            if request:
+                self._send_response(message.id, error=refusal.to_response_error())
+            else:
+                logger.debug("dropped %s: %s", method, refusal.message)
+            return
         if isinstance(message, RejectedRequest):
             logger.warning("%s: %s", message.method, message.error.message)
             self._send_response(message.id, error=message.error.to_response_error())
             return
+        if method == types.INITIALIZE:
+            self._initialize_seen = True
+        elif method is not None and not request and not self._handles(method):
+            # Unknown notifications, ``$/`` ones included, may be ignored (LSP).
+            logger.debug("ignored the notification %s", method)
+            return
         super().handle_message(message)
 
-    @lsp_method(types.EXIT)
-    def lsp_exit(self, *args: Any) -> Generator[Any, Any, None]:
-        """``exit``. Over a socket, pygls ends the process from an event-loop callback,
-        which logs a traceback; instead, stop serving and let ``serve`` return."""
-        if not isinstance(self.writer, asyncio.StreamWriter):
-            yield from super().lsp_exit(*args)
+    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
+        """Answer a request. An error the handler raised on purpose (``RequestFailed``
+        for a refused rename, ``InvalidParams``) is the answer, not a server failure:
+        pygls would log a traceback at error level for each; one info line here."""
+        if not future.cancelled() and isinstance(future.exception(), JsonRpcException):
+            error: JsonRpcException = future.exception()
+            self._request_futures.pop(msg_id, None)
+            logger.info("request %s answered with error %d: %s", msg_id, error.code, error.message)
+            self._send_response(msg_id, error=error.to_response_error())
             return
-        self.writer.close()
-        self._server.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
+        super()._send_handler_result(future, msg_id=msg_id)
+
+    def _handles(self, method: str | None) -> bool:
+        return method == types.CANCEL_REQUEST or (
+            method in self.fm.builtin_features or method in self.fm.features
+        )
+
+    def handle_body(self, body: bytes) -> None:
+        """One framed message from the transport: decode it, answer what cannot be."""
+        data, problem = transport.parse(body)
+        if data is None:
+            error: JsonRpcException = (
+                JsonRpcParseError("the message is not JSON")
+                if problem == "parse"
+                else JsonRpcInvalidRequest("the message is not a JSON-RPC 2.0 message")
+            )
+            logger.warning("%s (%d bytes): %s", error.message, len(body), body[:80])
+            self._send_data({"jsonrpc": "2.0", "id": None, "error": _error_object(error)})
+            return
+        try:
+            message = self.structure_message(data)
+        except JsonRpcException as error:
+            logger.warning("%s: ignored a message that does not decode", data.get("method"))
+            if "method" not in data:  # a reply to the server's request: fail that request
+                future = self._request_futures.pop(data["id"], None)
+                if future is not None and not future.done():
+                    future.set_exception(error)
+            return
+        self.handle_message(message)
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        """Apply the edits with wfls' position rules, then run the wfls handler.
+
+        pygls' own application disagrees with the specification at the edges: a
+        character past the end of the last line lands before its last character,
+        a line past the end keeps the last line's units as code points, and Unicode
+        line separators split lines. Here a position is read exactly as in requests
+        (``convert.PositionCodec``): past the end of a line is its end, past the last
+        line the end of the document, a unit inside a character its start; a range
+        given backwards is taken forwards. An edit of a document that is not open is
+        ignored.
+        """
+        uri = params.text_document.uri
+        document = self.workspace.text_documents.get(unquote(uri))
+        if document is None:
+            logger.warning("didChange of %s, which is not open: ignored", uri)
+            return
+        text = document.source
+        encoding = self._server.flags.position_encoding
+        for change in params.content_changes:
+            text = convert.apply_change(text, change, encoding)
+        document.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
+        document.version = params.text_document.version
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         super()._handle_notification(method_name, params)
@@ -132,6 +254,10 @@ class WflsProtocol(LanguageServerProtocol):
         if futures:
             for key in [k for k, f in futures.items() if f.done()]:
                 del futures[key]
+
+
+def _error_object(error: JsonRpcException) -> dict[str, Any]:
+    return {"code": error.code, "message": error.message}
 
 
 @dataclass(frozen=True)
@@ -147,9 +273,12 @@ class DiagnosticsResult:
     result_id: str
     items: list[types.Diagnostic]
     affected: frozenset[str] = frozenset()
+    revision: int | None = None  # the store's revision analysed (None: from disk)
 
 
 class WflsServer(LanguageServer):
+    protocol: WflsProtocol
+
     def __init__(self) -> None:
         super().__init__(
             "wfls",
@@ -171,9 +300,85 @@ class WflsServer(LanguageServer):
         # One worker: analyses of a document are serialised by its lock anyway, and a
         # second CPU-bound thread would only compete with the event loop for the GIL.
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wfls-analysis")
+        self._watchdog: asyncio.Future[None] | None = None
+        self._closing = False
+
+    def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
+        """Serve over stdio with wfls' transport (``transport``) instead of pygls' read
+        loop, until the input ends or the client sends ``exit``."""
+        self._stop_event = threading.Event()
+        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+        stream = transport.private_reader(stdin or sys.stdin.buffer)
+        try:
+            asyncio.run(transport.serve_stream(stream, self.protocol.handle_body, _problem))
+        except BrokenPipeError:
+            logger.info("the client closed its end of the connection")
+        except (KeyboardInterrupt, SystemExit):
+            pass
+        finally:
+            self.shutdown()  # type: ignore[no-untyped-call]  # pygls leaves it unannotated
+
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve the first client that connects to ``host:port``, with the same transport
+        as stdio (framing, blocking writes, a reading thread), until it disconnects or
+        sends ``exit``; ``exit`` ends here as ``SystemExit`` with the exit status.
+
+        pygls' own TCP server buffers replies without limit for a client that stops
+        reading and keeps pygls' read loop; here the accepted socket is taken over from
+        asyncio (a duplicate of its descriptor, in blocking mode) and served like stdio.
+        A listening error (a busy port) is raised as ``OSError``."""
+        self._stop_event = threading.Event()
+        asyncio.run(self._serve_tcp(host, port))
+
+    async def _serve_tcp(self, host: str, port: int) -> None:
+        loop = asyncio.get_running_loop()
+        accepted: asyncio.Future[socket.socket] = loop.create_future()
+
+        def connected(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            if accepted.done():  # one client per server, as over stdio
+                writer.close()
+                return
+            channel = cast(asyncio.Transport, writer.transport)
+            channel.pause_reading()
+            original = writer.get_extra_info("socket")
+            connection = socket.socket(fileno=os.dup(original.fileno()))
+            connection.setblocking(True)
+            channel.abort()  # closes asyncio's descriptor, not the connection
+            accepted.set_result(connection)
+
+        listener = await asyncio.start_server(connected, host, port)
+        logger.info("listening on %s:%d", host, port)
+        async with listener:
+            connection = await accepted
+        with connection:
+            self.protocol.set_writer(StdoutWriter(connection.makefile("wb")))
+            stream = cast(BinaryIO, connection.makefile("rb", buffering=transport.READ_BUFFER))
+            await transport.serve_stream(stream, self.protocol.handle_body, _problem)
+
+    def watch_client(self, pid: int | None) -> None:
+        """Exit when the client process ``pid`` (``processId`` of ``initialize``) is gone,
+        as LSP asks of a server whose client died without ``shutdown``/``exit``. A pid
+        that is not alive already (a client in another pid namespace) is not watched."""
+        if pid is None or pid <= 0 or os.name != "posix":
+            return
+        if not _alive(pid):
+            logger.warning("the client's process %d is not visible here: not watching it", pid)
+            return
+        self._watchdog = asyncio.ensure_future(self._watch_client(pid))
+
+    async def _watch_client(self, pid: int) -> None:
+        while _alive(pid):
+            await asyncio.sleep(PARENT_POLL)
+        logger.warning("the client's process %d is gone: exiting", pid)
+        # Ends the event loop and so ``serve`` (exit status 1: no shutdown came).
+        raise SystemExit(1)
 
     async def in_worker(self, function: Callable[..., Any], *args: Any) -> Any:
-        """Run an analysis off the event loop, so requests keep being answered meanwhile."""
+        """Run an analysis off the event loop, so requests keep being answered meanwhile.
+
+        After ``shutdown`` the worker takes nothing more: the caller is cancelled."""
+        if self._closing:
+            raise asyncio.CancelledError
         loop = asyncio.get_running_loop()
         return await loop.run_in_executor(self._analysis, function, *args)
 
@@ -191,6 +396,8 @@ class WflsServer(LanguageServer):
         cross-file counters; the worker only computes (``_compute_diagnostics``), from
         the settings and result id the loop hands it, so a settings change on the
         loop can never be overwritten by a result computed under the old settings.
+        Enforced here: the result is cached only if, back on the loop, neither the
+        settings generation nor the document's revision moved while it was computed.
         """
         result_id = self._result_id(uri)
         cached = self._diagnostics.get(uri)
@@ -204,26 +411,31 @@ class WflsServer(LanguageServer):
             return None
         if result.affected:
             self._dependencies_changed(result.affected - {uri})
-        if generation == self._settings_generation and result.result_id == self._result_id(uri):
+        if (
+            generation == self._settings_generation
+            and result.result_id == self._result_id(uri)
+            and result.revision == self.store.revision(uri)
+        ):
             self._diagnostics[uri] = result
-        if result.version is not None:
-            self._index_ahead(uri, result.version)
+        if result.revision is not None:
+            self._index_ahead(uri, result.revision)
         return result
 
-    def _index_ahead(self, uri: str, version: int) -> None:
-        """After a quiet moment, build the semantic index of ``version`` in the worker, so
+    def _index_ahead(self, uri: str, revision: int) -> None:
+        """After a quiet moment, build the semantic index of ``revision`` in the worker, so
         that the next request does not wait for it. The build gives way (between nodes)
-        as soon as a newer version arrives, so it never delays that version's analysis
+        as soon as a newer revision arrives, so it never delays that revision's analysis
         by more than a few nodes' work."""
 
         def stale() -> bool:
-            return self.store.version(uri) != version
+            return self.store.revision(uri) != revision
 
         async def build() -> None:
             await asyncio.sleep(INDEX_AHEAD_DELAY)
-            snapshot = self.store.current_snapshot(uri)
-            if stale() or snapshot is None or snapshot.has_index:
+            current = self.store.current_snapshot(uri)
+            if stale() or current is None or current[1].has_index:
                 return
+            snapshot = current[1]
             if await self.in_worker(snapshot.build_index, stale):
                 self.store.mark_indexed(uri, snapshot)
 
@@ -245,8 +457,10 @@ class WflsServer(LanguageServer):
         return self._result_id(uri)
 
     def _result_id(self, uri: str) -> str:
-        version = self.store.version(uri)
-        return f"{'disk' if version is None else version}.{self._settings_generation}." + str(
+        # The store's revision, not the client's version: a client that repeats a
+        # version number for another text must not be told "unchanged".
+        revision = self.store.revision(uri)
+        return f"{'disk' if revision is None else revision}.{self._settings_generation}." + str(
             self._cross.get(uri, 0)
         )
 
@@ -352,8 +566,12 @@ class WflsServer(LanguageServer):
     def _compute_diagnostics(
         self, uri: str, result_id: str, settings: Settings, flags: ClientFlags
     ) -> DiagnosticsResult | None:
-        """Runs on the worker: analyse, record the analysis in the workspace index, convert."""
-        snapshot = self.store.snapshot(uri)
+        """Runs on the worker: analyse, record the analysis in the workspace index, convert.
+
+        Reads only the store (under its locks) and the workspace index, never the
+        loop's caches or settings: those arrive as arguments."""
+        analysed = self.store.analyse(uri)
+        snapshot, revision = (analysed[1], analysed[0]) if analysed else (None, None)
         affected: set[str] = set()
         if snapshot is not None:
             known = self.workflows.document(uri)
@@ -367,7 +585,9 @@ class WflsServer(LanguageServer):
         issues = document_issues(self.workflows, uri)
         codec = convert.PositionCodec(snapshot.lines, flags.position_encoding)
         items = convert.diagnostics(issues, codec, uri, flags, settings, self.codec_for)
-        return DiagnosticsResult(uri, snapshot.version, result_id, items, frozenset(affected))
+        return DiagnosticsResult(
+            uri, snapshot.version, result_id, items, frozenset(affected), revision
+        )
 
     def _dependencies_changed(self, uris: Iterable[str]) -> None:
         """Documents that depend on a changed one: their findings must be computed again."""
@@ -513,12 +733,21 @@ class WflsServer(LanguageServer):
         task.add_done_callback(self._push_tasks.discard)
 
     async def _push_async(self, uri: str) -> None:
+        """Publish only what is current when the result is back on the loop: the latest
+        revision of the document under the settings in force (anything else was
+        superseded, and a newer push is scheduled by whatever superseded it), so a
+        client never sees an older version's diagnostics after a newer one's."""
+        generation = self._settings_generation
         try:
             result = await self.diagnostics_async(uri)
         except Exception:
             logger.exception("analysis of %s failed", uri)
             return
-        if result is None or result.version != self.store.version(uri):
+        if (
+            result is None
+            or result.revision != self.store.revision(uri)
+            or generation != self._settings_generation
+        ):
             return
         if self.flags.pull_diagnostics:
             return  # analysed for the documents that depend on it; the client pulls its own
@@ -544,7 +773,27 @@ class WflsServer(LanguageServer):
         for handle in self._pending_push.values():
             handle.cancel()
         self._pending_push.clear()
+        self._closing = True
         self._analysis.shutdown(wait=False, cancel_futures=True)
+
+
+def _problem(text: str) -> None:
+    logger.warning("%s", text)
+
+
+def _alive(pid: int) -> bool:
+    """Whether process ``pid`` exists and is not a zombie (a dead child not yet reaped)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, owned by someone else
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_bytes()
+    except OSError:
+        return True  # no /proc: trust kill
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] != b"Z"
 
 
 def _inlay_settings(settings: Settings) -> tuple[bool, ...]:
@@ -557,7 +806,7 @@ def _inlay_settings(settings: Settings) -> tuple[bool, ...]:
 class RequestFailed(JsonRpcException):
     """LSP's ``RequestFailed``: the request was valid but cannot be done (a refused rename)."""
 
-    code = -32803
+    CODE = -32803  # pygls reads ``CODE``; a lower-case ``code`` left refusals InternalError
 
 
 @dataclass(frozen=True)
@@ -795,6 +1044,7 @@ def create_server() -> WflsServer:
         if params.initialization_options is not None:
             ls.apply_settings(params.initialization_options, "initializationOptions")
         ls.set_roots(params)
+        ls.watch_client(params.process_id)
 
     return server
 

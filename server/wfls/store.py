@@ -7,14 +7,19 @@ version once something asked for it.
 
 Invariants:
 
-- A snapshot is built at most once per (uri, version) and never mutated;
+- A snapshot is built at most once per (uri, revision) and never mutated;
   a request holding one keeps a consistent view while newer versions arrive.
+  The revision counts the store's updates of a document; the client's version
+  number is only carried along. Clients must increase versions, but one that
+  sends them out of order (or repeats one) must still get answers about its
+  latest text, so nothing is cached by the client's number.
 - Building is lazy: an edit only records the text; the first request or the
   debounced diagnostics build the snapshot. A burst of edits costs one parse.
 - Full analyses may run on a worker thread while the event loop keeps
   answering: each document's parser is used only under its lock, and the
-  text and version are read and written together as one tuple, so a worker
-  never pairs one version's text with another's number.
+  text, version and revision are read and written together as one tuple, so a
+  worker never pairs one version's text with another's number. Only the event
+  loop calls ``open``, ``update`` and ``close``.
 - While a full analysis is pending, completion and hover may answer from an
   :class:`~wf_core.overlay.EditedSnapshot`: the last analysed version seen
   through an edit confined to one string literal. The version they prefer to
@@ -25,6 +30,7 @@ Invariants:
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
@@ -37,6 +43,21 @@ from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
 from wf_core.view import AnalysisView
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def analysable(text: str) -> str:
+    """``text`` with every lone surrogate replaced by U+FFFD, for the analysis.
+
+    A JSON string may carry a lone surrogate (``"\\udc80"``), so a client may send
+    one in a document, but nothing can encode it in UTF-8 and the analysis fails on
+    it. One code point replaces one, so every offset, and so every position the
+    analysis answers with, stays that of the client's text.
+    """
+    if text.isascii() or _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def workflow_syntax(uri: str) -> Syntax | None:
@@ -55,10 +76,11 @@ def workflow_syntax(uri: str) -> Syntax | None:
 class OpenDocument:
     uri: str
     syntax: Syntax
-    current: tuple[str, int]  # (text, version), replaced as one value
+    current: tuple[str, int, int]  # (text, version, revision), replaced as one value
     parser: DocumentParser
-    snapshot: DocumentSnapshot | None = field(default=None, repr=False)
-    indexed: DocumentSnapshot | None = field(default=None, repr=False)  # index built
+    analysed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
+    # The latest analysis whose semantic index is built, with its revision.
+    indexed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     models: ModelCache = field(default_factory=ModelCache, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
@@ -71,18 +93,34 @@ class OpenDocument:
     def version(self) -> int:
         return self.current[1]
 
+    @property
+    def revision(self) -> int:
+        return self.current[2]
 
-def _same_text(text: str, *snapshots: DocumentSnapshot | None) -> DocumentSnapshot | None:
-    """The first of ``snapshots`` whose text is ``text`` (a C-speed comparison)."""
-    for snapshot in snapshots:
-        if snapshot is not None and snapshot.text == text:
-            return snapshot
+    @property
+    def snapshot(self) -> DocumentSnapshot | None:
+        """The latest analysis made, of whichever revision."""
+        return self.analysed[1] if self.analysed is not None else None
+
+    def analysis_of(self, revision: int) -> DocumentSnapshot | None:
+        analysed = self.analysed
+        return analysed[1] if analysed is not None and analysed[0] == revision else None
+
+
+def _same_text(
+    text: str, *analyses: tuple[int, DocumentSnapshot] | None
+) -> DocumentSnapshot | None:
+    """The first analysis whose text is ``text`` (a C-speed comparison)."""
+    for analysis in analyses:
+        if analysis is not None and analysis[1].text == text:
+            return analysis[1]
     return None
 
 
 class DocumentStore:
     def __init__(self) -> None:
         self._documents: dict[str, OpenDocument] = {}
+        self._revisions = 0  # one counter for all documents: a reopened one never repeats
 
     def __contains__(self, uri: str) -> bool:
         return uri in self._documents
@@ -95,7 +133,10 @@ class DocumentStore:
         syntax = workflow_syntax(uri)
         if syntax is None:
             return False
-        self._documents[uri] = OpenDocument(uri, syntax, (text, version), DocumentParser(syntax))
+        self._revisions += 1
+        self._documents[uri] = OpenDocument(
+            uri, syntax, (text, version, self._revisions), DocumentParser(syntax)
+        )
         return True
 
     def update(self, uri: str, text: str, version: int) -> bool:
@@ -103,7 +144,8 @@ class DocumentStore:
         document = self._documents.get(uri)
         if document is None:
             return self.open(uri, text, version)
-        document.current = (text, version)
+        self._revisions += 1
+        document.current = (text, version, self._revisions)
         return True
 
     def close(self, uri: str) -> None:
@@ -113,33 +155,40 @@ class DocumentStore:
         document = self._documents.get(uri)
         return document.version if document is not None else None
 
+    def revision(self, uri: str) -> int | None:
+        """Changes with every update of ``uri`` (whatever the client's version says)."""
+        document = self._documents.get(uri)
+        return document.revision if document is not None else None
+
     def is_current(self, uri: str) -> bool:
         """True when the latest version's full analysis exists already."""
         document = self._documents.get(uri)
-        return (
-            document is not None
-            and document.snapshot is not None
-            and document.snapshot.version == document.version
-        )
+        return document is not None and document.analysis_of(document.revision) is not None
 
     def snapshot(self, uri: str) -> DocumentSnapshot | None:
         """The analysis of the latest version of ``uri``, built on first use (any thread)."""
+        analysed = self.analyse(uri)
+        return analysed[1] if analysed is not None else None
+
+    def analyse(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
+        """The latest revision of ``uri`` and its analysis, built on first use (any thread)."""
         document = self._documents.get(uri)
         if document is None:
             return None
-        text, version = document.current
-        cached = document.snapshot
-        if cached is not None and cached.version == version:
-            return cached
+        text, version, revision = document.current
+        cached = document.analysis_of(revision)
+        if cached is not None:
+            return revision, cached
         with document.lock:
-            cached = document.snapshot
-            if cached is not None and cached.version == version:
-                return cached
-            same = _same_text(text, document.indexed, document.snapshot)
+            cached = document.analysis_of(revision)
+            if cached is not None:
+                return revision, cached
+            source = analysable(text)
+            same = _same_text(source, document.indexed, document.analysed)
             if same is not None:
                 snapshot = same.with_version(version)
             else:
-                parsed = document.parser.parse(text)
+                parsed = document.parser.parse(source)
                 snapshot = DocumentSnapshot(
                     parsed,
                     uri=uri,
@@ -148,9 +197,9 @@ class DocumentStore:
                     context_cache=document.contexts,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
-            if document.snapshot is None or (document.snapshot.version or 0) <= version:
-                document.snapshot = snapshot
-        return snapshot
+            if document.analysed is None or document.analysed[0] <= revision:
+                document.analysed = (revision, snapshot)
+        return revision, snapshot
 
     def editing_snapshot(self, uri: str) -> AnalysisView | None:
         """The latest version's snapshot if analysed, else one derived from the last analysed
@@ -158,48 +207,51 @@ class DocumentStore:
         document = self._documents.get(uri)
         if document is None:
             return None
-        text, version = document.current
-        base = document.snapshot
-        if base is not None and base.version == version and base.has_index:
-            return base
+        text, version, revision = document.current
+        analysed = document.analysed
+        if analysed is not None and analysed[0] == revision and analysed[1].has_index:
+            return analysed[1]
+        source = analysable(text)
         indexed = document.indexed
         if indexed is not None:
-            if indexed.version == version:
-                return indexed
-            if indexed.text == text:
-                return indexed.with_version(version)
-            derived = derive_edited_snapshot(indexed, text, version)
+            if indexed[0] == revision:
+                return indexed[1]
+            if indexed[1].text == source:
+                return indexed[1].with_version(version)
+            derived = derive_edited_snapshot(indexed[1], source, version)
             if derived is not None:
                 return derived
-        if base is None:
+        if analysed is None:
             return None
-        if base.version == version:
-            return base
-        return derive_edited_snapshot(base, text, version)
+        if analysed[0] == revision:
+            return analysed[1]
+        return derive_edited_snapshot(analysed[1], analysable(text), version)
 
     def mark_indexed(self, uri: str, snapshot: DocumentSnapshot) -> None:
-        """``snapshot``'s index is built: while-typing requests may see through it."""
+        """``snapshot``'s index is built: while-typing requests may see through it.
+        Only the latest analysis is recorded (its revision is known); others are left."""
         document = self._documents.get(uri)
-        if document is None or not snapshot.has_index:
+        analysed = document.analysed if document is not None else None
+        if document is None or analysed is None or analysed[1] is not snapshot:
             return
-        current = document.indexed
-        if current is None or (current.version or 0) <= (snapshot.version or 0):
-            document.indexed = snapshot
+        if snapshot.has_index and (document.indexed is None or document.indexed[0] <= analysed[0]):
+            document.indexed = analysed
 
-    def current_snapshot(self, uri: str) -> DocumentSnapshot | None:
-        """The latest version's analysis if it is done already (never analyses)."""
+    def current_snapshot(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
+        """The latest revision and its analysis if it is done already (never analyses)."""
         document = self._documents.get(uri)
         if document is None:
             return None
-        snapshot = document.snapshot
-        return snapshot if snapshot is not None and snapshot.version == document.version else None
+        snapshot = document.analysis_of(document.revision)
+        return (document.revision, snapshot) if snapshot is not None else None
 
     def lines(self, uri: str) -> LineIndex | None:
         """Line index of an open document, without analysing it."""
         document = self._documents.get(uri)
         if document is None:
             return None
-        snapshot = document.snapshot
-        if snapshot is not None and snapshot.version == document.version:
+        text, _, revision = document.current
+        snapshot = document.analysis_of(revision)
+        if snapshot is not None:
             return snapshot.lines
-        return LineIndex(document.text)
+        return LineIndex(text)

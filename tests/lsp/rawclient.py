@@ -8,11 +8,13 @@ server that never answers fails the test instead of hanging it.
 from __future__ import annotations
 
 import json
+import os
 import select
 import socket
 import subprocess
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 DEADLINE = 10.0
@@ -26,12 +28,21 @@ class RawClient:
         self.received: list[dict[str, Any]] = []
 
     @classmethod
-    def stdio(cls, *args: str) -> tuple[RawClient, subprocess.Popen[bytes]]:
+    def stdio(
+        cls,
+        *args: str,
+        command: list[str] | None = None,
+        stderr: Any = subprocess.PIPE,
+        **popen: Any,
+    ) -> tuple[RawClient, subprocess.Popen[bytes]]:
+        """``wfls serve`` (or ``command``) on pipes; ``stderr`` as for Popen (a file keeps a
+        long session from blocking on a full stderr pipe)."""
         process = subprocess.Popen(
-            [sys.executable, "-m", "wfls", "serve", *args],
+            command or [sys.executable, "-m", "wfls", "serve", *args],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+            stderr=stderr,
+            **popen,
         )
         assert process.stdin is not None and process.stdout is not None
         stdin, stdout = process.stdin, process.stdout
@@ -66,13 +77,41 @@ class RawClient:
         self.send({"id": id_, "method": method, "params": params})
         return self.reply(id_)
 
-    def reply(self, id_: int) -> dict[str, Any]:
-        end = time.monotonic() + DEADLINE
+    def reply(self, id_: Any, deadline: float = DEADLINE) -> dict[str, Any]:
+        """The reply to request ``id_`` (already received or still to come)."""
+        for message in self.received:
+            if message.get("id") == id_ and "method" not in message:
+                self.received.remove(message)
+                return message
+        end = time.monotonic() + deadline
         while time.monotonic() < end:
             for message in self._drain(end - time.monotonic()):
                 if message.get("id") == id_ and "method" not in message:
+                    self.received.remove(message)
                     return message
-        raise AssertionError(f"no reply to request {id_} within {DEADLINE} s")
+        raise AssertionError(f"no reply to request {id_} within {deadline} s")
+
+    def wait_for(self, predicate: Any, deadline: float = DEADLINE) -> dict[str, Any]:
+        """The first message received (or to come) that satisfies ``predicate``."""
+        end = time.monotonic() + deadline
+        while True:
+            for message in self.received:
+                if predicate(message):
+                    return message
+            if time.monotonic() >= end:
+                raise AssertionError(f"no such message within {deadline} s")
+            self._drain(end - time.monotonic())
+
+    def collect(self, seconds: float) -> list[dict[str, Any]]:
+        """Everything received and not yet taken, and what arrives within ``seconds``
+        (taken: no longer in ``received``)."""
+        end = time.monotonic() + seconds
+        while True:
+            self._drain(max(0.0, end - time.monotonic()))
+            if time.monotonic() >= end:
+                break
+        out, self.received = self.received, []
+        return out
 
     def _drain(self, timeout: float) -> list[dict[str, Any]]:
         chunk = self._read(max(0.0, min(timeout, 0.2)))
@@ -93,9 +132,24 @@ class RawClient:
             out.append(message)
         return out
 
-    def initialize(self) -> dict[str, Any]:
+    def initialize(self, **params: Any) -> dict[str, Any]:
         reply = self.request(
-            1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}}
+            1, "initialize", {"processId": None, "rootUri": None, "capabilities": {}, **params}
         )
         self.send({"method": "initialized", "params": {}})
         return reply
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time of process ``pid`` so far (``/proc/<pid>/stat``)."""
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def memory_mb(pid: int, field: str = "VmRSS") -> float:
+    """Resident (``VmRSS``) or peak resident (``VmHWM``) memory of ``pid`` in MB."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) / 1024
+    raise AssertionError(f"no {field} for {pid}")

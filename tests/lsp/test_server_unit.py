@@ -84,6 +84,7 @@ async def test_analysis_failure_gives_an_empty_answer(monkeypatch):
         raise RuntimeError("analysis bug")
 
     monkeypatch.setattr(server.store, "snapshot", explode)
+    monkeypatch.setattr(server.store, "analyse", explode)  # diagnostics read the revision too
     server.protocol._handle_request(
         2,
         types.TEXT_DOCUMENT_DIAGNOSTIC,

@@ -29,7 +29,8 @@ def empty() -> list[types.CodeAction]:
 def handle(ctx: RequestContext, params: types.CodeActionParams) -> list[types.CodeAction]:
     # Not WHILE_TYPING: the view is always a full snapshot, which has the issues.
     view = cast(DiagnosedView, ctx.view)
-    span = Span(ctx.offset(params.range.start), ctx.offset(params.range.end))
+    start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
+    span = Span(min(start, end), max(start, end))  # a client may send a range backwards
     only = [str(kind) for kind in params.context.only] if params.context.only else None
     actions = code_actions(
         view,

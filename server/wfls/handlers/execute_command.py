@@ -102,6 +102,8 @@ async def run_workflow(session: Session, arguments: Any) -> Any:
         )
     except RunRefused as refused:
         raise RequestFailed(str(refused)) from None
+    except RecursionError:  # an input nested deeper than Python's stack
+        raise RequestFailed("the input is nested too deeply to run") from None
     session.remember_run(uri, last)
     return answer
 

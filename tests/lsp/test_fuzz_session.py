@@ -1,0 +1,69 @@
+"""Random editing sessions against the real server, every step checked (``fuzzsession``).
+
+Hypothesis draws every choice of the session, so a failure shrinks to a short
+sequence of opens, edits and requests. One server per position encoding
+serves all examples (each example starts by closing what the previous one
+left open), which also makes the run a small soak; the examples are fixed
+(``derandomize``) so ``make test`` stays bounded and repeatable.
+``bench/soak_session.py`` runs the same steps for as long as asked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.lsp.fuzzsession import FuzzSession
+
+EXAMPLES = 100
+STEPS = 40
+
+
+class HypothesisChooser:
+    def __init__(self, data: st.DataObject) -> None:
+        self.data = data
+
+    def integer(self, low: int, high: int) -> int:
+        return self.data.draw(st.integers(low, high))
+
+    def choice(self, options: list[Any]) -> Any:
+        return self.data.draw(st.sampled_from(options))
+
+
+@pytest.fixture(
+    scope="module",
+    params=[("utf-16", True), ("utf-8", False)],
+    ids=["utf-16-pull", "utf-8-push"],
+)
+def session(request: pytest.FixtureRequest) -> Iterator[FuzzSession]:
+    encoding, pull = request.param
+    fuzz = FuzzSession(encoding, pull=pull)
+    try:
+        yield fuzz
+        fuzz.check_stderr()
+        # Every kind of request was exercised, not only the cheap ones.
+        assert set(fuzz.requests) <= set(fuzz.stats.by_method)
+        assert fuzz.stats.text_checks > EXAMPLES
+    finally:
+        status = fuzz.close()
+    assert status == 0
+
+
+@settings(
+    max_examples=EXAMPLES,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_random_sessions(session: FuzzSession, data: st.DataObject) -> None:
+    session.reset()
+    choose = HypothesisChooser(data)
+    for _ in range(STEPS):
+        session.step(choose)
+    session.check_stderr()
