@@ -20,7 +20,7 @@ from wf_core.issues import Severity
 from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wf_core.spans import LineIndex
 from wf_core.workspace.checks import document_issues
-from wf_core.workspace.files import Roots
+from wf_core.workspace.files import Roots, is_symlink_loop
 from wf_core.workspace.index import Workspace
 from wfls import __version__
 from wfls.reporting import (
@@ -171,6 +171,8 @@ def collect_files(paths: Sequence[str]) -> Inputs:
             add(path)
         elif path.exists():
             unreadable.append((raw, "not a regular file"))
+        elif is_symlink_loop(path):
+            unreadable.append((raw, "a symlink loop"))
         else:
             unreadable.append((raw, "no such file or directory"))
     return Inputs(files, unreadable)
