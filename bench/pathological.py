@@ -120,6 +120,18 @@ def toml_deep_inline_tables(full: bool) -> Case:
     return Case(text, "toml", (text.index("{ a = { a") + 3 * NESTING,))
 
 
+def toml_deep_dotted_key(full: bool) -> Case:
+    """A dotted key of 10,000 parts in a node's table: tables nested without brackets."""
+    text = _one_node('{ target = "x", value = 1 }') + "check" + ".arg" * NESTING + " = 1\n"
+    return Case(text, "toml", (len(text) - NESTING,))
+
+
+def toml_deep_table_header(full: bool) -> Case:
+    """A table header of 10,000 parts."""
+    text = _one_node('{ target = "x", value = 1 }') + "\n[" + "a." * NESTING + "b]\nc = 1\n"
+    return Case(text, "toml", (len(text) - NESTING,))
+
+
 def json_deep_unclosed(full: bool) -> Case:
     """Deep nesting that is never closed: the text ends inside it."""
     text = _one_node_json("[" * NESTING)
@@ -329,6 +341,8 @@ CASES: dict[str, Callable[[bool], Case]] = {
     "json_deep_unclosed": json_deep_unclosed,
     "toml_deep_arrays": toml_deep_arrays,
     "toml_deep_inline_tables": toml_deep_inline_tables,
+    "toml_deep_dotted_key": toml_deep_dotted_key,
+    "toml_deep_table_header": toml_deep_table_header,
     "json_long_line": json_long_line,
     "document_20mb": document_20mb,
     "nodes_100k": nodes_100k,
@@ -352,6 +366,8 @@ DESCRIPTIONS = {
     "json_deep_unclosed": "10,000 unclosed `[` (JSON)",
     "toml_deep_arrays": "10,000-deep nested arrays (TOML)",
     "toml_deep_inline_tables": "10,000-deep nested inline tables (TOML)",
+    "toml_deep_dotted_key": "a dotted key of 10,000 parts (TOML)",
+    "toml_deep_table_header": "a table header of 10,000 parts (TOML)",
     "json_long_line": "a 1 MB single line (minified JSON, 2,800 nodes)",
     "document_20mb": "a 20 MB document (55,000 nodes)",
     "nodes_100k": "100,000 nodes (36 MB)",
