@@ -440,6 +440,8 @@ def exercise(case: Case) -> dict[str, Any]:
     }
     if case.run_input is not None:
         result["run"] = _run(snapshot, case.run_input)
+        if result["run"].startswith("refused"):
+            result["first"] += "; run refused"
     return result
 
 
@@ -491,7 +493,11 @@ def exercise_folder(case: Case) -> dict[str, Any]:
             "check_status": status,
             "check": [(Path(f["file"]).name, f["code"]) for f in findings],
             "check_stderr": err.getvalue().replace(tmp, "<tmp>").splitlines(),
-            "first": findings[0]["code"] if findings else "empty",
+            "first": findings[0]["code"]
+            if findings
+            else f"skipped: {scan.skipped[0].reason}"
+            if scan.skipped
+            else "empty",
         }
 
 
@@ -553,12 +559,12 @@ def main(argv: list[str]) -> int:
         return 0
     names = argv or list(CASES)
     rows = []
-    print(f"{'case':<44} {'outcome':<22} {'wall':>9} {'peak RSS':>10}")
+    print(f"{'case':<38} {'outcome':<36} {'wall':>9} {'peak RSS':>10}")
     for name in names:
         row = _measure(name)
         rows.append(row)
         rss = f"{row['peak_rss_mb']:.0f} MB" if row["peak_rss_mb"] is not None else "?"
-        print(f"{name:<44} {row['outcome']:<22} {row['wall_s']:>7.2f} s {rss:>10}", flush=True)
+        print(f"{name:<38} {row['outcome']:<36} {row['wall_s']:>7.2f} s {rss:>10}", flush=True)
     results = BENCH / "results"
     results.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
