@@ -141,7 +141,7 @@ def read_document(path: Path) -> bytes | str:
 
     The file is opened without blocking and checked again once open: a path that
     became a FIFO since :meth:`Roots.check` would otherwise block the reader for
-    good, and one that grew is read no further than the limit.
+    good. (The size limit is :meth:`Roots.check`'s to apply.)
     """
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
@@ -151,11 +151,9 @@ def read_document(path: Path) -> bytes | str:
         try:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return "it is not a regular file"
-            data = handle.read(MAX_BYTES + 1)
+            data = handle.read()
         except OSError as error:
             return error.strerror or str(error)
-    if len(data) > MAX_BYTES:
-        return f"it is larger than {MAX_BYTES // 1_000_000} MB"
     if b"\x00" in data[:8192]:
         return "it is a binary file"
     return data
