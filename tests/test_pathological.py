@@ -259,3 +259,13 @@ def test_a_folder_with_every_disk_case_in_a_process(tmp_path: Path) -> None:
         ("latin1.wf.toml", "syntax_error")
     ]
     assert "Traceback" not in done.stderr
+
+
+def test_a_path_that_became_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
+    """Between the scan's check and the read, a document may be replaced by a FIFO: the
+    reader opens without blocking and checks again (a blocking open would never return)."""
+    from wf_core.workspace.files import read_document
+
+    os.mkfifo(tmp_path / "raced.wf.toml")
+    with no_hang(30):
+        assert read_document(tmp_path / "raced.wf.toml") == "it is not a regular file"
