@@ -21,6 +21,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -269,3 +270,73 @@ def test_a_path_that_became_a_fifo_is_not_waited_on(tmp_path: Path) -> None:
     os.mkfifo(tmp_path / "raced.wf.toml")
     with no_hang(30):
         assert read_document(tmp_path / "raced.wf.toml") == "it is not a regular file"
+
+
+def _position(text: str, offset: int) -> dict[str, int]:
+    line_start = text.rfind("\n", 0, offset) + 1
+    return {"line": text.count("\n", 0, offset), "character": offset - line_start}
+
+
+def _pushed(client: Any, uri: str) -> dict[str, Any]:
+    """The latest diagnostics pushed for ``uri``, waiting for the first (the client's
+    deadline applies)."""
+    end = time.monotonic() + HANG_SECONDS
+    while time.monotonic() < end:
+        pushed = [
+            message["params"]
+            for message in client.received
+            if message.get("method") == "textDocument/publishDiagnostics"
+            and message["params"]["uri"] == uri
+        ]
+        if pushed:
+            return pushed[-1]
+        client._drain(1.0)
+    raise AssertionError(f"no diagnostics for {uri} within {HANG_SECONDS} s")
+
+
+def test_the_server_answers_every_request_on_pathological_documents(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Over stdio, as an editor sees it: each document's diagnostics are pushed and every
+    request gets a result (the outline of 1,000 nested loops must also survive the
+    protocol's JSON encoding); no request errs, the server exits cleanly."""
+    from tests.lsp import rawclient
+
+    monkeypatch.setattr(rawclient, "DEADLINE", float(HANG_SECONDS))
+    expected = {
+        "json_deep_objects": ["syntax_error"],
+        "toml_deep_dotted_key": ["syntax_error"],
+        "foreach_1000_deep": [],
+        "path_10k_segments": [],
+        "long_id": [],
+    }
+    client, process = rawclient.RawClient.stdio()
+    try:
+        client.initialize()
+        ids = iter(range(2, 1_000))
+        for name, codes in expected.items():
+            case = cases.build(name)
+            text = case.text.replace('"patho"', f'"{name}"', 1)  # one workflow name each
+            uri = f"file:///patho/{name}.wf.{case.syntax}"
+            document = {"uri": uri, "languageId": case.syntax, "version": 1, "text": text}
+            client.send({"method": "textDocument/didOpen", "params": {"textDocument": document}})
+            where = {"textDocument": {"uri": uri}}
+            shift = len(text) - len(case.text)
+            at = {**where, "position": _position(text, case.cursors[0] + shift)}
+            for method, params in (
+                ("textDocument/documentSymbol", where),
+                ("textDocument/semanticTokens/full", where),
+                ("textDocument/foldingRange", where),
+                ("textDocument/hover", at),
+                ("textDocument/completion", at),
+            ):
+                reply = client.request(next(ids), method, params)
+                assert "error" not in reply, (name, method, reply.get("error"))
+                assert "result" in reply
+            assert [d["code"] for d in _pushed(client, uri)["diagnostics"]] == codes, name
+        assert client.request(next(ids), "shutdown")["result"] is None
+        client.send({"method": "exit"})
+        assert process.wait(timeout=30) == 0
+        assert process.stderr is not None and b"Traceback" not in process.stderr.read()
+    finally:
+        process.kill()
