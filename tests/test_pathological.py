@@ -340,3 +340,38 @@ def test_the_server_answers_every_request_on_pathological_documents(
         assert process.stderr is not None and b"Traceback" not in process.stderr.read()
     finally:
         process.kill()
+
+
+def test_a_run_time_value_nested_1000_deep_is_refused_not_a_crash() -> None:
+    from wf_core.runtime import execute_workflow, stand_in_handlers
+    from wf_core.runtime.errors import WorkflowRefused
+    from wf_core.snapshot import analyze_text
+
+    snapshot = analyze_text(cases.GOOD, "toml")
+    assert snapshot.workflow is not None
+    deep: list[Any] = []
+    for _ in range(1_000):
+        deep = [deep]
+    with no_hang(), pytest.raises(WorkflowRefused) as refused:
+        execute_workflow(snapshot.workflow, {"x": deep}, stand_in_handlers(snapshot.workflow))
+    assert "the input nests deeper than 200 levels" in str(refused.value)
+
+
+def test_a_schema_check_that_runs_out_of_stack_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    """jsonschema descends recursively; where the stack is short (a deep caller, a worker
+    thread), a deep value is refused with a reason instead of raising RecursionError."""
+    from wf_core.runtime.contracts import compile_schema
+
+    tree = {"$defs": {"t": {"type": "array", "items": {"$ref": "#/$defs/t"}}}, "$ref": "#/$defs/t"}
+    value: list[Any] = []
+    for _ in range(199):
+        value = [value]
+    check = compile_schema(tree)
+    assert check.problem(value) is None  # within the limit, on a normal stack
+    limit = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(250)
+        problem = check.problem(value)
+    finally:
+        sys.setrecursionlimit(limit)
+    assert problem == "the value nests too deeply to be checked against the schema"

@@ -147,6 +147,8 @@ class SchemaCheck:
                 f"cannot resolve $ref {getattr(unresolvable, 'ref', '')!r}: references "
                 "resolve within the schema only, nothing is fetched"
             )
+        except RecursionError:  # jsonschema descends recursively, a frame or more per level
+            return "the value nests too deeply to be checked against the schema"
         if error is None:  # pragma: no cover - is_valid said there was one
             return "value does not match the schema"
         path = [str(p) for p in error.absolute_path]
