@@ -291,6 +291,15 @@ def regex_backtracking(full: bool) -> Case:
     )
 
 
+def run_deep_input(full: bool) -> Case:
+    """A valid workflow run (stand-ins) on an input of 1,000 nested lists."""
+    deep: list[Any] = []
+    for _ in range(1_000):
+        deep = [deep]
+    text = _one_node('{ target = "x", value = 1 }')
+    return Case(text, "toml", (len(text) // 2,), run_input={"x": deep})
+
+
 # -- on disk ------------------------------------------------------------------------------
 
 GOOD = _one_node('{ target = "x", value = 1 }')
@@ -354,6 +363,7 @@ CASES: dict[str, Callable[[bool], Case]] = {
     "foreach_1000_deep": foreach_1000_deep,
     "long_id": long_id,
     "regex_backtracking": regex_backtracking,
+    "run_deep_input": run_deep_input,
     "disk_non_utf8": disk_non_utf8,
     "disk_fifo": disk_fifo,
     "disk_directory_named_like_a_document": disk_directory_named_like_a_document,
@@ -379,6 +389,7 @@ DESCRIPTIONS = {
     "foreach_1000_deep": "1,000 nested foreach loops",
     "long_id": "an id of 100,000 characters",
     "regex_backtracking": "`pattern` `^(a+)+$` against 100,000 a's and `!` (run)",
+    "run_deep_input": "a run-time input of 1,000 nested lists",
     "disk_non_utf8": "non-UTF-8 bytes on disk",
     "disk_fifo": "a FIFO named `pipe.wf.toml`",
     "disk_directory_named_like_a_document": "a directory named `x.wf.toml`",
