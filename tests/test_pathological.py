@@ -375,3 +375,18 @@ def test_a_schema_check_that_runs_out_of_stack_says_so(monkeypatch: pytest.Monke
     finally:
         sys.setrecursionlimit(limit)
     assert problem == "the value nests too deeply to be checked against the schema"
+
+
+def test_deeply_nested_json_files_given_to_wfls_run(tmp_path: Path, capsys) -> None:
+    """The input, an answer or a saved run nested 100,000 deep: one line, exit 2."""
+    from wf_core.runtime.errors import WorkflowExecutionError
+    from wf_core.runtime.state import load
+
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000)
+    billing = ROOT / "examples" / "billing.wf.toml"
+    with no_hang():
+        assert main(["run", str(billing), "--input", str(deep)]) == 2
+    assert capsys.readouterr().err == f"wfls: input '{deep}' nests too deeply to be read\n"
+    with pytest.raises(WorkflowExecutionError, match="invalid run state: it nests too deeply"):
+        load(deep.read_text())
