@@ -1114,7 +1114,12 @@ _WFLS = (
         "an unknown node type or condition op, a number out of range, an unknown key where "
         "the model forbids extra keys (bindings, `item_error`, ...). The part that fails to "
         "load is left out of the rest of the analysis; edges and `start` that name a node "
-        "that failed to load are not reported again.",
+        "that failed to load are not reported again. Also, in a schema (which still loads): "
+        "a `$ref` that points outside the document (`http://`, `file://`, `other.json#/x`: "
+        "references resolve within the document only, and nothing is fetched) or names "
+        "nothing in it, and a `pattern` or `patternProperties` key that the linear-time "
+        "matcher cannot evaluate (look-around, backreferences; the runtime refuses every "
+        "value it would have to match).",
         """
         name = "greet"
         start = "hello"

@@ -32,6 +32,7 @@ from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.issues import ValidationReport
+from wf_core.validation.schema_checks import schema_issues
 
 NO_CONTEXT_SCHEMA = "no context schema for this program location"
 _SEVERITY_ORDER = {
@@ -365,7 +366,12 @@ class DocumentSnapshot:
             for i in (*self.extra_issues, *self.parsed.issues)
         ]
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        for issue in (*self.load.issues, *find_deprecated_forms(values), *unknown_keys(values)):
+        for issue in (
+            *self.load.issues,
+            *find_deprecated_forms(values),
+            *unknown_keys(values),
+            *schema_issues(values),
+        ):
             # Loader and deprecation findings are already in document locations.
             if issue.data.get("missing") and self.parsed.issues:
                 still_missing = self._written_but_broken(issue)

@@ -21,7 +21,7 @@ from wf_core.issues import Severity
 from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wf_core.spans import LineIndex
 from wf_core.workspace.checks import document_issues
-from wf_core.workspace.files import Roots
+from wf_core.workspace.files import Roots, is_symlink_loop
 from wf_core.workspace.index import Workspace
 from wfls import __version__
 from wfls.reporting import (
@@ -184,6 +184,8 @@ def collect_files(paths: Sequence[str]) -> Inputs:
             add(path)
         elif path.exists():
             unreadable.append((raw, "not a regular file"))
+        elif is_symlink_loop(path):
+            unreadable.append((raw, "a symlink loop"))
         else:
             unreadable.append((raw, "no such file or directory"))
     return Inputs(files, unreadable)
@@ -196,9 +198,11 @@ def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Worksp
     named = [Path(root)] if root else [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
     folders = named if root else [*named, *(path.parent for path in inputs.files)]
     workspace = Workspace(Roots(folders))
-    told = Roots(named)
+    told = [folder.absolute() for folder in named]
     for skipped in workspace.scan().skipped:
-        if told.contains(skipped.path):
+        # Lexically: the scan joins names under the folders, and a skipped path may
+        # not resolve at all (a symlink loop).
+        if any(skipped.path.absolute().is_relative_to(folder) for folder in told):
             print(
                 terminal_safe(f"wfls: skipped {str(skipped.path)!r}: {skipped.reason}"),
                 file=sys.stderr,

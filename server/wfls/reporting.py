@@ -284,11 +284,15 @@ def render_json(findings: Iterable[Finding]) -> str:
 
 
 def _github_escape(value: str, *, prop: bool = False) -> str:
-    """Workflow-command escaping: ``%``, CR and LF always; ``:`` and ``,`` in properties."""
+    """Workflow-command escaping: ``%``, CR and LF always; ``:`` and ``,`` in properties.
+
+    Other control characters are then shown as ``\\xNN``: the runner prints each
+    command into a log that renders escape sequences, and people run it in terminals.
+    """
     value = value.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
     if prop:
         value = value.replace(":", "%3A").replace(",", "%2C")
-    return value
+    return terminal_safe(value)
 
 
 def render_github(findings: Iterable[Finding]) -> str:

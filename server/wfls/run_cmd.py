@@ -92,6 +92,8 @@ def _read_json(path: str, what: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as error:
         raise _Usage(f"{what} '{path}' is not JSON: {error}") from None
+    except RecursionError:  # the decoder recurses once per level
+        raise _Usage(f"{what} '{path}' nests too deeply to be read") from None
 
 
 def _load_workflow(path: Path) -> Workflow:

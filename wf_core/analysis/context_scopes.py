@@ -165,7 +165,13 @@ class ContextModel:
         if over is None or stack is None:
             return {}
         if over.root == "context":
-            navigator = SchemaNavigator(self._context_source_document(stack), known=self._detached)
+            # Named by the stack, not by hashing the document: that document grows with
+            # the nesting, and hashing it for every loop was quadratic in the depth.
+            navigator = SchemaNavigator(
+                self._context_source_document(stack),
+                known=self._detached,
+                uri=schema_urn(("context-source", stack)),
+            )
         else:
             navigator = self.source_navigator(over.root)
         view = navigator.at_path(over.parts)

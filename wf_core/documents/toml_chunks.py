@@ -103,6 +103,8 @@ class _Reader:
                 raise _GiveUp
             end = match.end()
             parts.append((match.group(1) if ch in "\"'" else match.group(), pos, end))
+            if len(parts) > MAX_DEPTH:
+                raise _GiveUp  # the table builder reports the nesting
             dot = _DOT.match(text, end)
             if dot is None:
                 return parts, end
@@ -127,7 +129,7 @@ class _Reader:
             return end
         parts, after = self.keys(pos)
         equals = _EQUALS.match(text, after)
-        if equals is None:
+        if equals is None or len(loc) + len(parts) > MAX_DEPTH:
             raise _GiveUp
         # Dotted prefixes are created before the value is read, so their
         # entries come first; their range ends with the pair, known only later.

@@ -38,6 +38,7 @@ from wf_core.documents.source_map import (
     shift_literal,
 )
 from wf_core.documents.toml_values import (
+    MAX_DEPTH,
     ArrayNode,
     Header,
     Pair,
@@ -276,6 +277,10 @@ class TomlBuilder:
         self._table, self._loc = self.root, None  # until proven valid
         if not parts:
             return "rejected"
+        if len(parts) > MAX_DEPTH:
+            _, part_start, part_end = parts[MAX_DEPTH]
+            self._problem(Span(part_start, part_end), "nesting is too deep")
+            return "rejected"
         table: Any = self.root
         loc: Location = ()
         for name, part_start, part_end in parts[:-1]:
@@ -382,10 +387,21 @@ class TomlBuilder:
             return  # the section's header was rejected; its pairs go nowhere
         if id(self._table) not in self._state:
             raise Fallback  # a placed chunk's table never takes more pairs
-        self._assign(self._table, self._loc, pair, self._section)
+        self._assign(self._table, self._loc, pair, self._section, len(self._loc))
 
-    def _assign(self, table: dict[str, Any], loc: Location, pair: Pair, section: int) -> None:
+    def _assign(
+        self, table: dict[str, Any], loc: Location, pair: Pair, section: int, nested: int = 0
+    ) -> None:
+        """Store ``pair`` in ``table`` (at ``loc``), ``nested`` levels below the root as
+        far as the nesting limit counts: the section's header for a section pair; an
+        inline table's own nesting is bounded by the value reader already."""
         keys = pair.keys
+        if nested + len(keys) > MAX_DEPTH:
+            # Tables nested by headers and dotted keys count like nested values: a
+            # 10,000-part dotted key would build 10,000 nested tables for every
+            # recursive reader downstream (and took minutes here).
+            self._problem(keys[max(0, MAX_DEPTH - nested)].span, "nesting is too deep")
+            return
         written = [part.name for part in keys]
         for i, part in enumerate(keys[:-1]):
             loc = (*loc, part.name)

@@ -234,6 +234,8 @@ def load(text: str | bytes) -> RunState:
         raw = json.loads(text, parse_float=_finite, parse_constant=_no_constant)
     except (ValueError, UnicodeDecodeError) as exc:
         raise WorkflowExecutionError(f"invalid run state: not JSON ({exc})") from None
+    except RecursionError:  # the decoder recurses once per level
+        raise WorkflowExecutionError("invalid run state: it nests too deeply") from None
     if not isinstance(raw, dict):
         raise WorkflowExecutionError("invalid run state: expected a JSON object")
     version = raw.get("version")

@@ -9,6 +9,7 @@ read. Huge and binary files are skipped with one message each.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import os
 import stat
@@ -64,6 +65,8 @@ class Roots:
         """Why ``path`` is not read (None: it is a document to read). A file the user
         ``named`` (``wfls check FILE``) is read whatever its size: the limit keeps
         stray generated files out of a workspace scan, not an author's own document."""
+        if is_symlink_loop(path):
+            return SYMLINK_LOOP
         if not self.contains(path):
             return "it lies outside the workspace folders"
         try:
@@ -99,8 +102,8 @@ class Roots:
             path = Path(entry.path)
             try:
                 is_dir = entry.is_dir()
-            except OSError:
-                continue
+            except OSError:  # a symlink loop: reported below when it is named like a document
+                is_dir = False
             if is_dir and not is_workflow_file(entry.name):
                 if not entry.name.startswith(".") and entry.name not in _SKIPPED_DIRS:
                     yield from self._walk(path, seen)
@@ -114,6 +117,20 @@ class Roots:
                 yield Skipped(path, reason)
 
 
+SYMLINK_LOOP = "it is a symlink loop"
+
+
+def is_symlink_loop(path: Path) -> bool:
+    """True when following ``path``'s symlinks comes back to where it started."""
+    try:
+        path.resolve(strict=False)
+    except RuntimeError:  # Python 3.11 and 3.12 report a loop this way
+        return True
+    except OSError as error:  # 3.13 and later
+        return error.errno == errno.ELOOP
+    return False
+
+
 def _resolved(path: Path) -> Path | None:
     try:
         return path.resolve(strict=False)
@@ -122,11 +139,23 @@ def _resolved(path: Path) -> Path | None:
 
 
 def read_document(path: Path) -> bytes | str:
-    """The bytes of a document, or why it cannot be read; binary data is refused."""
+    """The bytes of a document, or why it cannot be read; binary data is refused.
+
+    The file is opened without blocking and checked again once open: a path that
+    became a FIFO since :meth:`Roots.check` would otherwise block the reader for
+    good. (The size limit is :meth:`Roots.check`'s to apply.)
+    """
     try:
-        data = path.read_bytes()
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
         return error.strerror or str(error)
+    with os.fdopen(descriptor, "rb") as handle:
+        try:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                return "it is not a regular file"
+            data = handle.read()
+        except OSError as error:
+            return error.strerror or str(error)
     if b"\x00" in data[:8192]:
         return "it is a binary file"
     return data

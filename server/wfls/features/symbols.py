@@ -42,6 +42,10 @@ WORKFLOW_SCHEMAS = ("input_schema", "state_schema", "output_schema")
 UNREACHABLE = "unreachable"
 CONFLICTED = "reached under two foreach regions"
 NOT_ANALYSED = "not analysed: it has errors"
+MAX_OUTLINE_DEPTH = 32
+"""Loops nest in the outline this deep at most; the nodes of deeper loops are listed,
+flat, under the loop at that depth. Clients walk and serialise the outline
+recursively, and 1,000 nested loops would exhaust their stacks (and ours)."""
 
 
 def document_symbols(view: AnalysisView) -> list[OutlineSymbol]:
@@ -83,9 +87,11 @@ def matches(query: str, name: str) -> bool:
 
 def _flatten(symbols: list[OutlineSymbol]) -> list[OutlineSymbol]:
     out: list[OutlineSymbol] = []
-    for symbol in symbols:
+    stack = list(reversed(symbols))
+    while stack:
+        symbol = stack.pop()
         out.append(symbol)
-        out.extend(_flatten(list(symbol.children)))
+        stack.extend(reversed(symbol.children))
     return out
 
 
@@ -130,20 +136,38 @@ def _node_outline(view: AnalysisView, *, nest: bool = True) -> list[OutlineSymbo
     for symbol, owner in entries:
         if owner is not None:
             children.setdefault(owner, []).append(symbol)
+    position_of = {id(symbol): position for position, (symbol, _) in enumerate(entries)}
 
-    def build(position: int, symbol: OutlineSymbol, seen: frozenset[str]) -> OutlineSymbol:
+    def descendants(symbol: OutlineSymbol, seen: set[str]) -> list[OutlineSymbol]:
+        """Every symbol nested under ``symbol``, in outline order, each once (no recursion)."""
+        out: list[OutlineSymbol] = []
+        stack = list(reversed(children.get(symbol.name, [])))
+        while stack:
+            child = stack.pop()
+            out.append(child)
+            if first.get(child.name) == position_of[id(child)] and child.name not in seen:
+                seen.add(child.name)
+                stack.extend(reversed(children.get(child.name, [])))
+        return out
+
+    def build(
+        position: int, symbol: OutlineSymbol, seen: frozenset[str], depth: int
+    ) -> OutlineSymbol:
         if first.get(symbol.name) != position or symbol.name in seen:
             return symbol
-        inner = children.get(symbol.name, [])
-        nested = tuple(
-            build(first.get(child.name, -1), child, seen | {symbol.name}) for child in inner
-        )
+        if depth >= MAX_OUTLINE_DEPTH:
+            nested = tuple(descendants(symbol, {*seen, symbol.name}))
+        else:
+            nested = tuple(
+                build(first.get(child.name, -1), child, seen | {symbol.name}, depth + 1)
+                for child in children.get(symbol.name, [])
+            )
         return OutlineSymbol(
             symbol.name, symbol.kind, symbol.span, symbol.selection, symbol.detail, nested
         )
 
     return [
-        build(position, symbol, frozenset())
+        build(position, symbol, frozenset(), 1)
         for position, (symbol, owner) in enumerate(entries)
         if owner is None
     ]

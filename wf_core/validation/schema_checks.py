@@ -1,0 +1,132 @@
+"""Checks of the document's JSON Schemas that lda-wf does not make.
+
+- ``$ref`` resolves within the document only (language-server.md, "Bad
+  input"): a reference to ``http://...``, ``file:///...`` or ``other.json#/x``
+  is never fetched or read, by the analysis or by the runtime. It is an error
+  (``invalid_model``) where it is written, as is a ``#/...`` pointer that
+  names nothing in the document: the runtime refuses every value checked
+  against such a schema, and the analysis treats the reference as absent.
+- A ``pattern`` (or ``patternProperties`` key) that Python accepts but the
+  linear-time engine refuses (look-around, backreferences, too large; see
+  :mod:`wf_core.patterns`) is an error too: the runtime refuses every value it
+  would have to match. An invalid pattern is the meta-schema's to report.
+
+The schemas are walked iteratively, and ``$ref`` targets are looked up one by
+one (never followed), so cycles and long chains cost nothing extra.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.locations import Location
+from wf_core.patterns import pattern_problem
+from wf_core.schema_nav import Branch, SchemaNavigator
+from wf_core.semantic.schemas import DATA_KEYWORDS
+
+_NODE_SCHEMAS = ("input_schema", "output_schema", "request_schema", "resume_schema")
+_TOP_SCHEMAS = ("input_schema", "state_schema", "output_schema")
+
+
+def schema_sites(values: Mapping[str, Any]) -> Iterator[tuple[Location, Mapping[str, Any]]]:
+    """Every schema the document writes, with its document location."""
+    for key in _TOP_SCHEMAS:
+        if isinstance(values.get(key), Mapping):
+            yield (key,), values[key]
+    for list_key, keys in (("node_defs", _NODE_SCHEMAS[:2]), ("nodes", _NODE_SCHEMAS)):
+        items = values.get(list_key)
+        for index, item in enumerate(items if isinstance(items, list) else ()):
+            if not isinstance(item, Mapping):
+                continue
+            for key in keys:
+                if isinstance(item.get(key), Mapping):
+                    yield (list_key, index, key), item[key]
+
+
+def schema_issues(values: Any) -> list[Issue]:
+    """``invalid_model`` errors for references and patterns the document cannot honour."""
+    if not isinstance(values, Mapping):
+        return []
+    issues: list[Issue] = []
+    for location, schema in schema_sites(values):
+        issues.extend(_check(location, schema))
+    return issues
+
+
+def _check(prefix: Location, schema: Mapping[str, Any]) -> Iterator[Issue]:
+    # Only schemas that use $ref pay for a registry; the branch of each mapping keeps
+    # its resolver (``$id`` scopes) so each ``$ref`` is looked up where it is written.
+    root = SchemaNavigator(schema).root.nodes[0] if _mentions_ref(schema) else None
+    stack: list[tuple[Any, Location, Branch | None]] = [(schema, prefix, None)]
+    while stack:
+        value, location, scope = stack.pop()
+        if isinstance(value, list):
+            stack.extend((item, (*location, k), scope) for k, item in enumerate(value))
+            continue
+        if not isinstance(value, Mapping):
+            continue
+        branch = root if location == prefix else scope.subbranch(value) if scope else None
+        ref = value.get("$ref")
+        if isinstance(ref, str) and branch is not None and branch.resolve_ref() is None:
+            yield _ref_issue((*location, "$ref"), ref)
+        pattern = value.get("pattern")
+        if isinstance(pattern, str):
+            yield from _pattern_issue((*location, "pattern"), pattern, on_key=False)
+        patterns = value.get("patternProperties")
+        if isinstance(patterns, Mapping):
+            for key in patterns:
+                if isinstance(key, str):
+                    yield from _pattern_issue(
+                        (*location, "patternProperties", key), key, on_key=True
+                    )
+        for key, item in value.items():
+            if key not in DATA_KEYWORDS and isinstance(item, Mapping | list):
+                stack.append((item, (*location, key), branch))
+
+
+def _mentions_ref(schema: Any) -> bool:
+    stack = [schema]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, Mapping):
+            if isinstance(item.get("$ref"), str):
+                return True
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return False
+
+
+def _ref_issue(location: Location, ref: str) -> Issue:
+    if ref.startswith("#"):
+        message = f"$ref {ref!r} does not resolve in this document"
+    else:
+        message = (
+            f"$ref {ref!r} points outside the document: references resolve within the "
+            "document only, and nothing is fetched"
+        )
+    return Issue(
+        code=ProjectCode.INVALID_MODEL,
+        location=location,
+        message=message,
+        severity=Severity.ERROR,
+    )
+
+
+def _pattern_issue(location: Location, pattern: str, *, on_key: bool) -> Iterator[Issue]:
+    try:
+        re.compile(pattern)  # compiled only, never matched: invalid ones are not ours
+    except (re.error, RecursionError, OverflowError):
+        return
+    problem = pattern_problem(pattern)
+    if problem is not None:
+        yield Issue(
+            code=ProjectCode.INVALID_MODEL,
+            location=location,
+            message=f"pattern {pattern!r} cannot be evaluated in linear time: {problem}",
+            severity=Severity.ERROR,
+            on_key=on_key,
+        )
