@@ -148,6 +148,21 @@ def json_long_line(full: bool) -> Case:
     return Case(text, "json", (middle,), notes={"bytes": len(text.encode())})
 
 
+def toml_long_line(full: bool) -> Case:
+    """A megabyte comment line, then a megabyte array on one line that is never
+    closed: the TOML reader asks at every element whether it starts a line."""
+    size = 1_000_000 if full else 200_000
+    text = (
+        _one_node('{ target = "x", value = 1 }')
+        + "# "
+        + "x" * size
+        + "\nlong = ["
+        + "1, " * (size // 3)
+        + "\n"
+    )
+    return Case(text, "toml", (len(text) // 2, len(text) - 2), notes={"bytes": len(text.encode())})
+
+
 def _generated(nodes: int) -> Case:
     text = generate_toml(nodes)
     middle = text.index("path = ", len(text) // 2) + 20
@@ -353,6 +368,7 @@ CASES: dict[str, Callable[[bool], Case]] = {
     "toml_deep_dotted_key": toml_deep_dotted_key,
     "toml_deep_table_header": toml_deep_table_header,
     "json_long_line": json_long_line,
+    "toml_long_line": toml_long_line,
     "document_20mb": document_20mb,
     "nodes_100k": nodes_100k,
     "duplicate_ids": duplicate_ids,
@@ -379,6 +395,7 @@ DESCRIPTIONS = {
     "toml_deep_dotted_key": "a dotted key of 10,000 parts (TOML)",
     "toml_deep_table_header": "a table header of 10,000 parts (TOML)",
     "json_long_line": "a 1 MB single line (minified JSON, 2,800 nodes)",
+    "toml_long_line": "a 1 MB comment line and a 1 MB unclosed array on one line (TOML)",
     "document_20mb": "a 20 MB document (55,000 nodes)",
     "nodes_100k": "100,000 nodes (36 MB)",
     "duplicate_ids": "10,000 nodes with the same id",

@@ -612,8 +612,14 @@ class _Recovery(RecoveryCursor):
         self.pos = eol
 
     def first_on_line(self) -> bool:
-        start = self.text.rfind("\n", 0, self.pos) + 1
-        return not self.text[start : self.pos].strip(" \t")
+        # Backwards over blanks only, never to the line's start: the array reader asks
+        # this before every element, and on a one-line array of a million elements a
+        # search for the previous newline made parsing quadratic.
+        text = self.text
+        at = self.pos - 1
+        while at >= 0 and text[at] in " \t":
+            at -= 1
+        return at < 0 or text[at] == "\n"
 
     # -- statements --
 
