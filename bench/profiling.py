@@ -9,12 +9,12 @@ Stages, each the code the server runs for it, in process (cProfile sees one
 thread; the server runs analyses on a worker thread, so they are called here
 directly, as that worker does):
 
-- ``open``: ``didOpen`` bookkeeping, then ``WflsServer.diagnostics_for`` (parse,
+- ``open``: ``didOpen`` bookkeeping, then ``WflsServer._compute_diagnostics`` (parse,
   model, context model, validation, placing and converting the issues);
 - ``edit``: after the open and two untimed edits, ``EDITS`` one-character edits
   inside a path string of the last body node, each applied as the client's
   incremental change to pygls' document, recorded in the store, and analysed
-  with ``diagnostics_for`` again;
+  with ``_compute_diagnostics`` again;
 - ``check``: ``wfls check FILE`` (``cli.main``), output discarded.
 
 The time spent in the garbage collector is printed per stage: its full
@@ -86,7 +86,10 @@ class InProcessServer:
         self.server.store.update(self.uri, document.source, self.version)
 
     def diagnostics(self) -> Any:
-        return self.server.diagnostics_for(self.uri)
+        server = self.server
+        return server._compute_diagnostics(
+            self.uri, server.result_id(self.uri), server.settings, server.flags
+        )
 
 
 class GcClock:

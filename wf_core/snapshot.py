@@ -32,6 +32,7 @@ from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.issues import ValidationReport
+from wf_core.validation.memo import ValidationMemo
 from wf_core.validation.schema_checks import schema_issues
 
 NO_CONTEXT_SCHEMA = "no context schema for this program location"
@@ -96,6 +97,7 @@ class DocumentSnapshot:
         extra_issues: tuple[Issue, ...] = (),
         model_cache: ModelCache | None = None,
         context_cache: ContextCache | None = None,
+        validation_memo: ValidationMemo | None = None,
     ):
         self.parsed = parsed
         self.uri = uri
@@ -105,6 +107,7 @@ class DocumentSnapshot:
         # first computed, which the owner of the cache serialises.
         self._model_cache = model_cache
         self._context_cache = context_cache
+        self._validation_memo = validation_memo
 
     @property
     def text(self) -> str:
@@ -174,7 +177,7 @@ class DocumentSnapshot:
     def report(self) -> ValidationReport:
         if self.workflow is None or self.context is None:
             return ValidationReport()
-        return validate_workflow(self.workflow, context=self.context)
+        return validate_workflow(self.workflow, context=self.context, memo=self._validation_memo)
 
     # -- locations --------------------------------------------------------------
 

@@ -42,6 +42,7 @@ from wf_core.models.loading import ModelCache
 from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
+from wf_core.validation.memo import ValidationMemo
 from wf_core.view import AnalysisView
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -84,6 +85,7 @@ class OpenDocument:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     models: ModelCache = field(default_factory=ModelCache, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
+    validations: ValidationMemo = field(default_factory=ValidationMemo, repr=False)
 
     @property
     def text(self) -> str:
@@ -195,6 +197,7 @@ class DocumentStore:
                     version=version,
                     model_cache=document.models,
                     context_cache=document.contexts,
+                    validation_memo=document.validations,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.analysed is None or document.analysed[0] <= revision:

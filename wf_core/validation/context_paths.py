@@ -25,20 +25,39 @@ from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.schema_nav import SchemaNavigator
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
-from wf_core.validation.reads import PathRead, workflow_reads
+from wf_core.validation.memo import ValidationMemo
+from wf_core.validation.reads import PathRead, binding_reads, node_reads
 from wf_core.validation.suggest import did_you_mean
 
 WORKFLOW_OUTPUT_ID = "workflow_output"
 
 
 def validate_context_paths(
-    workflow: Any, model: ContextModel, report: ValidationReport, extras: list[Issue]
+    workflow: Any,
+    model: ContextModel,
+    report: ValidationReport,
+    extras: list[Issue],
+    memo: ValidationMemo | None = None,
 ) -> None:
+    """Reads in node order, then the workflow output's. A node's reads depend on the node,
+    its index and the context model only, so ``memo`` may hand back their findings."""
     _check_alias_ownership(workflow, model, report)
-    for read in workflow_reads(workflow):
-        if read.path.root != "context":
-            continue
-        _check_read(read, model, report, extras)
+    for index, node in enumerate(workflow.nodes):
+        findings = memo.get("context", index, node) if memo is not None else None
+        if findings is None:
+            found = ValidationReport()
+            hints: list[Issue] = []
+            for read in node_reads(node, index):
+                if read.path.root == "context":
+                    _check_read(read, model, found, hints)
+            findings = (tuple(found.issues), tuple(hints))
+            if memo is not None:
+                memo.put("context", index, node, findings)
+        report.issues.extend(findings[0])
+        extras.extend(findings[1])
+    for path, location in binding_reads(workflow.output, ("output",)):
+        if path.root == "context":
+            _check_read(PathRead("output", path, location, location, None), model, report, extras)
 
 
 def node_index_by_id(workflow: Any) -> dict[str, int]:

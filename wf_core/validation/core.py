@@ -27,6 +27,7 @@ from wf_core.validation.consequences import relate_consequences
 from wf_core.validation.context_paths import validate_context_paths
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
+from wf_core.validation.memo import Findings, ValidationMemo
 from wf_core.validation.reads import binding_reads, node_reads
 from wf_core.validation.source_paths import SourceChecker
 from wf_core.validation.suggest import did_you_mean
@@ -45,16 +46,22 @@ _INTERRUPT_SOURCE_MESSAGE = (
 )
 
 
-def validate_workflow(workflow: Any, *, context: ContextModel | None = None) -> ValidationReport:
+def validate_workflow(
+    workflow: Any, *, context: ContextModel | None = None, memo: ValidationMemo | None = None
+) -> ValidationReport:
+    """``memo`` (the previous version's per-node findings of the same document) lets an
+    edit re-check only the nodes it touched; the report is the same with or without it."""
     report = ValidationReport()
     regions = context.regions if context is not None else analyze_control_regions(workflow)
     model = context or ContextModel(workflow, regions)
     sources = SourceChecker(model)
-    extras: list[Issue] = []
+    memo = memo or ValidationMemo()
+    memo.begin(model, workflow.node_defs, workflow.outcomes)
 
     node_defs = _collect_node_defs(workflow, report)
     _validate_workflow_output(workflow, model, sources, report)
-    _validate_nodes(workflow, node_defs, model, sources, report, extras)
+    extras = sources.drain_extras()
+    _validate_nodes(workflow, node_defs, model, sources, report, extras, memo)
     _validate_start(workflow, report)
     _validate_edges(workflow, node_defs, report)
     _validate_reachable_outcomes(workflow, node_defs, report)
@@ -62,7 +69,7 @@ def validate_workflow(workflow: Any, *, context: ContextModel | None = None) -> 
         report.add(
             Code(issue.kind.value), issue.location, issue.message, related=_ways_in(issue, regions)
         )
-    validate_context_paths(workflow, model, report, extras)
+    validate_context_paths(workflow, model, report, extras, memo)
     report.issues.extend(extras)
     report.issues = relate_consequences(workflow, regions, node_defs, report.issues)
     return report
@@ -144,6 +151,7 @@ def _validate_nodes(
     sources: SourceChecker,
     report: ValidationReport,
     extras: list[Issue],
+    memo: ValidationMemo,
 ) -> None:
     seen_ids: set[str] = set()
     for i, node in enumerate(workflow.nodes):
@@ -151,35 +159,52 @@ def _validate_nodes(
             report.add(Code.DUPLICATE_NODE_ID, ("nodes", i, "id"), f"duplicate node id {node.id!r}")
         seen_ids.add(node.id)
     for i, node in enumerate(workflow.nodes):
-        base: Location = ("nodes", i)
-        node_type = node.type
-        if node_type == "node":
-            definition = node_defs.get(node.node)
-            if definition is None:
-                report.add(
-                    Code.UNKNOWN_NODE_DEF,
-                    (*base, "node"),
-                    f"unknown node def {node.node!r}",
-                    **did_you_mean(node.node, node_defs),
-                )
-                continue
-            _validate_io(node, definition.input_schema, definition.output_schema, base, sources)
-        elif node_type == "subgraph":
-            _validate_io(node, node.input_schema, node.output_schema, base, sources)
-        elif node_type == "condition":
-            _validate_condition(node, i, sources, report)
-        elif node_type == "foreach":
-            _validate_foreach(node, i, model, sources)
-        elif node_type == "interrupt":
-            _validate_interrupt(node, i, sources)
-        elif node_type == "end" and node.outcome not in workflow.outcomes:
-            report.add(
-                Code.UNDECLARED_WORKFLOW_OUTCOME,
-                (*base, "outcome"),
-                f"workflow outcome {node.outcome!r} is not declared",
+        findings = memo.get("node", i, node)
+        if findings is None:
+            findings = _node_findings(workflow, node, i, node_defs, model, sources)
+            memo.put("node", i, node, findings)
+        report.issues.extend(findings[0])
+        extras.extend(findings[1])
+
+
+def _node_findings(
+    workflow: Any,
+    node: Any,
+    i: int,
+    node_defs: Mapping[str, Any],
+    model: ContextModel,
+    sources: SourceChecker,
+) -> Findings:
+    """One node's own checks. They read the node, its index, the node defs, the workflow's
+    outcomes and the context model, nothing else (what :class:`ValidationMemo` relies on)."""
+    base: Location = ("nodes", i)
+    node_type = node.type
+    if node_type == "node":
+        definition = node_defs.get(node.node)
+        if definition is None:
+            sources.error(
+                Code.UNKNOWN_NODE_DEF,
+                (*base, "node"),
+                f"unknown node def {node.node!r}",
+                **did_you_mean(node.node, node_defs),
             )
-        report.issues.extend(sources.drain_errors())
-    extras.extend(sources.drain_extras())
+        else:
+            _validate_io(node, definition.input_schema, definition.output_schema, base, sources)
+    elif node_type == "subgraph":
+        _validate_io(node, node.input_schema, node.output_schema, base, sources)
+    elif node_type == "condition":
+        _validate_condition(node, i, sources)
+    elif node_type == "foreach":
+        _validate_foreach(node, i, model, sources)
+    elif node_type == "interrupt":
+        _validate_interrupt(node, i, sources)
+    elif node_type == "end" and node.outcome not in workflow.outcomes:
+        sources.error(
+            Code.UNDECLARED_WORKFLOW_OUTCOME,
+            (*base, "outcome"),
+            f"workflow outcome {node.outcome!r} is not declared",
+        )
+    return tuple(sources.drain_errors()), tuple(sources.drain_extras())
 
 
 def _validate_io(
@@ -226,9 +251,7 @@ def _state_targets_overlap(targets: Iterable[Any]) -> bool:
     return has_overlapping_paths(tuple(t.parts) for t in targets)
 
 
-def _validate_condition(
-    node: Any, index: int, sources: SourceChecker, report: ValidationReport
-) -> None:
+def _validate_condition(node: Any, index: int, sources: SourceChecker) -> None:
     check = node.check
     _empty_args(check, ("nodes", index, "check"), sources)
     for read in node_reads(node, index):

@@ -91,11 +91,3 @@ def node_reads(node: Any, index: int) -> Iterator[PathRead]:
             yield PathRead(kind, path, loc, coarse, node.id)
     elif node_type == "foreach":
         yield PathRead("over", node.over, (*base, "over"), (*base, "over"), node.id)
-
-
-def workflow_reads(workflow: Any) -> Iterator[PathRead]:
-    """Every read, nodes in list order, then the workflow output."""
-    for index, node in enumerate(workflow.nodes):
-        yield from node_reads(node, index)
-    for path, loc in binding_reads(workflow.output, ("output",)):
-        yield PathRead("output", path, loc, loc, None)

@@ -1,0 +1,65 @@
+"""Per-node findings of a document's previous version, reused by the next one.
+
+An edit inside one node leaves every other node's model object as it was (the
+model loader hands out the very object it validated before) and, while the
+graph's structure is unchanged, the same :class:`ContextModel`. A node's own
+checks and the checks of its context reads depend on nothing else but its list
+index (in every location), the node defs (a ``node`` node's schemas, did-you-mean
+over their names) and the workflow's outcomes (an ``end`` node). So when those
+are the same objects as last time, the node's findings are the same: the very
+:class:`Issue` objects are handed out again, and only the edited node is checked.
+
+Invariant, kept by :meth:`ValidationMemo.begin`: an entry is only ever read back
+under the same context model, the same node def objects and equal outcomes as
+when it was made; otherwise the whole memo is dropped. Entries hold their node,
+so the ``id()`` in a key cannot be reused while the entry lives, and each
+validation keeps just the entries it used or made.
+
+One memo belongs to one document and is used by one validation at a time (the
+server's store analyses a document under its lock).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from wf_core.issues import Issue
+
+Part = Literal["node", "context"]
+Findings = tuple[tuple[Issue, ...], tuple[Issue, ...]]
+"""(issues in lda-wf's order, this project's extras appended after them)."""
+
+
+class ValidationMemo:
+    def __init__(self) -> None:
+        self._previous: dict[tuple[Part, int, int], tuple[Any, Findings]] = {}
+        self._current: dict[tuple[Part, int, int], tuple[Any, Findings]] = {}
+        self._model: Any = None
+        self._defs: tuple[Any, ...] = ()
+        self._outcomes: tuple[str, ...] = ()
+
+    def begin(self, model: Any, node_defs: Sequence[Any], outcomes: Sequence[str]) -> None:
+        """Start a validation under ``model``: what the last one made is kept for reading
+        only when every dependency outside the nodes themselves is unchanged."""
+        defs, wanted = tuple(node_defs), tuple(outcomes)
+        same = (
+            model is self._model
+            and len(defs) == len(self._defs)
+            and all(a is b for a, b in zip(defs, self._defs, strict=True))
+            and wanted == self._outcomes
+        )
+        self._previous = self._current if same else {}
+        self._current = {}
+        self._model, self._defs, self._outcomes = model, defs, wanted
+
+    def get(self, part: Part, index: int, node: Any) -> Findings | None:
+        key = (part, index, id(node))
+        entry = self._previous.get(key)
+        if entry is None or entry[0] is not node:
+            return None
+        self._current[key] = entry
+        return entry[1]
+
+    def put(self, part: Part, index: int, node: Any, findings: Findings) -> None:
+        self._current[(part, index, id(node))] = (node, findings)
