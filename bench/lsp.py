@@ -28,10 +28,11 @@ nodes (1.0 = linear).
 ``n000``, ``n001``, ...) followed by a completion or a hover; every 500 steps
 it waits for that version's diagnostics and prints the server's resident memory.
 
-The client declares push diagnostics only, the common case. Pushes wait for
-``PUSH_DELAY`` of quiet (the server's debounce), which is part of the
-diagnostics figures. Raw results go to ``bench/results/`` as JSON. Timings
-are printed, never asserted.
+The client declares push diagnostics only, the common case. The server
+analyses an edit as soon as it is free (edits that arrive during an analysis
+are coalesced into the next one), and the diagnostics figures run until the
+push of the edited version. Raw results go to ``bench/results/`` as JSON.
+Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -51,8 +52,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
 from lspclient import Server, median_ms, p95_ms
-
-from wfls.server import PUSH_DELAY
 
 SIZES = (500, 1000, 2000, 4000)
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -243,9 +242,8 @@ def main(argv: list[str]) -> int:
     rows: list[dict[str, Any]] = []
     if sizes:
         print(
-            f"wfls serve over stdio; diagnostics include the {PUSH_DELAY * 1000:.0f} ms "
-            f"debounce; edit: median of {args.edits}; completion/hover: median / p95 of "
-            f"{args.requests} requests, each right after an edit"
+            f"wfls serve over stdio; edit: median of {args.edits}; completion/hover: "
+            f"median / p95 of {args.requests} requests, each right after an edit"
         )
         header = (
             f"{'nodes':>6} {'lines':>8} {'sync':>11} {'init':>10} {'open→diag':>10} "

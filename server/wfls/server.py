@@ -92,8 +92,6 @@ class _DecodeNoise(logging.Filter):
 
 logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
 
-PUSH_DELAY = 0.075
-"""Seconds of quiet after the last change before pushing diagnostics."""
 INDEX_AHEAD_DELAY = 0.25
 """Quiet time after a version's diagnostics before its semantic index is built ahead."""
 PARENT_POLL = 3.0
@@ -295,7 +293,11 @@ class WflsServer(LanguageServer):
         self.settings = Settings()
         self._settings_generation = 0
         self._diagnostics: dict[str, DiagnosticsResult] = {}
-        self._pending_push: dict[str, asyncio.TimerHandle] = {}
+        self._pending_push: dict[str, asyncio.Handle] = {}
+        # A document has at most one push in progress; changes meanwhile ask for one more
+        # after it (``schedule_push``), so a burst of edits costs two analyses, not one each.
+        self._pushing: set[str] = set()
+        self._push_again: set[str] = set()
         self._push_tasks: set[asyncio.Future[None]] = set()
         # One worker: analyses of a document are serialised by its lock anyway, and a
         # second CPU-bound thread would only compete with the event loop for the GIL.
@@ -719,18 +721,31 @@ class WflsServer(LanguageServer):
             self.schedule_push(uri)
 
     def schedule_push(self, uri: str) -> None:
-        """Analyse ``uri`` after a quiet moment, then push its diagnostics (push clients)."""
+        """Analyse ``uri`` and push its diagnostics (push clients) as soon as the loop is
+        free, or, while a push of it is in progress, once more right after that one: the
+        first edit after a pause is analysed without waiting, and edits that arrive during
+        an analysis are coalesced into the next."""
         pending = self._pending_push.pop(uri, None)
         if pending is not None:
             pending.cancel()
-        loop = asyncio.get_running_loop()
-        self._pending_push[uri] = loop.call_later(PUSH_DELAY, self._push, uri)
+        if uri in self._pushing:
+            self._push_again.add(uri)
+            return
+        self._pending_push[uri] = asyncio.get_running_loop().call_soon(self._push, uri)
 
     def _push(self, uri: str) -> None:
         self._pending_push.pop(uri, None)
+        self._pushing.add(uri)
         task = asyncio.ensure_future(self._push_async(uri))
         self._push_tasks.add(task)
         task.add_done_callback(self._push_tasks.discard)
+        task.add_done_callback(lambda _: self._pushed(uri))
+
+    def _pushed(self, uri: str) -> None:
+        self._pushing.discard(uri)
+        if uri in self._push_again and not self._closing:
+            self._push_again.discard(uri)
+            self.schedule_push(uri)
 
     async def _push_async(self, uri: str) -> None:
         """Publish only what is current when the result is back on the loop: the latest
@@ -761,6 +776,7 @@ class WflsServer(LanguageServer):
         pending = self._pending_push.pop(uri, None)
         if pending is not None:
             pending.cancel()
+        self._push_again.discard(uri)
         self._diagnostics.pop(uri, None)
         self._last_runs.pop(uri, None)
         self._dependencies_changed(self.workflows.close(uri) - {uri})

@@ -14,7 +14,8 @@ Invariants:
   sends them out of order (or repeats one) must still get answers about its
   latest text, so nothing is cached by the client's number.
 - Building is lazy: an edit only records the text; the first request or the
-  debounced diagnostics build the snapshot. A burst of edits costs one parse.
+  diagnostics push builds the snapshot. Edits that arrive while one is being
+  built are analysed together, once, by the push after it.
 - Full analyses may run on a worker thread while the event loop keeps
   answering: each document's parser is used only under its lock, and the
   text, version and revision are read and written together as one tuple, so a

@@ -150,7 +150,7 @@ def test_pushed_diagnostics_are_never_stale() -> None:
             else:
                 if pick < 0.7:
                     # Aimed at the race: an edit, then a different setting once the
-                    # push of that edit has likely started analysing (after the debounce).
+                    # push of that edit has likely started analysing.
                     hammer.edit()
                     time.sleep(rng.uniform(0.08, 0.25))
                     severity = rng.choice([s for s in SEVERITIES if s != hammer.setting])
@@ -161,7 +161,7 @@ def test_pushed_diagnostics_are_never_stale() -> None:
                 # any analysis (which would hold its reply back behind the pending pushes).
                 barrier = hammer.request(TEXT_METHOD, {"uri": URI})
                 unconfirmed[barrier] = hammer.setting
-            # Now and then a pause long enough for a push (debounce, then analysis).
+            # Now and then a pause long enough for a push to be analysed.
             for message in hammer.client.collect(rng.choice([0.0, 0.0, 0.05, 0.15, 0.5])):
                 confirmed = _check_push(message, confirmed, unconfirmed, published)
         # The last version is published with the last settings.
