@@ -73,12 +73,16 @@ class RawClient:
     def send(self, message: dict[str, Any]) -> None:
         self.send_raw(json.dumps({"jsonrpc": "2.0", **message}).encode())
 
-    def request(self, id_: int, method: str, params: Any = None) -> dict[str, Any]:
+    def request(
+        self, id_: int, method: str, params: Any = None, deadline: float | None = None
+    ) -> dict[str, Any]:
         self.send({"id": id_, "method": method, "params": params})
-        return self.reply(id_)
+        return self.reply(id_, deadline)
 
-    def reply(self, id_: Any, deadline: float = DEADLINE) -> dict[str, Any]:
-        """The reply to request ``id_`` (already received or still to come)."""
+    def reply(self, id_: Any, deadline: float | None = None) -> dict[str, Any]:
+        """The reply to request ``id_`` (already received or still to come); ``deadline``
+        defaults to the module's ``DEADLINE`` as it is when called."""
+        deadline = DEADLINE if deadline is None else deadline
         for message in self.received:
             if message.get("id") == id_ and "method" not in message:
                 self.received.remove(message)
@@ -91,8 +95,9 @@ class RawClient:
                     return message
         raise AssertionError(f"no reply to request {id_} within {deadline} s")
 
-    def wait_for(self, predicate: Any, deadline: float = DEADLINE) -> dict[str, Any]:
+    def wait_for(self, predicate: Any, deadline: float | None = None) -> dict[str, Any]:
         """The first message received (or to come) that satisfies ``predicate``."""
+        deadline = DEADLINE if deadline is None else deadline
         end = time.monotonic() + deadline
         while True:
             for message in self.received:

@@ -135,9 +135,9 @@ async def test_a_run_the_server_cannot_make_gets_a_reason(
     bare_client: LanguageClient, request, tmp_path, billing_text: str
 ):
     session = await start_session(bare_client, request, tmp_path, "neovim", "utf-8")
-    broken = session.open(
-        "broken.wf.toml", billing_text.replace('node = "charge_order"', 'node = "x"')
-    )
+    # Named apart from billing.wf.toml, opened below: two documents of one name are an error.
+    text = billing_text.replace('name = "billing"', 'name = "broken"', 1)
+    broken = session.open("broken.wf.toml", text.replace('node = "charge_order"', 'node = "x"'))
     with pytest.raises(JsonRpcException) as raised:
         await execute(session, "wfls.runWorkflow", [{"uri": broken, "input": BILLING_INPUT}])
     assert raised.value.code == -32803

@@ -13,7 +13,7 @@ on a node, the loop items its activations saw.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +23,7 @@ from wf_core.view import DiagnosedView, WorkspaceView
 if TYPE_CHECKING:  # the runtime is imported on the first run, not at server start
     from wf_core.runtime.json_values import JsonObject
     from wf_core.runtime.preview import Preview
+    from wf_core.snapshot import PlacedIssue
 
 MAX_STEPS = 10_000
 
@@ -79,10 +80,15 @@ def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str,
 
 
 def _errors(view: DiagnosedView, workspace: WorkspaceView | None) -> list[str]:
-    """Every error of the document, its own and across files, as ``code: message``."""
-    issues = list(view.issues)
+    """Every error of the document, its own and across files, as ``code: message``.
+
+    The workspace's findings of a document already contain its own (adjusted for
+    what the other files say), so they replace ``view.issues`` rather than add to it."""
+    issues: Sequence[PlacedIssue] = view.issues
     if workspace is not None and view.uri is not None:
-        issues.extend(workspace.issues_of(view.uri, view) or ())
+        in_workspace = workspace.issues_of(view.uri, view)
+        if in_workspace is not None:
+            issues = in_workspace
     return [f"{i.code}: {i.message}" for i in issues if i.severity == Severity.ERROR]
 
 
