@@ -5,9 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wf_core.overlay import changed_region, derive_edited_snapshot
 from wf_core.snapshot import analyze_text
+from wf_core.spans import LineIndex
 from wfls.features.completion import complete
 from wfls.features.hover import hover
 
@@ -29,6 +32,60 @@ def test_changed_region(old: str, new: str) -> None:
     start, old_end, new_end = changed_region(old, new)
     assert old[:start] + new[start:new_end] + old[old_end:] == new
     assert old[:start] == new[:start] and old[old_end:] == new[new_end:]
+
+
+_TEXT = st.text(alphabet="ab\n\r😀", max_size=30)
+
+
+@given(_TEXT, st.data())
+def test_changed_region_finds_the_one_replaced_region(old: str, data: st.DataObject) -> None:
+    start = data.draw(st.integers(0, len(old)))
+    end = data.draw(st.integers(start, len(old)))
+    new = old[:start] + data.draw(_TEXT) + old[end:]
+    found, old_end, new_end = changed_region(old, new)
+    assert old[:found] + new[found:new_end] + old[old_end:] == new
+    # The region is minimal: it neither starts nor ends with a character both share.
+    prefix = len(old[: min(len(old), len(new))])
+    while prefix and old[:prefix] != new[:prefix]:
+        prefix -= 1
+    assert found == prefix
+
+
+@given(_TEXT, st.data())
+def test_an_edited_line_index_answers_as_a_fresh_one(old: str, data: st.DataObject) -> None:
+    """Edits inside one line, one after another: the derived index (shared starts,
+    shifted) agrees with an index built from scratch on every offset and line."""
+    index = LineIndex(old)
+    text = old
+    for _ in range(data.draw(st.integers(1, 3))):
+        start = data.draw(st.integers(0, len(text)))
+        line_end = text.find("\n", start)
+        end = data.draw(st.integers(start, len(text) if line_end == -1 else line_end))
+        inserted = data.draw(st.text(alphabet="ab\r😀", max_size=5))
+        new = text[:start] + inserted + text[end:]
+        index = index.edited(new, start, len(inserted) - (end - start))
+        text = new
+        fresh = LineIndex(text)
+        assert index.line_count == fresh.line_count
+        for offset in range(-1, len(text) + 2):
+            assert index.position(offset) == fresh.position(offset)
+        for line in range(-1, fresh.line_count + 1):
+            for column in (0, 1, 3, 100):
+                assert index.offset(line, column) == fresh.offset(line, column)
+            if 0 <= line < fresh.line_count:
+                assert index.line_text(line) == fresh.line_text(line)
+                assert index.line_start(line) == fresh.line_start(line)
+
+
+def test_an_edited_snapshot_numbers_lines_as_a_fresh_analysis() -> None:
+    base = analyze_text(BILLING, "toml")
+    base.lines  # noqa: B018 - the base's index, which the edited one shares
+    text = BILLING.replace(TARGET, 'path = "context.foreach.customers.item.nameXYZ"')
+    edited = derive_edited_snapshot(base, text, 2)
+    assert edited is not None
+    fresh = LineIndex(text)
+    for offset in range(0, len(text) + 1, 7):
+        assert edited.lines.position(offset) == fresh.position(offset)
 
 
 @pytest.mark.parametrize(

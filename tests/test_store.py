@@ -61,6 +61,31 @@ def test_while_typing_a_request_sees_through_the_last_indexed_version() -> None:
     assert not isinstance(view, EditedSnapshot) and view.index is base.index
 
 
+def test_an_index_finished_after_a_newer_analysis_is_still_seen_through() -> None:
+    """A request while typing sees through the analysis it found; the worker may finish
+    the next version's analysis before that index. The index must not be thrown away,
+    or every such request would build a whole index again."""
+    store = opened()
+    base = store.snapshot(URI)
+    assert base is not None
+    edited = BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "nam")
+    store.update(URI, edited, 2)
+    seen = store.editing_snapshot(URI)
+    assert isinstance(seen, EditedSnapshot) and seen.base is base
+    newer = store.snapshot(URI)  # the push's analysis of version 2 lands first
+    assert newer is not None and newer is not base
+    base.index  # noqa: B018 - then the request's index build of version 1
+    store.mark_indexed(URI, base)
+    store.update(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "na"), 3)
+    view = store.editing_snapshot(URI)
+    assert isinstance(view, EditedSnapshot) and view.base is base and view.version == 3
+    older = analyze_text(BILLING, "toml")
+    older.index  # noqa: B018
+    store.mark_indexed(URI, older)  # an analysis the store never made is not recorded
+    view = store.editing_snapshot(URI)
+    assert isinstance(view, EditedSnapshot) and view.base is base
+
+
 def test_an_edit_outside_strings_is_not_answered_through_an_old_version() -> None:
     store = opened()
     base = store.snapshot(URI)

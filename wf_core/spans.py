@@ -36,15 +36,52 @@ class LineIndex:
 
     Columns count code points; the LSP layer converts them to the negotiated
     position encoding. Lines end at ``\\n`` (a preceding ``\\r`` belongs to the line).
+
+    An index made by :meth:`edited` shares its predecessor's line starts: the
+    starts of the lines after the edited one are read shifted by the edit's
+    length change, so deriving it costs nothing however long the document is.
     """
 
-    __slots__ = ("_starts", "_text")
+    __slots__ = ("_delta", "_edited", "_starts", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text
         # Line lengths come from C (split + len); only the running sum is Python.
         self._starts = list(accumulate((len(line) + 1 for line in text.split("\n")), initial=0))
         self._starts.pop()
+        self._edited = len(self._starts) - 1  # no line is shifted
+        self._delta = 0
+
+    def edited(self, text: str, at: int, delta: int) -> LineIndex:
+        """The index of ``text``, which differs from this index's text only inside the
+        line holding offset ``at`` (no line break added or removed) and is ``delta``
+        code points longer."""
+        line = self.line_of(at)
+        if self._delta and line != self._edited:
+            return LineIndex(text)  # shifted twice, in two places: not worth composing
+        derived = LineIndex.__new__(LineIndex)
+        derived._text = text
+        derived._starts = self._starts  # never mutated after construction
+        derived._edited = line
+        derived._delta = self._delta + delta
+        return derived
+
+    def _start(self, line: int) -> int:
+        start = self._starts[line]
+        return start + self._delta if line > self._edited else start
+
+    def line_of(self, offset: int) -> int:
+        """The line holding ``offset`` (clamped to the text)."""
+        offset = max(0, min(offset, len(self._text)))
+        starts, edited = self._starts, self._edited
+        if edited + 1 < len(starts) and offset >= starts[edited + 1] + self._delta:
+            return bisect.bisect_right(starts, offset - self._delta) - 1
+        return min(bisect.bisect_right(starts, offset) - 1, edited)
+
+    @property
+    def text(self) -> str:
+        """The text this index numbers."""
+        return self._text
 
     @property
     def line_count(self) -> int:
@@ -52,30 +89,30 @@ class LineIndex:
 
     def position(self, offset: int) -> tuple[int, int]:
         offset = max(0, min(offset, len(self._text)))
-        line = bisect.bisect_right(self._starts, offset) - 1
-        return line, offset - self._starts[line]
+        line = self.line_of(offset)
+        return line, offset - self._start(line)
 
     def offset(self, line: int, column: int) -> int:
         if line < 0:
             return 0
         if line >= len(self._starts):
             return len(self._text)
-        start = self._starts[line]
+        start = self._start(line)
         end = self.line_end(line)
         return min(start + max(column, 0), end)
 
     def line_start(self, line: int) -> int:
-        return self._starts[line]
+        return self._start(line)
 
     def line_end(self, line: int) -> int:
         """Offset of the end of ``line``, before its ``\\n`` (and a ``\\r`` before that)."""
         if line + 1 < len(self._starts):
-            end = self._starts[line + 1] - 1
+            end = self._start(line + 1) - 1
         else:
             end = len(self._text)
-        if end > self._starts[line] and self._text[end - 1] == "\r":
+        if end > self._start(line) and self._text[end - 1] == "\r":
             end -= 1
         return end
 
     def line_text(self, line: int) -> str:
-        return self._text[self._starts[line] : self.line_end(line)]
+        return self._text[self._start(line) : self.line_end(line)]

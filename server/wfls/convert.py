@@ -114,18 +114,33 @@ class PositionCodec:
         return self.lines.line_start(line) + column
 
 
-def apply_change(text: str, change: types.TextDocumentContentChangeEvent, encoding: str) -> str:
+def apply_change(
+    text: str,
+    change: types.TextDocumentContentChangeEvent,
+    encoding: str,
+    lines: LineIndex | None = None,
+) -> tuple[str, LineIndex | None]:
     """``text`` after one ``didChange`` content change, its positions read as ``offset``
     reads them (clamped to the line, then to the document; a backwards range is
     taken forwards). The same rules for edits and requests keep the server's text
-    and the positions it answers in agreement with each other."""
+    and the positions it answers in agreement with each other.
+
+    ``lines`` is ``text``'s line index when the caller has it; the new text's index
+    is returned when it could be derived without a scan (a change inside one line
+    that adds no line break), else None."""
     if not isinstance(change, types.TextDocumentContentChangePartial):
-        return change.text
-    codec = PositionCodec(LineIndex(text), encoding)
+        return change.text, None
+    if lines is None or lines.text is not text:
+        lines = LineIndex(text)
+    codec = PositionCodec(lines, encoding)
     start, end = codec.offset(change.range.start), codec.offset(change.range.end)
     if end < start:
         start, end = end, start
-    return text[:start] + change.text + text[end:]
+    new = text[:start] + change.text + text[end:]
+    replaced = text[start:end]
+    if "\n" in replaced or "\n" in change.text:
+        return new, None
+    return new, lines.edited(new, start, len(change.text) - len(replaced))
 
 
 # -- diagnostics -----------------------------------------------------------------------

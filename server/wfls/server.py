@@ -64,6 +64,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from wf_core.overlay import EditedSnapshot
 from wf_core.snapshot import DocumentSnapshot
+from wf_core.spans import LineIndex
 from wf_core.view import AnalysisView
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, path_of_uri
@@ -94,6 +95,8 @@ logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
 
 INDEX_AHEAD_DELAY = 0.25
 """Quiet time after a version's diagnostics before its semantic index is built ahead."""
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread may hold the GIL while another waits (Python's default: 0.005)."""
 PARENT_POLL = 3.0
 """Seconds between two checks that the client process named in ``initialize`` lives."""
 
@@ -120,6 +123,14 @@ class WflsProtocol(LanguageServerProtocol):
     """
 
     _server: WflsServer
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # uri -> the line index of its current text (identity-checked before use).
+        self._edit_lines: dict[str, LineIndex] = {}
+
+    def forget_lines(self, uri: str) -> None:
+        self._edit_lines.pop(uri, None)
 
     def structure_message(self, data: Any) -> Any:
         """Deserialize, turning a request whose params do not fit into a rejection.
@@ -239,8 +250,13 @@ class WflsProtocol(LanguageServerProtocol):
             return
         text = document.source
         encoding = self._server.flags.position_encoding
+        lines = self._edit_lines.pop(uri, None)
         for change in params.content_changes:
-            text = convert.apply_change(text, change, encoding)
+            text, lines = convert.apply_change(text, change, encoding, lines)
+        if lines is not None:
+            # Kept for the next change only: a line index derived edit by edit, so typing
+            # in a long document never rescans it (dropped at the first multi-line edit).
+            self._edit_lines[uri] = lines
         document.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
         document.version = params.text_document.version
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
@@ -779,6 +795,7 @@ class WflsServer(LanguageServer):
         self._push_again.discard(uri)
         self._diagnostics.pop(uri, None)
         self._last_runs.pop(uri, None)
+        self.protocol.forget_lines(uri)
         self._dependencies_changed(self.workflows.close(uri) - {uri})
         if not self.flags.pull_diagnostics:
             self.text_document_publish_diagnostics(
@@ -1076,6 +1093,10 @@ def serve(tcp: str | None = None) -> int:
         stream=sys.stderr, level=logging.WARNING, format="wfls %(levelname)s %(name)s: %(message)s"
     )
     logger.setLevel(logging.INFO)
+    # The analysis thread is CPU-bound; with Python's default 5 ms switch interval, the
+    # event loop waits up to 5 ms for the GIL at every read, write and hand-off of a
+    # request, which adds tens of milliseconds to a completion while an analysis runs.
+    sys.setswitchinterval(SWITCH_INTERVAL)
     server = create_server()
     if tcp is not None:
         host, _, port = tcp.rpartition(":")

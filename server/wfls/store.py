@@ -81,6 +81,9 @@ class OpenDocument:
     current: tuple[str, int, int]  # (text, version, revision), replaced as one value
     parser: DocumentParser
     analysed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
+    # The analysis ``analysed`` replaced: a request that arrived while the latest one
+    # was being made sees through it, and may build its index meanwhile.
+    previous: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     # The latest analysis whose semantic index is built, with its revision.
     indexed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
@@ -202,6 +205,8 @@ class DocumentStore:
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.analysed is None or document.analysed[0] <= revision:
+                if document.analysed is not None and document.analysed[0] < revision:
+                    document.previous = document.analysed
                 document.analysed = (revision, snapshot)
         return revision, snapshot
 
@@ -233,13 +238,20 @@ class DocumentStore:
 
     def mark_indexed(self, uri: str, snapshot: DocumentSnapshot) -> None:
         """``snapshot``'s index is built: while-typing requests may see through it.
-        Only the latest analysis is recorded (its revision is known); others are left."""
+
+        Recorded when ``snapshot`` is the latest analysis or the one before it (their
+        revisions are known) and newer than the version recorded so far. The one
+        before matters: a request that arrived while the latest analysis was being
+        made saw through it, and its index is often finished only after that analysis.
+        """
         document = self._documents.get(uri)
-        analysed = document.analysed if document is not None else None
-        if document is None or analysed is None or analysed[1] is not snapshot:
+        if document is None or not snapshot.has_index:
             return
-        if snapshot.has_index and (document.indexed is None or document.indexed[0] <= analysed[0]):
-            document.indexed = analysed
+        for known in (document.analysed, document.previous):
+            if known is not None and known[1] is snapshot:
+                if document.indexed is None or document.indexed[0] <= known[0]:
+                    document.indexed = known
+                return
 
     def current_snapshot(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
         """The latest revision and its analysis if it is done already (never analyses)."""

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from lsprotocol import types
 
 from wf_core.spans import LineIndex, Span
-from wfls.convert import PositionCodec
+from wfls.convert import PositionCodec, apply_change
 
 TEXT = 'a = "é😀x"\r\nb = 1\n😀'
 
@@ -50,3 +52,41 @@ def test_range_of_a_span_on_the_last_line():
     assert codec.range(Span(start, start + 1)) == types.Range(
         start=types.Position(line=2, character=0), end=types.Position(line=2, character=4)
     )
+
+
+_CHANGE = st.builds(
+    lambda sl, sc, el, ec, text: types.TextDocumentContentChangePartial(
+        range=types.Range(
+            start=types.Position(line=sl, character=sc), end=types.Position(line=el, character=ec)
+        ),
+        text=text,
+    ),
+    st.integers(0, 4),
+    st.integers(0, 6),
+    st.integers(0, 4),
+    st.integers(0, 6),
+    st.text(alphabet="ab\n\r😀é", max_size=4),
+)
+
+
+@given(
+    st.text(alphabet="ab\n\r😀é", max_size=20),
+    st.lists(_CHANGE, min_size=1, max_size=6),
+    st.sampled_from(["utf-8", "utf-16", "utf-32"]),
+)
+def test_edits_with_a_carried_line_index_give_the_same_text(
+    text: str, changes: list[types.TextDocumentContentChangePartial], encoding: str
+) -> None:
+    """The line index handed from one change to the next (never rescanning the text
+    while typing) places every change where a freshly built one would."""
+    fresh, carried = text, text
+    lines: LineIndex | None = None
+    for change in changes:
+        fresh, _ = apply_change(fresh, change, encoding)
+        carried, lines = apply_change(carried, change, encoding, lines)
+        assert carried == fresh
+        if lines is not None:
+            assert lines.text is carried
+            reference = LineIndex(carried)
+            for offset in range(len(carried) + 1):
+                assert lines.position(offset) == reference.position(offset)
