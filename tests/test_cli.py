@@ -110,7 +110,7 @@ def test_three_broken_nodes_are_all_reported_and_the_rest_survive(capsys, tmp_pa
     duplicate = [f for f in findings if f["message"] == "duplicate key 'id'"]
     assert duplicate and duplicate[0]["start"]["line"] == 18
     assert covered(path, duplicate[0]) == "id"
-    from wfls.cli import load_file
+    from wfls.check_cmd import load_file
 
     snapshot = load_file(path)
     assert "d" in [node.id for node in snapshot.workflow.nodes]

@@ -40,7 +40,8 @@ def node_context(snapshot: AnalysisView, node_id: str) -> dict[str, Any] | None:
 
 
 def run_context(file: str, node_id: str, *, as_json: bool) -> int:
-    from wfls.cli import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, load_file
+    from wfls.check_cmd import load_file
+    from wfls.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
     try:
         snapshot = load_file(Path(file))

@@ -18,9 +18,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from wf_core.files import iter_workflow_files
-from wf_core.issues import Severity
-
 if TYPE_CHECKING:
     from wf_core.models import Workflow
     from wf_core.runtime import Handler, RunResult
@@ -97,7 +94,8 @@ def _read_json(path: str, what: str) -> Any:
 
 
 def _load_workflow(path: Path) -> Workflow:
-    from wfls.cli import load_file
+    from wf_core.issues import Severity
+    from wfls.check_cmd import load_file
     from wfls.reporting import findings_for, render_text
 
     try:
@@ -115,7 +113,9 @@ def _load_workflow(path: Path) -> Workflow:
 
 def _subgraphs(file: Path, workflow: Workflow) -> dict[str, Workflow]:
     """The workflows the subgraph nodes name, found among the documents beside ``file``."""
+    from wf_core.files import iter_workflow_files
     from wf_core.models import SubgraphNode
+    from wfls.check_cmd import load_file
 
     def wanted(source: Workflow) -> set[str]:
         return {n.workflow.display for n in source.nodes if isinstance(n, SubgraphNode)}
@@ -124,8 +124,6 @@ def _subgraphs(file: Path, workflow: Workflow) -> dict[str, Workflow]:
     if not needed:
         return {}
     candidates: dict[str, Path] = {}
-    from wfls.cli import load_file
-
     for path in iter_workflow_files(file.resolve().parent):
         if path.resolve() == file.resolve():
             continue

@@ -1,0 +1,206 @@
+"""``wfls check`` and ``wfls export``, and the loading of documents from disk that the
+other commands share (``load_file``).
+
+Kept apart from ``wfls.cli`` so that ``wfls serve`` starts without importing the
+analysis: the server answers ``initialize`` first and loads it afterwards.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from wf_core.export import ExportError, to_json, to_toml
+from wf_core.files import decode, iter_workflow_files, syntax_of
+from wf_core.issues import Severity
+from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.spans import LineIndex
+from wf_core.workspace.checks import document_issues
+from wf_core.workspace.files import Roots, is_symlink_loop
+from wf_core.workspace.index import Workspace
+from wfls import __version__
+from wfls.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from wfls.reporting import (
+    Finding,
+    OtherDocument,
+    findings_for,
+    read_error,
+    render_github,
+    render_json,
+    render_sarif,
+    render_text,
+    terminal_safe,
+)
+
+
+def load_file(path: Path) -> DocumentSnapshot:
+    """Analyse one file from disk; raises OSError when it cannot be read."""
+    return load_text(path.read_bytes(), str(path), uri=path.resolve().as_uri())
+
+
+def load_text(data: bytes, name: str, *, uri: str | None = None) -> DocumentSnapshot:
+    text, decode_issue = decode(data)
+    return analyze_text(
+        text,
+        syntax_of(name),
+        uri=uri,
+        extra_issues=(decode_issue,) if decode_issue else (),
+    )
+
+
+@dataclass
+class Inputs:
+    """What ``wfls check`` was asked to read: files (each once) and paths it could not."""
+
+    files: list[Path]
+    unreadable: list[tuple[str, str]]  # (path as given, reason)
+
+
+def collect_files(paths: Sequence[str]) -> Inputs:
+    files: list[Path] = []
+    seen: set[Path] = set()
+    unreadable: list[tuple[str, str]] = []
+
+    def add(path: Path) -> None:
+        key = path.resolve()
+        if key not in seen:
+            seen.add(key)
+            files.append(path)
+
+    for raw in paths:
+        path = Path(raw)
+        if path.is_dir():
+            found = list(iter_workflow_files(path))
+            if not found:
+                unreadable.append(
+                    (raw, "no workflow documents (*.wf.toml, *.wf.json) in this folder")
+                )
+            for file in found:
+                add(file)
+        elif path.is_file():
+            add(path)
+        elif path.exists():
+            unreadable.append((raw, "not a regular file"))
+        elif is_symlink_loop(path):
+            unreadable.append((raw, "a symlink loop"))
+        else:
+            unreadable.append((raw, "no such file or directory"))
+    return Inputs(files, unreadable)
+
+
+def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Workspace:
+    """The documents subgraphs resolve against. Files skipped in a folder the user named
+    (``DIR`` or ``--root``) are listed; the folder of a named file is searched quietly,
+    since the user did not ask for what else lies there."""
+    named = [Path(root)] if root else [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
+    folders = named if root else [*named, *(path.parent for path in inputs.files)]
+    workspace = Workspace(Roots(folders))
+    told = [folder.absolute() for folder in named]
+    for skipped in workspace.scan().skipped:
+        # Lexically: the scan joins names under the folders, and a skipped path may
+        # not resolve at all (a symlink loop).
+        if any(skipped.path.absolute().is_relative_to(folder) for folder in told):
+            print(
+                terminal_safe(f"wfls: skipped {str(skipped.path)!r}: {skipped.reason}"),
+                file=sys.stderr,
+            )
+    return workspace
+
+
+def _other_document(workspace: Workspace) -> OtherDocument:
+    def lookup(uri: str) -> tuple[str, LineIndex] | None:
+        document = workspace.document(uri)
+        if document is None:
+            return None
+        return str(document.path or uri), document.snapshot.lines
+
+    return lookup
+
+
+def run_check(
+    paths: Sequence[str],
+    *,
+    fmt: str = "text",
+    strict: bool = False,
+    stdin_filename: str | None = None,
+    root: str | None = None,
+) -> int:
+    """Check ``paths`` (``-`` is standard input) and print every finding in ``fmt``.
+
+    Subgraphs resolve across every workflow document under the folders given (for a
+    file: its folder and below, or ``root``).
+    """
+    inputs = collect_files([p for p in paths if p != "-"])
+    findings: list[Finding] = []
+    checked = 0
+    if "-" in paths:
+        name = stdin_filename or "<stdin>"
+        findings.extend(findings_for(name, load_text(sys.stdin.buffer.read(), name)))
+        checked += 1
+    workspace = _workspace(paths, inputs, root)
+    for path in inputs.files:
+        uri = path.resolve().as_uri()
+        if workspace.document(uri) is None:
+            problem = workspace.load(path, named=True)
+            if problem is not None:
+                inputs.unreadable.append((str(path), problem.reason))
+                continue
+        document = workspace.document(uri)
+        assert document is not None
+        checked += 1
+        issues = document_issues(workspace, uri)
+        findings.extend(
+            findings_for(str(path), document.snapshot, issues, _other_document(workspace))
+        )
+    if fmt != "text":
+        findings.extend(
+            read_error(raw, f"cannot read {raw!r}: {why}") for raw, why in inputs.unreadable
+        )
+    renderers: dict[str, Callable[[list[Finding]], str]] = {
+        "text": render_text,
+        "json": render_json,
+        "github": render_github,
+        "sarif": lambda items: render_sarif(items, version=__version__),
+    }
+    sys.stdout.write(renderers[fmt](findings))
+    for raw, why in inputs.unreadable:
+        print(terminal_safe(f"wfls: cannot read {raw!r}: {why}"), file=sys.stderr)
+    if fmt == "text" and checked:
+        errors = sum(1 for f in findings if f.severity == Severity.ERROR)
+        warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
+        print(
+            f"{checked} file(s) checked: {errors} error(s), {warnings} warning(s), "
+            f"{len(findings) - errors - warnings} other",
+            file=sys.stderr,
+        )
+    if inputs.unreadable:
+        return EXIT_USAGE
+    failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
+    return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+
+
+def run_export(file: str, target: str) -> int:
+    path = Path(file)
+    try:
+        snapshot = load_file(path)
+    except OSError as error:
+        print(f"wfls: cannot read '{file}': {error.strerror or error}", file=sys.stderr)
+        return EXIT_USAGE
+    blocking = [
+        p
+        for p in snapshot.issues
+        if p.severity == Severity.ERROR and p.code in ("syntax_error", "invalid_model")
+    ]
+    if blocking or snapshot.workflow is None:
+        sys.stderr.write(render_text(findings_for(file, snapshot)))
+        print(f"wfls: '{file}' cannot be exported until these errors are fixed", file=sys.stderr)
+        return EXIT_FINDINGS
+    try:
+        output = to_json(snapshot.workflow) if target == "json" else to_toml(snapshot.workflow)
+    except ExportError as error:
+        print(f"wfls: {error}", file=sys.stderr)
+        return EXIT_FINDINGS
+    sys.stdout.write(output)
+    return EXIT_OK
