@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: run test lint format bench bench-features bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode
+.PHONY: bytecode run test lint format bench bench-features bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -59,7 +59,7 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
-bench: $(STAMP)
+bench: $(STAMP) bytecode
 	$(BIN)/python bench/lsp.py
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/parse.py
@@ -69,14 +69,14 @@ bench: $(STAMP)
 
 # Semantic tokens, symbols, hints, folding and selection on a warm 2,000-node snapshot,
 # and the semantic index build they share.
-bench-features: $(STAMP)
+bench-features: $(STAMP) bytecode
 	$(BIN)/python bench/features.py
 
 bench-runtime: $(STAMP)
 	$(BIN)/python bench/runtime.py
 
 # 1,000 generated documents, one child and 50 callers: indexing, and a child edit.
-bench-workspace: $(STAMP)
+bench-workspace: $(STAMP) bytecode
 	$(BIN)/python bench/workspace.py
 
 # Every pathological document at full size (20 MB, 100,000 nodes, 10,000-deep nesting, ...),
@@ -96,22 +96,28 @@ $(BENCH_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet -e '.[test,bench]'
 	touch $(BENCH_STAMP)
 
+# Servers started by the benchmarks load wfls from bytecode, as an installed package
+# does: without it (PYTHONDONTWRITEBYTECODE, a read-only tree) every start compiles
+# the sources again, which adds about 0.4 s to initialize.
+bytecode: $(STAMP)
+	@$(BIN)/python -m compileall -q wf_core server/wfls >/dev/null
+
 # wfls beside yaml-language-server and Taplo (installed with npm into a cache folder
 # outside the repository, reused when present): the table at 2,000 nodes / 2,169 lines,
 # then every server at about 2k to 22k lines for the plot; results in bench/results/.
-bench-peers: $(BENCH_STAMP)
+bench-peers: $(BENCH_STAMP) bytecode
 	@if ! command -v npm >/dev/null 2>&1; then \
 		echo "npm not found: skipping the peer benchmark"; exit 0; fi; \
 	peers=$$(sh bench/peers/install.sh) && \
 	$(BIN)/python bench/peers.py --peers "$$peers" --scale 2169 5630 11230 22430
 
 # wfls from 500 to 16,000 nodes, both sync kinds, and wfls check on 14,000 nodes.
-bench-scaling: $(BENCH_STAMP)
+bench-scaling: $(BENCH_STAMP) bytecode
 	$(BIN)/python bench/lsp.py 500 1000 2000 4000 8000 16000 --sync both \
 		--edits 8 --requests 15 --check 14000
 
 # One session of 10,000 edits and requests; prints the server's memory every 500.
-soak-memory: $(BENCH_STAMP)
+soak-memory: $(BENCH_STAMP) bytecode
 	$(BIN)/python bench/lsp.py --soak 10000
 
 # 10,000 random steps (opens, edits at random ranges, every request, bad params) in one
