@@ -1,7 +1,10 @@
 """Every place a workflow reads a graph path, with its model locations.
 
-One walker serves the coarse source checks, the context-path pass, completion
-and the inventory, so they can never disagree about which strings are paths.
+One walker serves the coarse source checks and the context-path pass, so they
+can never disagree about which strings are paths. It walks the loaded model
+(paths parsed, deprecated forms canonical); the semantic index, which the
+editor features read, finds the same places in the document's values, and
+``tests/test_reads_agreement.py`` holds the two to the same set of locations.
 lda-wf names the same read two ways: the coarse condition check reports at the
 condition (``nodes[0].check.arg``), the context pass at its ``path`` key
 (``nodes[0].check.arg.path``). Both are recorded.
