@@ -101,7 +101,7 @@ def plot(peers: dict[str, Any], scaling: dict[str, Any] | None, out: Path) -> No
     stamp = peers.get("date", "")
     date = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}"
     fig.suptitle(
-        f"wfls beside yaml-language-server and Taplo (shared 2-core machine, {date})",
+        f"wfls beside yaml-language-server and Taplo (2-core machine, {date})",
         fontsize=11,
     )
     fig.tight_layout(rect=(0, 0.08, 1, 0.96))
