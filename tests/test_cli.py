@@ -258,3 +258,27 @@ def test_console_script_entry_point() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert "1 file(s) checked: 0 error(s)" in result.stderr
+
+
+def test_a_batch_command_runs_without_the_collector_and_gives_it_back(
+    capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``check`` turns the garbage collector off while it works (its analyses are freed
+    by reference counting); called in process, it leaves the collector as it found it."""
+    import gc
+
+    import wfls.check_cmd
+
+    seen: list[bool] = []
+    analyse = wfls.check_cmd.load_text
+
+    def spy(*args: object, **kwargs: object) -> object:
+        seen.append(gc.isenabled())
+        return analyse(*args, **kwargs)
+
+    monkeypatch.setattr(wfls.check_cmd, "load_text", spy)
+    monkeypatch.setattr(sys, "stdin", type("In", (), {"buffer": BILLING.open("rb")})())
+    assert gc.isenabled()
+    code, _, _ = run(capsys, "check", "-", "--stdin-filename", "billing.wf.toml")
+    assert code == 0 and seen == [False]
+    assert gc.isenabled()
