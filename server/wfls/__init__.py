@@ -2,13 +2,12 @@
 
 The distribution is named ``lda-wfls`` (``wfls`` on the package index is an
 unrelated project); the command and the import package are ``wfls``.
+
+The version is written here, and ``pyproject.toml`` reads it from here, rather
+than looked up in the installed distribution's metadata: that lookup imports
+``importlib.metadata`` and reads the environment's metadata, tens of
+milliseconds of every server start before it can answer ``initialize``.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
 DISTRIBUTION = "lda-wfls"
-
-try:
-    __version__ = version(DISTRIBUTION)
-except PackageNotFoundError:  # running from a source tree without installing
-    __version__ = "0.0.0"
+__version__ = "0.1.0"
