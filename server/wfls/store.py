@@ -26,7 +26,9 @@ Invariants:
   through an edit confined to one string literal. The version they prefer to
   see through is the latest one whose semantic index is built (``indexed``):
   the newest analysis may not have one yet, and building it costs more than
-  the analysis itself on a large document.
+  the analysis itself on a large document. An index is recorded for the latest
+  analysis or the one before it (``previous``): a request sees through the
+  analysis it found, and the worker often finishes the next one first.
 """
 
 from __future__ import annotations
