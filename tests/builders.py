@@ -50,6 +50,68 @@ def foreach(node_id: str, over: str, alias: str | None = None, **extra: Any) -> 
     }
 
 
+def every_read_kind(path: str) -> tuple[list[dict[str, Any]], list[str]]:
+    """Nodes and edges that read ``path`` in every place a read may hide: deep inside an
+    input expression, in nested condition arguments and operands, in an interrupt
+    request, and as a foreach ``over`` (in that order, nodes 1 to 4)."""
+    return (
+        [
+            foreach("loop", "input.items"),
+            {
+                "id": "use",
+                "type": "node",
+                "node": "task",
+                "input": [
+                    {
+                        "target": "x",
+                        "expression": {
+                            "kind": "array",
+                            "items": [
+                                {"kind": "literal", "value": 1},
+                                {
+                                    "kind": "object",
+                                    "fields": {"deep": {"kind": "path", "path": path}},
+                                },
+                            ],
+                        },
+                    }
+                ],
+            },
+            {
+                "id": "check",
+                "type": "condition",
+                "check": {
+                    "op": "not",
+                    "arg": {
+                        "op": "and",
+                        "args": [
+                            {"op": "exists", "path": path},
+                            {"op": "eq", "left": {"path": path}, "right": {"value": 1}},
+                        ],
+                    },
+                },
+            },
+            {
+                "id": "ask",
+                "type": "interrupt",
+                "kind": "k",
+                "request": [{"target": "q", "path": path}],
+            },
+            foreach("inner", path),
+        ],
+        [
+            "loop:loop->use",
+            "use:ok->check",
+            "check:true->ask",
+            "check:false->inner",
+            "ask:submitted->loop",
+            "inner:loop->loop",
+            "inner:done->loop",
+            "loop:done->__end__",
+        ],
+    )
+
+
 def workflow_dict(
     nodes: list[dict[str, Any]],
     edges: list[str],

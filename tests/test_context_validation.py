@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from builders import build, foreach, task
+from builders import build, every_read_kind, foreach, task
 
 from wf_core.analysis.context_scopes import (
     ContextModel,
@@ -229,62 +229,7 @@ def test_workflow_output_cannot_read_a_completed_entry() -> None:
 
 def test_exact_locations_through_expressions_conditions_over_and_requests() -> None:
     bad = "context.foreach.nope"
-    workflow = build(
-        [
-            foreach("loop", "input.items"),
-            {
-                "id": "use",
-                "type": "node",
-                "node": "task",
-                "input": [
-                    {
-                        "target": "x",
-                        "expression": {
-                            "kind": "array",
-                            "items": [
-                                {"kind": "literal", "value": 1},
-                                {
-                                    "kind": "object",
-                                    "fields": {"deep": {"kind": "path", "path": bad}},
-                                },
-                            ],
-                        },
-                    }
-                ],
-            },
-            {
-                "id": "check",
-                "type": "condition",
-                "check": {
-                    "op": "not",
-                    "arg": {
-                        "op": "and",
-                        "args": [
-                            {"op": "exists", "path": bad},
-                            {"op": "eq", "left": {"path": bad}, "right": {"value": 1}},
-                        ],
-                    },
-                },
-            },
-            {
-                "id": "ask",
-                "type": "interrupt",
-                "kind": "k",
-                "request": [{"target": "q", "path": bad}],
-            },
-            foreach("inner", bad),
-        ],
-        [
-            "loop:loop->use",
-            "use:ok->check",
-            "check:true->ask",
-            "check:false->inner",
-            "ask:submitted->loop",
-            "inner:loop->loop",
-            "inner:done->loop",
-            "loop:done->__end__",
-        ],
-    )
+    workflow = build(*every_read_kind(bad))
     locations = [e[1] for e in errors(workflow, "invalid_context_path")]
     assert locations == [
         "nodes[1].input[0].expression.items[1].fields.deep.path",

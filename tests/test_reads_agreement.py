@@ -23,58 +23,11 @@ from wf_core.validation.reads import node_reads
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
 
-from builders import foreach, workflow_dict  # noqa: E402
+from builders import every_read_kind, workflow_dict  # noqa: E402
 from generate import generate_toml  # noqa: E402
 
-ITEM = "context.foreach.loop.item"
-NESTED = workflow_dict(  # every place a read may hide: expressions, conditions, requests
-    [
-        foreach("loop", "input.items"),
-        {
-            "id": "use",
-            "type": "node",
-            "node": "task",
-            "input": [
-                {"target": "a", "path": ITEM},
-                {
-                    "target": "x",
-                    "expression": {
-                        "kind": "array",
-                        "items": [
-                            {"kind": "literal", "value": 1},
-                            {"kind": "object", "fields": {"deep": {"kind": "path", "path": ITEM}}},
-                        ],
-                    },
-                },
-            ],
-            "output": [{"source": "result", "target": "state.acc"}],
-        },
-        {
-            "id": "check",
-            "type": "condition",
-            "check": {
-                "op": "not",
-                "arg": {
-                    "op": "and",
-                    "args": [
-                        {"op": "exists", "path": ITEM},
-                        {"op": "eq", "left": {"path": "state.acc"}, "right": {"value": 1}},
-                    ],
-                },
-            },
-        },
-        {"id": "ask", "type": "interrupt", "kind": "k", "request": [{"target": "q", "path": ITEM}]},
-    ],
-    [
-        "loop:loop->use",
-        "use:ok->check",
-        "check:true->ask",
-        "check:false->loop",
-        "ask:submitted->loop",
-        "loop:done->__end__",
-    ],
-    output=[{"target": "result", "path": "state.acc"}],
-)
+# Reads hidden in expressions, nested conditions, operands and requests.
+NESTED = workflow_dict(*every_read_kind("context.foreach.loop.item"))
 
 
 def _index_reads(snapshot: DocumentSnapshot) -> set[Location]:
