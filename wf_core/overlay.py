@@ -45,14 +45,10 @@ def changed_region(old: str, new: str) -> tuple[int, int, int]:
     """
     limit = min(len(old), len(new))
     prefix = _common_length(old, new, limit, lambda text, a, b: text[a:b])
-    tail = len(old), len(new)
     suffix = _common_length(
-        old,
-        new,
-        limit - prefix,
-        lambda text, a, b: text[len(text) - b : len(text) - a],
+        old, new, limit - prefix, lambda text, a, b: text[len(text) - b : len(text) - a]
     )
-    return prefix, tail[0] - suffix, tail[1] - suffix
+    return prefix, len(old) - suffix, len(new) - suffix
 
 
 def _common_length(old: str, new: str, limit: int, part: Callable[[str, int, int], str]) -> int:

@@ -72,7 +72,10 @@ class LineIndex:
 
     def line_of(self, offset: int) -> int:
         """The line holding ``offset`` (clamped to the text)."""
-        offset = max(0, min(offset, len(self._text)))
+        return self._line(max(0, min(offset, len(self._text))))
+
+    def _line(self, offset: int) -> int:
+        """``line_of`` an offset already inside the text."""
         starts, edited = self._starts, self._edited
         if edited + 1 < len(starts) and offset >= starts[edited + 1] + self._delta:
             return bisect.bisect_right(starts, offset - self._delta) - 1
@@ -89,7 +92,7 @@ class LineIndex:
 
     def position(self, offset: int) -> tuple[int, int]:
         offset = max(0, min(offset, len(self._text)))
-        line = self.line_of(offset)
+        line = self._line(offset)
         return line, offset - self._start(line)
 
     def offset(self, line: int, column: int) -> int:

@@ -1,8 +1,9 @@
 """``wfls check`` and ``wfls export``, and the loading of documents from disk that the
 other commands share (``load_file``).
 
-Kept apart from ``wfls.cli`` so that ``wfls serve`` starts without importing the
-analysis: the server answers ``initialize`` first and loads it afterwards.
+Kept apart from ``wfls.cli``, which imports a command's module only when that
+command runs: ``wfls --version`` loads nothing of ``wf_core``, ``wfls schema`` only
+its model.
 """
 
 from __future__ import annotations
