@@ -45,10 +45,9 @@ def test_changed_region_finds_the_one_replaced_region(old: str, data: st.DataObj
     found, old_end, new_end = changed_region(old, new)
     assert old[:found] + new[found:new_end] + old[old_end:] == new
     # The region is minimal: it neither starts nor ends with a character both share.
-    prefix = len(old[: min(len(old), len(new))])
-    while prefix and old[:prefix] != new[:prefix]:
-        prefix -= 1
-    assert found == prefix
+    shared = zip(old, new, strict=False)
+    assert found == next((i for i, (a, b) in enumerate(shared) if a != b), min(len(old), len(new)))
+    assert found in (old_end, new_end) or old[old_end - 1] != new[new_end - 1]
 
 
 @given(_TEXT, st.data())
