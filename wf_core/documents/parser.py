@@ -8,13 +8,20 @@ a TOML top-level statement, or a JSON top-level member's value or element of
 converted again, only placed at its new offset (see ``toml_syntax``,
 ``json_syntax`` and ``source_map``).
 
+A clean TOML text in the common shapes is read without tree-sitter at all
+(``toml_statements``): split at line starts, each statement read by the fast
+reader or found among the previous version's chunks. No tree is kept for such
+a version; the next one is read the same way, or, if it cannot be, parsed from
+scratch.
+
 Invariants:
 
 - The result is a function of the text alone. tree-sitter's error recovery can
   depend on the old tree, so when an incremental parse comes back with errors
   the text is parsed once more from scratch; a clean tree is the same either
-  way. A chunk is a function of its text. Diagnostics therefore never depend
-  on the editing history.
+  way. A chunk is a function of its text, and a text read without a tree gives
+  what its tree gives. Diagnostics therefore never depend on the editing
+  history.
 - Identity: when a TOML statement or a JSON unit is reused, its values are the
   very objects of the previous version (an unchanged ``[[nodes]]`` table or
   element of a JSON ``nodes`` array is the same ``dict``), so downstream caches
@@ -38,8 +45,10 @@ import tree_sitter_toml
 from wf_core.documents._offsets import encode
 from wf_core.documents.json_syntax import parse_json
 from wf_core.documents.source_map import Chunk, SourceMap
+from wf_core.documents.toml_statements import read_clean
 from wf_core.documents.toml_syntax import parse_toml
 from wf_core.issues import Issue, ProjectCode, Related, Severity
+from wf_core.spans import Span
 
 Syntax = Literal["toml", "json"]
 
@@ -79,22 +88,35 @@ def _parser(syntax: Syntax) -> tree_sitter.Parser:
     return tree_sitter.Parser(_language(syntax))
 
 
+Converted = tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]
+
+
 def _build(
-    text: str, syntax: Syntax, tree: tree_sitter.Tree, chunks: dict[str, Chunk] | None = None
-) -> tuple[ParsedDocument, dict[str, Chunk]]:
-    """The document for ``text`` and the chunks it used (reusable by the next version)."""
+    text: str, syntax: Syntax, tree: tree_sitter.Tree | None, chunks: dict[str, Chunk] | None = None
+) -> tuple[ParsedDocument, dict[str, Chunk]] | None:
+    """The document for ``text`` and the chunks it used (reusable by the next version).
+
+    Without a tree, only a clean TOML text in the fast reader's shapes is read
+    (``toml_statements``); None when it is not.
+    """
     # Building allocates many small objects and frees none of them; pausing the
     # cyclic collector meanwhile avoids repeated futile passes over them.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        if syntax == "toml":
-            values, source_map, problems, used = parse_toml(text, tree, chunks)
+        converted: Converted | None
+        if tree is None:
+            converted = read_clean(text, chunks or {}) if syntax == "toml" else None
+        elif syntax == "toml":
+            converted = parse_toml(text, tree, chunks)
         else:
-            values, source_map, problems, used = parse_json(text, tree, chunks)
+            converted = parse_json(text, tree, chunks)
     finally:
         if enabled:
             gc.enable()
+    if converted is None:
+        return None
+    values, source_map, problems, used = converted
     issues = []
     seen: set[tuple[int, int, str]] = set()
     for span, message, first in sorted(problems, key=lambda p: (p[0].start, p[0].end, p[1])):
@@ -116,9 +138,20 @@ def _build(
     return ParsedDocument(text, syntax, values, source_map, tuple(issues)), used
 
 
+def _built(
+    text: str, syntax: Syntax, tree: tree_sitter.Tree, chunks: dict[str, Chunk] | None = None
+) -> tuple[ParsedDocument, dict[str, Chunk]]:
+    built = _build(text, syntax, tree, chunks)
+    assert built is not None  # with a tree, every text converts
+    return built
+
+
 def parse_document(text: str, syntax: Syntax) -> ParsedDocument:
+    clean = _build(text, syntax, None)
+    if clean is not None:
+        return clean[0]
     tree = _parser(syntax).parse(encode(text))
-    return _build(text, syntax, tree)[0]
+    return _built(text, syntax, tree)[0]
 
 
 def _common_prefix(a: str, b: str) -> int:
@@ -152,7 +185,8 @@ def _point(data: bytes, byte_offset: int) -> tuple[int, int]:
 
 
 class DocumentParser:
-    """Parses successive versions of one document, reusing the previous tree."""
+    """Parses successive versions of one document, reusing the previous chunks (and
+    tree, when the previous version needed one)."""
 
     def __init__(self, syntax: Syntax) -> None:
         self.syntax: Syntax = syntax
@@ -168,6 +202,13 @@ class DocumentParser:
         old_text, old_tree = self._text, self._tree
         if old_text == text and self._result is not None:
             return self._result
+        clean = _build(text, self.syntax, None, self._chunks)
+        if clean is not None:
+            # No tree is kept: the next version is read without one too, or, if
+            # it cannot be, parsed from scratch (as any text with errors is).
+            result, self._chunks = clean
+            self._text, self._data, self._tree, self._result = text, b"", None, result
+            return result
         data = encode(text)
         if old_text is None or old_tree is None:
             tree = self._parser.parse(data)
@@ -188,6 +229,6 @@ class DocumentParser:
             tree = self._parser.parse(data, old_tree)
             if tree.root_node.has_error:
                 tree = self._parser.parse(data)
-        result, self._chunks = _build(text, self.syntax, tree, self._chunks)
+        result, self._chunks = _built(text, self.syntax, tree, self._chunks)
         self._text, self._data, self._tree, self._result = text, data, tree, result
         return result

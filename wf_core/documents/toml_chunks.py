@@ -212,7 +212,7 @@ class _Reader:
             item_loc = (*loc, len(items)) if record else loc
             if record:
                 entries[item_loc] = None  # type: ignore[assignment]  # placeholder, keeps order
-            flat = _FLAT_INLINE.match(text, pos) if text[pos] == "{" else None
+            flat = _FLAT_INLINE.match(text, pos) if text[pos : pos + 1] == "{" else None
             if flat is not None:
                 value, kind, end, lit = self.flat_inline_table(pos, flat.end(), item_loc)
             else:
