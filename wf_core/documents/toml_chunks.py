@@ -25,7 +25,11 @@ from wf_core.documents.toml_tables import DOTTED
 from wf_core.documents.toml_values import MAX_DEPTH, classify
 from wf_core.locations import Location
 
-BLANK = re.compile(r"(?:[ \t\r\n]+|#[^\n]*)*")
+# Blanks and comments are matched possessively: what follows them (a key, a
+# value, a comma) never starts with either, and giving characters of a long
+# comment back one at a time made a failing match quadratic in its length.
+_BLANKS = r"(?:[ \t\r\n]++|#[^\n]*+)*+"
+BLANK = re.compile(_BLANKS)
 _END_OF_LINE = re.compile(r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
 WS = re.compile(r"[ \t]*")
 _SIMPLE_KEY_EQUALS = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*")
@@ -34,7 +38,6 @@ _DOT = re.compile(r"[ \t]*\.[ \t]*")
 _EQUALS = re.compile(r"[ \t]*=[ \t]*")
 _WORD = re.compile(r"[A-Za-z0-9_+\-.:]+")
 _BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
-_BLANKS = r"(?:[ \t\r\n]+|#[^\n]*)*"
 _STRING = r"""(?:"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"|'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!''))"""
 # The commonest line of all: blank lines or comments, then ``key = "string"``
 # to the end of its line. Groups: key, basic content, literal content.
