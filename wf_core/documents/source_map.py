@@ -233,9 +233,8 @@ class Chunk:
     ``entries`` and ``occ`` are relative to the chunk's table location: a
     section chunk (``[table]`` / ``[[array]]`` element) holds the locations
     below its table; a top-level ``key = value`` chunk holds ``(key, ...)``.
-    A chunk read by the fast reader fills them only when first asked (``fill``,
-    which reads the text again): converting needs only the values, and most
-    chunks of a large document are never asked.
+    A JSON chunk read by the fast reader fills them only when first asked
+    (``fill``, which reads the text again).
     """
 
     __slots__ = (

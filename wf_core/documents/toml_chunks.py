@@ -1,17 +1,23 @@
-"""Fast conversion of one clean top-level TOML statement into a ``Chunk``.
+"""Fast conversion of one top-level TOML statement into a ``Chunk``.
 
-tree-sitter has already said the statement is grammatical, so the common shapes
-(bare or simply quoted keys, one-line strings without escapes, numbers,
-booleans, arrays, one-line inline tables) are read straight from the text with
-a few regular expressions, and the table rules are applied on the fly to the
-section's own fresh table. Anything else (escapes, multi-line strings, dates,
-trailing commas, duplicate keys, any problem at all) makes the reader give up,
-and the caller converts the statement the slow, general way instead.
+The common shapes (bare or simply quoted keys, one-line strings without
+escapes, numbers, booleans, arrays, one-line inline tables) are read straight
+from the text with a few regular expressions, and the table rules are applied
+on the fly to the section's own fresh table; entries are recorded as they are
+read. Anything else (escapes, multi-line strings, dates, trailing commas,
+duplicate keys, any problem at all) makes the reader give up, and the caller
+converts the statement the slow, general way, from tree-sitter's tree.
 
-Invariant: when ``read_chunk`` returns a chunk, it is exactly what the general
-path (tree reader + ``TomlBuilder.local_chunk``) builds from the same text:
-the same values in the same key order, the same entries in the same order, the
-same ranges. Literals are stored as their style (see ``Compact``).
+Since the reader gives up on everything it does not fully understand, it also
+decides, for a text read without a tree (``toml_statements``), that a
+statement is clean. Every pattern is therefore linear on any input, not only
+on statements tree-sitter has accepted.
+
+Invariant: when ``read_chunk`` returns a chunk, its text is one complete, clean
+statement, and the chunk is exactly what the general path (tree reader +
+``TomlBuilder.local_chunk``) builds from the same text: the same values in the
+same key order, the same entries in the same order, the same ranges. Literals
+are stored as their style (see ``Compact``).
 """
 
 from __future__ import annotations
@@ -44,13 +50,8 @@ _STRING = r"""(?:"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"|'([^'\x00-\x08\x0a-\x1f\x7f]*
 _STRING_LINE = re.compile(
     _BLANKS + r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)"
 )
-# An inline table of bare keys and one-line strings only, and one of its pairs
-# (groups: key, basic content, literal content), and the same pair for
-# ``findall`` (groups: key, the quote if basic, content).
-_FLAT_KEY_VALUE = re.compile(
-    r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:(\")|')"
-    r"((?(2)[^\"\\\x00-\x08\x0a-\x1f\x7f]*|[^'\x00-\x08\x0a-\x1f\x7f]*))(?(2)\"|'(?!''))"
-)
+# An inline table of bare keys and one-line strings only (``_FLAT_INLINE``), and
+# one of its pairs (groups: key, basic content, literal content).
 _FLAT_PAIR = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:,[ \t]*)?")
 _FLAT_INLINE = re.compile(
     r"\{[ \t]*(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*"
@@ -71,20 +72,21 @@ class _GiveUp(Exception):
 
 
 class _Reader:
-    """Reads pairs into tables as the table rules would, optionally recording entries.
+    """Reads pairs into tables as the table rules would, recording entries as it goes.
 
-    With ``record`` off only values are built (and everything checked); with it
-    on, entries are recorded too. Ranges are never recorded one by one: each
+    Entries are recorded on the first read rather than on demand: a chunk's
+    entries are asked for soon in practice (to place a finding, or by the semantic
+    index that the editor's first requests build), and reading a statement twice
+    cost more than recording during the one read. Ranges are never recorded one by one: each
     entry's key and value ranges are its occurrences (see ``Chunk.derived``);
     only a dotted key's later uses of an existing prefix (``a.x = 1`` after
     ``a.y = 2``) add occurrences of their own.
     """
 
-    __slots__ = ("entries", "occ", "record", "tables", "text")
+    __slots__ = ("entries", "occ", "tables", "text")
 
-    def __init__(self, text: str, record: bool) -> None:
+    def __init__(self, text: str) -> None:
         self.text = text
-        self.record = record
         self.entries: dict[Location, Compact] = {}
         self.occ: list[Occurrence] = []
         self.tables: dict[int, tuple[str, int, int, bool]] = {}
@@ -127,8 +129,7 @@ class _Reader:
             start = match.end()
             value, kind, end, lit = self.value(start, value_loc, depth)
             table[name] = value
-            if self.record:
-                self.entries[value_loc] = (pos, pos + len(name), start, end, kind, lit)
+            self.entries[value_loc] = (pos, pos + len(name), start, end, kind, lit)
             return end
         parts, after = self.keys(pos)
         equals = _EQUALS.match(text, after)
@@ -146,8 +147,7 @@ class _Reader:
                 table[name] = child
                 dotted.add(id(child))
                 self.tables[id(child)] = (DOTTED, start, end, depth == 0)
-                if self.record:
-                    self.entries[loc] = None  # type: ignore[assignment]  # placeholder
+                self.entries[loc] = None  # type: ignore[assignment]  # placeholder
                 created.append(loc)
             elif type(child) is not dict or id(child) not in dotted:
                 raise _GiveUp
@@ -159,14 +159,13 @@ class _Reader:
         value_loc = (*loc, name)
         value, kind, end, lit = self.value(equals.end(), value_loc, depth)
         table[name] = value
-        if self.record:
-            for start, part_end, prefix_loc in prefixes:
-                if prefix_loc in created:
-                    self.entries[prefix_loc] = (start, part_end, start, end, _OBJECT_KIND, None)
-                else:
-                    self.occ.append((start, part_end, prefix_loc, True))
-                    self.occ.append((start, end, prefix_loc, False))
-            self.entries[value_loc] = (key_start, key_end, equals.end(), end, kind, lit)
+        for start, part_end, prefix_loc in prefixes:
+            if prefix_loc in created:
+                self.entries[prefix_loc] = (start, part_end, start, end, _OBJECT_KIND, None)
+            else:
+                self.occ.append((start, part_end, prefix_loc, True))
+                self.occ.append((start, end, prefix_loc, False))
+        self.entries[value_loc] = (key_start, key_end, equals.end(), end, kind, lit)
         return end
 
     def value(self, pos: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
@@ -208,20 +207,17 @@ class _Reader:
     def array(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
         text = self.text
         entries = self.entries
-        record = self.record
         items: list[Any] = []
         pos = BLANK.match(text, start + 1).end()  # type: ignore[union-attr]
         while text[pos : pos + 1] != "]":
-            item_loc = (*loc, len(items)) if record else loc
-            if record:
-                entries[item_loc] = None  # type: ignore[assignment]  # placeholder, keeps order
+            item_loc = (*loc, len(items))
+            entries[item_loc] = None  # type: ignore[assignment]  # placeholder, keeps order
             flat = _FLAT_INLINE.match(text, pos) if text[pos : pos + 1] == "{" else None
             if flat is not None:
                 value, kind, end, lit = self.flat_inline_table(pos, flat.end(), item_loc)
             else:
                 value, kind, end, lit = self.value(pos, item_loc, depth)
-            if record:
-                entries[item_loc] = (-1, -1, pos, end, kind, lit)
+            entries[item_loc] = (-1, -1, pos, end, kind, lit)
             items.append(value)
             separator = _ARRAY_SEPARATOR.match(text, end)
             pos = separator.end()  # type: ignore[union-attr]
@@ -231,12 +227,6 @@ class _Reader:
 
     def flat_inline_table(self, start: int, end: int, loc: Location) -> tuple[Any, Kind, int, Any]:
         """``{ a = "x", b = 'y' }``: bare keys and one-line strings only."""
-        if not self.record:
-            found = _FLAT_KEY_VALUE.findall(self.text, start + 1, end - 1)
-            table = {name: content for name, _quote, content in found}
-            if len(table) != len(found):
-                raise _GiveUp  # a duplicate key
-            return table, _OBJECT_KIND, end, None
         table = {}
         entries = self.entries
         for match in _FLAT_PAIR.finditer(self.text, start + 1, end - 1):
@@ -284,7 +274,6 @@ class _Reader:
     def read(self, section: bool) -> tuple[dict[str, Any], Any, int]:
         """The whole statement: its table, header and where its last pair ends."""
         text = self.text
-        record = self.record
         entries = self.entries
         header = None
         end = -1
@@ -319,17 +308,16 @@ class _Reader:
                 else:
                     table[name] = match.group(3)
                     end = match.end(3) + 1
-                if record:
-                    key_start = match.start(1)
-                    value_start = match.start(2 if basic is not None else 3) - 1
-                    entries[(name,)] = (
-                        key_start,
-                        key_start + len(name),
-                        value_start,
-                        end,
-                        _STRING_KIND,
-                        "basic" if basic is not None else "literal",
-                    )
+                key_start = match.start(1)
+                value_start = match.start(2 if basic is not None else 3) - 1
+                entries[(name,)] = (
+                    key_start,
+                    key_start + len(name),
+                    value_start,
+                    end,
+                    _STRING_KIND,
+                    "basic" if basic is not None else "literal",
+                )
                 pos = match.end()
                 continue
             pos = BLANK.match(text, pos).end()  # type: ignore[union-attr]
@@ -345,20 +333,9 @@ class _Reader:
         return table, header, end
 
 
-def _fill(chunk: Chunk) -> tuple[dict[Location, Compact], list[Occurrence]]:
-    """Entries and occurrences of a chunk ``read_chunk`` built without them.
-
-    Reads the text again with the same reader, so the result is what reading
-    with ``record`` on in the first place would have given.
-    """
-    reader = _Reader(chunk.text, True)
-    reader.read(chunk.header is not None)
-    return reader.entries, reader.occ
-
-
 def read_chunk(text: str, section: bool) -> Chunk | None:
     """A ``[table]``/``[[array]]`` section, or one top-level pair; None to give up."""
-    reader = _Reader(text, False)
+    reader = _Reader(text)
     try:
         table, header, end = reader.read(section)
     except _GiveUp:
@@ -371,6 +348,6 @@ def read_chunk(text: str, section: bool) -> Chunk | None:
     chunk.end = end
     if not section:
         chunk.key = next(iter(table))
-    chunk.entries = None  # type: ignore[assignment]
-    chunk.fill = _fill
+    chunk.entries = reader.entries
+    chunk.occ = reader.occ
     return chunk
