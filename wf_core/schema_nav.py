@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -349,6 +349,12 @@ class SchemaNavigator:
                 )
             view = child
         return None
+
+    def replacements(self, parts: Sequence[str], index: int, names: Iterable[str]) -> list[str]:
+        """The ``names`` that, written in place of ``parts[index]``, make the whole path
+        walk: a "did you mean" must not trade one unknown segment for another further on."""
+        head, tail = tuple(parts[:index]), tuple(parts[index + 1 :])
+        return [name for name in names if self.first_unknown((*head, name, *tail)) is None]
 
     def standalone(self, branch: Branch) -> dict[str, Any]:
         """A detached, valid Draft 2020-12 copy of ``branch`` (lda-wf-model §7.5 step 5)."""

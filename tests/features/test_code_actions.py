@@ -233,6 +233,22 @@ def test_a_closest_member_is_formatted_for_the_path() -> None:
 
 
 @pytest.mark.parametrize("base", [TOML, JSON], ids=["toml", "json"])
+def test_an_unknown_context_segment_is_renamed_only_to_a_name_the_rest_fits(base: str) -> None:
+    # "ordr.sku": the alias 'order' is close and its item has a 'sku'
+    fixture = variant(base, "context.foreach.orders.item.sku", "context.or$0dr.sku")
+    after = variant(base, "context.foreach.orders.item.sku", "context.order.sku")
+    check_code_action(fixture, "Change 'ordr' to 'order'", after)
+    # (a convenience key elsewhere, so that the document has some action to offer)
+    other = variant(base, "context.foreach.customers.item.name", "context.customer.name")
+    # "custmer.sku": the alias 'customer' is closest, but a customer has no 'sku'
+    fixture = variant(other, "context.foreach.orders.item.sku", "context.cust$0mer.sku")
+    check_no_action(fixture, "Change 'custmer'")
+    # "line.sku": the standard field 'lineage_id' starts alike, but it is a string
+    fixture = variant(other, "context.foreach.orders.item.sku", "context.li$0ne.sku")
+    check_no_action(fixture, "Change 'line'")
+
+
+@pytest.mark.parametrize("base", [TOML, JSON], ids=["toml", "json"])
 def test_an_unknown_key_is_renamed_to_the_closest_one(base: str) -> None:
     key = '"as"' if base is JSON else "as ="
     fixture = variant(base, key, key.replace("as", "a$0ss"))

@@ -152,7 +152,9 @@ def _check_read(
             f"{available}",
             segment=unknown.index + 1,
             related=related,
-            **did_you_mean(segment, unknown.available),
+            **did_you_mean(
+                segment, navigator.replacements(path.parts, unknown.index, unknown.available)
+            ),
         )
         return
     if read.kind == "over":

@@ -83,19 +83,27 @@ class SourceChecker:
                 message,
                 segment=1,
                 span_at=extra_location,
-                **did_you_mean(parts[0], self.root_fields(root)),
+                **did_you_mean(
+                    parts[0],
+                    self.model.source_navigator(root).replacements(
+                        parts, 0, self.root_fields(root)
+                    ),
+                ),
             )
             return False
         self._walk(path, extra_location or location, code)
         return True
 
     def _walk(self, path: Any, location: Location, code: str) -> None:
-        unknown = self.model.source_navigator(path.root).first_unknown(path.parts)
+        navigator = self.model.source_navigator(path.root)
+        unknown = navigator.first_unknown(path.parts)
         if unknown is None or unknown.index == 0:
             return
         segment = path.parts[unknown.index]
         prefix = format_segments((path.root, *path.parts[: unknown.index]))
-        suggestion = did_you_mean(segment, unknown.available)
+        suggestion = did_you_mean(
+            segment, navigator.replacements(path.parts, unknown.index, unknown.available)
+        )
         if unknown.allows_undeclared:
             self._extras.append(
                 Issue(
