@@ -455,7 +455,7 @@ class GraphSourcePath(_PydanticPath):
         if isinstance(value, GraphSourcePath):
             return cls(value.root, value.parts)
         if isinstance(value, str):
-            return cls.parse(value)
+            return _parse_graph_source(value)
         if isinstance(value, Mapping):
             root = value.get("root")
             if not isinstance(root, str) or root not in GRAPH_SOURCE_ROOTS:
@@ -521,7 +521,7 @@ class StatePath(_PydanticPath):
         if isinstance(value, StatePath):
             return cls(value.parts)
         if isinstance(value, str):
-            return cls.parse(value)
+            return _parse_state(value)
         if isinstance(value, Mapping):
             if value.get("root") != "state":
                 raise PathResolutionError("expected state path root")
@@ -577,12 +577,20 @@ class LocalPath(_PydanticPath):
         if isinstance(value, LocalPath):
             return cls(value.parts)
         if isinstance(value, str):
-            return cls.parse(value)
+            return _parse_local(value)
         if isinstance(value, Mapping):
             if value.get("root") != "local":
                 raise LocalPathError("expected local path root")
             return cls(_structural_parts(value, cls._KIND, LocalPathError))
         raise LocalPathError("expected local path string or structural object")
+
+
+# Parses for the pydantic hooks. Paths are immutable values and a workflow spells
+# the same path in many bindings (every node of a loop body reads the same item),
+# so one parse serves them all; a text that fails to parse raises each time.
+_parse_graph_source = lru_cache(maxsize=4096)(GraphSourcePath.parse)
+_parse_state = lru_cache(maxsize=4096)(StatePath.parse)
+_parse_local = lru_cache(maxsize=4096)(LocalPath.parse)
 
 
 # ---------------------------------------------------------------------------
