@@ -94,7 +94,11 @@ class Target:
 def wfls_target(nodes: int, incremental: bool) -> Target:
     text = generate_toml(nodes)
     segment = text.rindex(".item.name") + len(".item.")
-    path = RESULTS / "peers" / f"generated-{nodes}.wf.toml"
+    # A folder of its own: wfls indexes the workspace folder it is started in, and the
+    # peers' documents (and the other sizes') must not count towards its memory.
+    folder = RESULTS / "peers" / f"wfls-{nodes}"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"generated-{nodes}.wf.toml"
     path.write_text(text)
     sync = "incremental" if incremental else "full"
     return Target(

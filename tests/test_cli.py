@@ -260,6 +260,33 @@ def test_console_script_entry_point() -> None:
     assert "1 file(s) checked: 0 error(s)" in result.stderr
 
 
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_the_executable_delivers_a_batch_commands_whole_output(capsys, fmt: str) -> None:
+    """A batch command ends the process without tearing its objects down: everything it
+    wrote must still arrive, with the exit status ``main`` returns in process."""
+    code, out, err = run(capsys, "check", "--format", fmt, str(ROOT / "examples"))
+    result = subprocess.run(
+        [sys.executable, "-m", "wfls", "check", "--format", fmt, str(ROOT / "examples")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert out.count("\n") > 5
+    assert (result.returncode, result.stdout, result.stderr) == (code, out, err)
+
+
+def test_a_closed_pipe_ends_a_batch_command_quietly() -> None:
+    command = [sys.executable, "-m", "wfls", "check", str(ROOT / "examples")]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as process:
+        assert process.stdout is not None and process.stderr is not None
+        process.stdout.close()  # the reader leaves before anything is written
+        error = process.stderr.read().decode()
+        status = process.wait(timeout=60)
+    assert "Traceback" not in error and "Exception ignored" not in error, error
+    assert status in (0, 1)
+
+
 def test_a_batch_command_runs_without_the_collector_and_gives_it_back(
     capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -1,5 +1,3 @@
-import sys
+from wfls.cli import entry
 
-from wfls.cli import main
-
-sys.exit(main())
+entry()

@@ -7,8 +7,10 @@ warnings with ``--strict``), 2 unreadable paths or bad arguments.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import NoReturn
@@ -88,8 +90,27 @@ def _tune_gc(command: str) -> None:
     gc.set_threshold(50_000, 20, 100)
 
 
+def entry() -> NoReturn:
+    """The ``wfls`` executable. After a batch command, the process ends without freeing
+    its analysis object by object (0.2 s of ``wfls check`` on 14,000 nodes): its output
+    is flushed, and the operating system takes the memory back at once."""
+    args = build_parser().parse_args()
+    status = _run(args)
+    if args.command in _BATCH_COMMANDS:
+        for stream in (sys.stdout, sys.stderr):
+            # (a reader that left, or a closed stream: nothing more to deliver)
+            with contextlib.suppress(BrokenPipeError, ValueError):
+                stream.flush()
+        os._exit(status)
+    sys.exit(status)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    """Run one command and return its exit status (the process stays: tests call this)."""
+    return _run(build_parser().parse_args(argv))
+
+
+def _run(args: argparse.Namespace) -> int:
     collecting = gc.isenabled()
     _tune_gc(args.command)
     try:
