@@ -87,6 +87,9 @@ def foreach_context_fields(
 
 
 def foreach_entry_schema(node_id: str, item: Mapping[str, Any]) -> dict[str, Any]:
+    """``context.foreach.<node_id>``'s schema. ``item`` is embedded, not copied (a
+    context schema's item is the item schema the context model shares between every
+    stack and never mutates); a caller that hands the result out copies it."""
     return {
         "type": "object",
         "properties": {
@@ -96,7 +99,7 @@ def foreach_entry_schema(node_id: str, item: Mapping[str, Any]) -> dict[str, Any
             "scope_id": {"type": "string"},
             "lineage_id": {"type": "string"},
             "index": {"type": "integer"},
-            "item": copy.deepcopy(dict(item)),
+            "item": dict(item),
         },
         "required": list(FOREACH_ENTRY_KEYS),
         "additionalProperties": False,

@@ -12,6 +12,7 @@ the root context.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
@@ -256,7 +257,10 @@ class ContextModel:
 
     def fields_for_stack(self, stack: ForeachOwnerStack) -> list[ContextFieldAvailability]:
         fields = [ContextFieldAvailability(f) for f in STANDARD_CONTEXT_FIELDS]
-        entries = {owner: foreach_entry_schema(owner, self.item_schema(owner)) for owner in stack}
+        entries = {
+            owner: copy.deepcopy(foreach_entry_schema(owner, self.item_schema(owner)))
+            for owner in stack
+        }
         fields.append(ContextFieldAvailability(structured_foreach_contract(entries)))
         if not stack:
             return fields
