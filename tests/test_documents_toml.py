@@ -314,6 +314,14 @@ def test_unterminated_string_before_table_header_keeps_header() -> None:
     assert [i.message for i in doc.issues] == ["unterminated string"]
 
 
+@pytest.mark.parametrize("text", ["a = 1\n0.", "a.", "[t]\nx.", 'a = 1\n"k".'])
+def test_a_problem_at_the_very_end_stays_inside_the_text(text: str) -> None:
+    issues = parse_document(text, "toml").issues
+    assert [issue.message for issue in issues][-1] == "expected a key after '.'"
+    for issue in issues:
+        assert issue.span is not None and 0 <= issue.span.start <= issue.span.end <= len(text)
+
+
 def test_other_grammar_errors_keep_the_rest() -> None:
     text = 'a = "x" y\nb = 2\nc =\nd = [1, 2\ne = 3\n[bad\nf = { g = 1\nh = 4\n'
     doc = parse_document(text, "toml")

@@ -536,7 +536,11 @@ class _Recovery(RecoveryCursor):
         self.open_string = False  # the last value read was an unterminated string
 
     def problem(self, start: int, end: int, message: str) -> None:
-        self.problems.append((Span(start, max(start, end)), message))
+        """Report ``message`` on ``[start, end)``, kept inside the text: a problem found
+        at its very end (``a.`` with nothing after) is an empty range there."""
+        size = len(self.text)
+        start = min(start, size)
+        self.problems.append((Span(start, min(max(start, end), size)), message))
 
     def statements(self) -> Iterator[Statement]:
         text = self.text
