@@ -75,12 +75,13 @@ class _Reader:
     """Reads pairs into tables as the table rules would, recording entries as it goes.
 
     Entries are recorded on the first read rather than on demand: a chunk's
-    entries are asked for soon in practice (to place a finding, or by the semantic
-    index that the editor's first requests build), and reading a statement twice
-    cost more than recording during the one read. Ranges are never recorded one by one: each
-    entry's key and value ranges are its occurrences (see ``Chunk.derived``);
-    only a dotted key's later uses of an existing prefix (``a.x = 1`` after
-    ``a.y = 2``) add occurrences of their own.
+    entries are asked for soon in practice (to place a finding, or by the
+    semantic index that the editor's first requests build), and reading a
+    statement twice cost more than recording during the one read.
+
+    Ranges are never recorded one by one: each entry's key and value ranges are
+    its occurrences (see ``Chunk.derived``); only a dotted key's later uses of an
+    existing prefix (``a.x = 1`` after ``a.y = 2``) add occurrences of their own.
     """
 
     __slots__ = ("entries", "occ", "tables", "text")

@@ -27,24 +27,24 @@ text (property-tested against it).
 from __future__ import annotations
 
 import re
-from typing import Any
 
-from wf_core.documents._offsets import encode
-from wf_core.documents.source_map import Chunk, SourceMap
+from wf_core.documents.source_map import Chunk
+from wf_core.documents.strings import Problem
 from wf_core.documents.toml_chunks import BLANK, read_chunk
+from wf_core.documents.toml_syntax import (
+    Converted,
+    converted,
+    has_control_characters,
+    place_chunk,
+    reuse_chunk,
+)
 from wf_core.documents.toml_tables import Fallback, TomlBuilder
-from wf_core.spans import Span
 
 _KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')"""
 # A line that starts a section: its first non-blank character is ``[``.
 _SECTION = re.compile(r"^[ \t]*(\[)", re.MULTILINE)
 # A line that starts a top-level pair: ``key =``, the key maybe dotted.
 _PAIR = re.compile(rf"^[ \t]*({_KEY}(?:[ \t]*\.[ \t]*{_KEY})*[ \t]*=)", re.MULTILINE)
-# Every byte but those of control characters (tab, line feed and carriage return aside).
-_NOT_CONTROL = bytes(b for b in range(256) if not (b < 0x20 or b == 0x7F) or b in (9, 10, 13))
-_LONE_CR = re.compile(r"\r(?!\n)")
-
-Problems = list[tuple[Span, str, Span | None]]
 
 
 def statements(text: str) -> list[tuple[int, int, bool]] | None:
@@ -68,42 +68,26 @@ def statements(text: str) -> list[tuple[int, int, bool]] | None:
     return [(start, end, section) for (start, section), end in zip(starts, ends, strict=True)]
 
 
-def read_clean(
-    text: str, chunks: dict[str, Chunk]
-) -> tuple[dict[str, Any], SourceMap, Problems, dict[str, Chunk]] | None:
+def read_clean(text: str, chunks: dict[str, Chunk]) -> Converted | None:
     """What ``parse_toml`` returns for ``text``, without a tree; None to give up.
 
     ``chunks`` are the previous version's, by their text; a piece found there is
     placed again without reading it.
     """
-    if encode(text).translate(None, _NOT_CONTROL) or ("\r" in text and _LONE_CR.search(text)):
-        return None  # control characters: the general path says where
+    if has_control_characters(text):
+        return None  # the general path says where
     pieces = statements(text)
     if pieces is None:
         return None
     builder = TomlBuilder()
     used: dict[str, Chunk] = {}
-    problems: Problems = []
+    problems: list[Problem] = []
     try:
         for start, end, section in pieces:
             source = text[start:end]
-            chunk = chunks.get(source)
-            if chunk is None or source in used:
-                # (a statement repeated verbatim gets a chunk, and a table, of its own)
-                chunk = read_chunk(source, section)
-                if chunk is None:
-                    return None
-            if source not in used:
-                used[source] = chunk
-            for problem_start, problem_end, message in chunk.reader_problems:
-                problems.append((Span(problem_start + start, problem_end + start), message, None))
-            if section:
-                if builder.add_section(chunk, start) == "existing":
-                    return None  # pairs added one by one: the general path does that
-            elif not builder.add_pair(chunk, start):
-                return None
+            chunk = reuse_chunk(source, section, chunks, used, read_chunk)
+            if chunk is None or not place_chunk(builder, chunk, start, section, problems):
+                return None  # the general path reads it, or adds its pairs one by one
     except Fallback:
         return None
-    values, source_map = builder.finish(len(text))
-    problems.extend(builder.problems)
-    return values, source_map, problems, used
+    return converted(text, builder, problems, used)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from tree_sitter import Node, Tree
@@ -68,9 +68,11 @@ _SCALAR_TYPES = frozenset(
 )
 
 
-def parse_toml(
-    text: str, tree: Tree, chunks: dict[str, Chunk] | None = None
-) -> tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]:
+Converted = tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]
+"""Values, source map, problems (span, message, first definition) and the chunks used."""
+
+
+def parse_toml(text: str, tree: Tree, chunks: dict[str, Chunk] | None = None) -> Converted:
     """Values, source map and problems of ``text``; also the chunks it used.
 
     ``chunks`` holds the statements converted for an earlier version, keyed by
@@ -82,17 +84,23 @@ def parse_toml(
         return _parse(text, tree, {}, use_chunks=False)
 
 
-def _parse(
-    text: str, tree: Tree, chunks: dict[str, Chunk], *, use_chunks: bool
-) -> tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]:
+def _parse(text: str, tree: Tree, chunks: dict[str, Chunk], *, use_chunks: bool) -> Converted:
     problems: list[Problem] = []
     offsets = ByteOffsets(text)
     reader = _TreeReader(text, offsets, problems)
     builder = TomlBuilder()
     used: dict[str, Chunk] = {}
     _run(text, tree, reader, builder, problems, chunks, used, use_chunks)
-    values, source_map = builder.finish(len(text))
     _stray_controls(text, problems)
+    return converted(text, builder, problems, used)
+
+
+def converted(
+    text: str, builder: TomlBuilder, problems: list[Problem], used: dict[str, Chunk]
+) -> Converted:
+    """The result of a conversion: the builder's values and source map, the readers'
+    problems and the builder's own."""
+    values, source_map = builder.finish(len(text))
     found: list[tuple[Span, str, Span | None]] = [(s, m, None) for s, m in problems]
     found.extend(builder.problems)
     return values, source_map, found, used
@@ -105,6 +113,12 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
 _NOT_CONTROL = bytes(b for b in range(256) if not (b < 0x20 or b == 0x7F) or b in (9, 10))
 
 
+def has_control_characters(text: str) -> bool:
+    """Whether ``text`` holds a control character TOML forbids outside strings (or a CR
+    without LF) anywhere, strings included."""
+    return bool(encode(text).translate(None, _NOT_CONTROL)) and _CONTROL.search(text) is not None
+
+
 def _stray_controls(text: str, problems: list[Problem]) -> None:
     """Report control characters (and a CR without LF) that no reader reported.
 
@@ -112,7 +126,7 @@ def _stray_controls(text: str, problems: list[Problem]) -> None:
     them as whitespace; string scanning already reports those inside strings.
     At most ``_MAX_CONTROL_REPORTS`` are reported, so binary junk stays cheap.
     """
-    if not encode(text).translate(None, _NOT_CONTROL):
+    if not has_control_characters(text):
         return
     covered = sorted((span.start, span.end) for span, _message in problems)
     starts = [start for start, _end in covered]
@@ -342,35 +356,65 @@ def _run_block(
 ) -> None:
     base = block.start
     source = text[base : block.end]
-    chunk = chunks.get(source)
-    if chunk is None or source in used:
-        # (a statement repeated verbatim gets a chunk, and a table, of its own)
-        chunk = _convert(text, source, block, reader)
-    if chunk is not None and source not in used:
-        used[source] = chunk
+    chunk = reuse_chunk(
+        source,
+        block.section,
+        chunks,
+        used,
+        lambda _source, _section: _convert(text, source, block, reader),
+    )
     if chunk is None:
         # Not convertible on its own (a top-level pair with a dotted key).
         pair = reader.pair(block.node, 0)
         if pair is not None:
             builder.add(pair)
         return
-    for start, end, message in chunk.reader_problems:
-        problems.append((Span(start + base, end + base), message))
+    if place_chunk(builder, chunk, base, block.section, problems):
+        return
     if not block.section:
-        if not builder.add_pair(chunk, base):
-            pair = reader.pair(block.node, 0)
+        pair = reader.pair(block.node, 0)
+        if pair is not None:
+            builder.add(pair)
+        return
+    # The header named a table with content already: add the pairs one by one
+    # (their problems are the chunk's, already reported).
+    quiet = _TreeReader(text, reader.offsets, [])
+    for kid in block.node.children[3:]:
+        if kid.type == "pair":
+            pair = quiet.pair(kid, 0)
             if pair is not None:
                 builder.add(pair)
-        return
-    if builder.add_section(chunk, base) == "existing":
-        # The header named a table with content already: add the pairs one by
-        # one (their problems are the chunk's, already reported).
-        quiet = _TreeReader(text, reader.offsets, [])
-        for kid in block.node.children[3:]:
-            if kid.type == "pair":
-                pair = quiet.pair(kid, 0)
-                if pair is not None:
-                    builder.add(pair)
+
+
+def reuse_chunk(
+    source: str,
+    section: bool,
+    chunks: dict[str, Chunk],
+    used: dict[str, Chunk],
+    convert: Callable[[str, bool], Chunk | None],
+) -> Chunk | None:
+    """The chunk for the statement ``source``: the previous version's (``chunks``), else
+    ``convert(source, section)``'s; recorded in ``used`` for the next version. A
+    statement repeated verbatim gets a chunk, and a table, of its own."""
+    chunk = chunks.get(source)
+    if chunk is None or source in used:
+        chunk = convert(source, section)
+    if chunk is not None and source not in used:
+        used[source] = chunk
+    return chunk
+
+
+def place_chunk(
+    builder: TomlBuilder, chunk: Chunk, base: int, section: bool, problems: list[Problem]
+) -> bool:
+    """Place ``chunk`` at ``base``, with its reader's problems. False when its statement
+    must be added pair by pair instead: a top-level key the table already has, or a
+    header naming a table that has content already."""
+    for start, end, message in chunk.reader_problems:
+        problems.append((Span(start + base, end + base), message))
+    if not section:
+        return builder.add_pair(chunk, base)
+    return builder.add_section(chunk, base) != "existing"
 
 
 def _convert(text: str, source: str, block: _Block, reader: _TreeReader) -> Chunk | None:
