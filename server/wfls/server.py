@@ -21,7 +21,8 @@ Invariants:
   one-tuple updates make its reads safe, and the workspace index, which both
   threads update, takes its own lock. Runs of a workflow use a thread of their
   own and read only the snapshot they are given. The thread that reads stdin
-  only frames messages (``transport``) and hands each to the loop.
+  only frames messages (``transport``) and hands each to the loop; while one
+  arrives, an index built ahead in the worker pauses (``_quiet``).
 
 Protocol guarantees beyond pygls (``WflsProtocol``): every request gets a
 reply (``ServerNotInitialized`` before ``initialize``, ``InvalidRequest``
@@ -95,6 +96,9 @@ logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
 
 INDEX_AHEAD_DELAY = 0.25
 """Quiet time after a version's diagnostics before its semantic index is built ahead."""
+QUIET_WAIT = 1.0
+"""The longest an index built ahead pauses for one arriving message (a safety net: the
+transport ends every pause once the loop has handled the message)."""
 SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the GIL while another waits (Python's default: 0.005)."""
 PARENT_POLL = 3.0
@@ -320,15 +324,22 @@ class WflsServer(LanguageServer):
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wfls-analysis")
         self._watchdog: asyncio.Future[None] | None = None
         self._closing = False
+        self._quiet = threading.Event()  # set while no message arrives (``transport``)
+        self._quiet.set()
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with wfls' transport (``transport``) instead of pygls' read
         loop, until the input ends or the client sends ``exit``."""
         self._stop_event = threading.Event()
-        self.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
-        stream = transport.private_reader(stdin or sys.stdin.buffer)
+        output, given = stdout or sys.stdout.buffer, stdin or sys.stdin.buffer
+        for end in (given, output):
+            transport.widen_pipe(end)
+        self.protocol.set_writer(StdoutWriter(output))
+        stream = transport.private_reader(given)
         try:
-            asyncio.run(transport.serve_stream(stream, self.protocol.handle_body, _problem))
+            asyncio.run(
+                transport.serve_stream(stream, self.protocol.handle_body, _problem, self._quiet)
+            )
         except BrokenPipeError:
             logger.info("the client closed its end of the connection")
         except (KeyboardInterrupt, SystemExit):
@@ -371,7 +382,7 @@ class WflsServer(LanguageServer):
         with connection:
             self.protocol.set_writer(StdoutWriter(connection.makefile("wb")))
             stream = cast(BinaryIO, connection.makefile("rb", buffering=transport.READ_BUFFER))
-            await transport.serve_stream(stream, self.protocol.handle_body, _problem)
+            await transport.serve_stream(stream, self.protocol.handle_body, _problem, self._quiet)
 
     def watch_client(self, pid: int | None) -> None:
         """Exit when the client process ``pid`` (``processId`` of ``initialize``) is gone,
@@ -448,18 +459,29 @@ class WflsServer(LanguageServer):
         def stale() -> bool:
             return self.store.revision(uri) != revision
 
+        def give_way() -> bool:
+            self.wait_for_quiet()
+            return stale()
+
         async def build() -> None:
             await asyncio.sleep(INDEX_AHEAD_DELAY)
             current = self.store.current_snapshot(uri)
             if stale() or current is None or current[1].has_index:
                 return
             snapshot = current[1]
-            if await self.in_worker(snapshot.build_index, stale):
+            if await self.in_worker(snapshot.build_index, give_way):
                 self.store.mark_indexed(uri, snapshot)
 
         task = asyncio.ensure_future(build())
         self._push_tasks.add(task)
         task.add_done_callback(self._push_tasks.discard)
+
+    def wait_for_quiet(self) -> None:
+        """Pause while a message arrives, up to ``QUIET_WAIT``: work that can wait calls
+        this in the worker, so that an arriving edit (which may make that work stale) or
+        request does not queue for the interpreter lock behind it. Never on the loop,
+        which is what ends the pause."""
+        self._quiet.wait(QUIET_WAIT)
 
     def document_uris(self) -> list[str]:
         """Every workflow document: the open ones, then the rest of the workspace."""
