@@ -378,6 +378,36 @@ def test_nested_loop_over_recursive_children() -> None:
     assert errors(workflow) == []
 
 
+def test_loops_over_one_collection_share_one_detached_item_schema() -> None:
+    """Two loops over ``input.customers`` (one after the other) get the same copy, not two
+    equal ones: a workflow with a thousand such loops detached the same schema, defs and
+    all, a thousand times. The copy is still detached from the input schema."""
+    workflow = build(
+        [
+            foreach("first", "input.customers", "customer"),
+            task("a", "context.customer.name"),
+            foreach("second", "input.customers", "client"),
+            task("b", "context.client.orders"),
+        ],
+        [
+            "first:loop->a",
+            "a:ok->first",
+            "first:done->second",
+            "second:loop->b",
+            "b:ok->second",
+            "second:done->__end__",
+        ],
+        input_schema=CUSTOMERS_INPUT,
+    )
+    model = ContextModel(workflow)
+    first, second = model.item_schema("first"), model.item_schema("second")
+    assert first is second
+    assert first["$id"].startswith("urn:wf:schema:")
+    assert first["properties"]["orders"]["items"] == {"$ref": "#/$defs/order"}
+    assert first["$defs"] == CUSTOMERS_INPUT["$defs"]
+    assert errors(workflow) == []
+
+
 def test_ref_with_sibling_constraints_tightens() -> None:
     item = ContextModel(_loop_over("input.tight")).item_schema("loop")
     assert item["allOf"][1] == {"required": ["name"]}

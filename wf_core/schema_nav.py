@@ -264,7 +264,7 @@ class UnknownSegment:
 class SchemaNavigator:
     """Navigation over one JSON Schema document (the root of ``$ref`` resolution)."""
 
-    __slots__ = ("_at_path", "_unknown", "document", "root", "uri")
+    __slots__ = ("_at_path", "_standalone", "_unknown", "document", "root", "uri")
 
     def __init__(
         self,
@@ -300,6 +300,9 @@ class SchemaNavigator:
         # Walks are pure functions of the parts; workflows repeat the same paths a lot.
         self._at_path: dict[tuple[str, ...], SchemaView | None] = {}
         self._unknown: dict[tuple[str, ...], UnknownSegment | None] = {}
+        # Keyed by the identities of a branch's schema and resolver; the value keeps the
+        # branch, so neither identity can be reused by another object while it is here.
+        self._standalone: dict[tuple[int, int], tuple[Branch, dict[str, Any]]] = {}
 
     def at_path(self, parts: Sequence[str]) -> SchemaView | None:
         """The view at ``parts`` following declared properties only (None when undeclared)."""
@@ -357,8 +360,18 @@ class SchemaNavigator:
         return [name for name in names if self.first_unknown((*head, name, *tail)) is None]
 
     def standalone(self, branch: Branch) -> dict[str, Any]:
-        """A detached, valid Draft 2020-12 copy of ``branch`` (lda-wf-model §7.5 step 5)."""
-        return standalone_schema(branch, self.document)
+        """A detached, valid Draft 2020-12 copy of ``branch`` (lda-wf-model §7.5 step 5).
+
+        Memoised: loops over the same collection (a thousand loops over
+        ``input.customers``) share one copy, which is what lets the context model
+        share it in turn. Invariant: the copy is shared, so no caller mutates it.
+        """
+        key = (id(branch.schema), id(branch.resolver))
+        known = self._standalone.get(key)
+        if known is None:
+            known = (branch, standalone_schema(branch, self.document))
+            self._standalone[key] = known
+        return known[1]
 
 
 def _retrieve_from(known: Mapping[str, Any]) -> Callable[[str], Resource[Any]]:
