@@ -28,6 +28,7 @@ from wf_core.paths import (
     resolve_graph_path,
     set_nested_value,
     split_graph_path,
+    validate_segment,
 )
 
 QUOTE = "quote path segments containing dots or spaces"
@@ -150,6 +151,36 @@ def test_formatted_segments_read_back_through_toml(segments: list[str]) -> None:
     assert table is True
     assert decoded == segments
     assert parse_toml_key(text) == tuple(segments)
+
+
+_QUOTABLE = st.characters(
+    blacklist_categories=("Cs",), blacklist_characters="\x7f", min_codepoint=0x09
+).filter(lambda c: c == "\t" or c >= " ")
+SIMPLE_SEGMENT = st.one_of(
+    st.from_regex(BARE_KEY_RE, fullmatch=True),
+    st.text(_QUOTABLE.filter(lambda c: c not in '"\\'), max_size=8).map(lambda t: f'"{t}"'),
+    st.text(_QUOTABLE.filter(lambda c: c != "'"), max_size=8).map(lambda t: f"'{t}'"),
+)
+
+
+@given(st.lists(SIMPLE_SEGMENT, min_size=1, max_size=5).map(".".join))
+def test_keys_without_escapes_split_as_toml_reads_them(text: str) -> None:
+    """Bare and escape-free quoted segments are split without a TOML parse: the same
+    segments TOML reads, and the same refusals of segments no document could show."""
+    table = tomllib.loads("x = { " + text + " = true }")["x"]
+    decoded = []
+    while isinstance(table, dict):
+        ((key, table),) = table.items()
+        decoded.append(key)
+    try:
+        expected: tuple[str, ...] | str = tuple(validate_segment(s, "TOML path") for s in decoded)
+    except PathResolutionError as error:
+        expected = str(error)
+    try:
+        found: tuple[str, ...] | str = parse_toml_key(text)
+    except PathResolutionError as error:
+        found = str(error)
+    assert found == expected
 
 
 @given(SEGMENTS)

@@ -225,6 +225,18 @@ def _is_key_shaped(text: str) -> bool:
 
 
 _PLAIN_DOTTED_RE = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
+# Segments bare or quoted without escapes (a basic or literal string holding no
+# quote of its kind, no backslash in a basic one, no control character but tab),
+# joined by single dots: their decoded value is their text between the quotes, so
+# they are split here instead of by a TOML parse of a wrapper document (50 µs each,
+# and a workflow with a thousand loops named ``"orders.v2"`` spells a thousand).
+_SIMPLE_SEGMENT = (
+    r"[A-Za-z0-9_-]+"
+    r'|"[^"\\\x00-\x08\x0a-\x1f\x7f]*"'
+    r"|'[^'\x00-\x08\x0a-\x1f\x7f]*'"
+)
+_SIMPLE_DOTTED_RE = re.compile(rf"(?:{_SIMPLE_SEGMENT})(?:\.(?:{_SIMPLE_SEGMENT}))*")
+_SIMPLE_SEGMENT_RE = re.compile(rf"\.?({_SIMPLE_SEGMENT})")
 
 
 # Parsed quoted paths by text: a workflow repeats the same few paths many times,
@@ -252,6 +264,12 @@ def _parse_key(text: str, kind: str, error: type[PathResolutionError]) -> tuple[
 def _parse_key_uncached(text: str, kind: str, error: type[PathResolutionError]) -> tuple[str, ...]:
     if not isinstance(text, str) or not _is_key_shaped(text):
         raise error(_toml_path_error(text))
+    if _SIMPLE_DOTTED_RE.fullmatch(text):
+        simple = [m.group(1) for m in _SIMPLE_SEGMENT_RE.finditer(text)]
+        decoded = tuple(seg[1:-1] if seg[0] in "\"'" else seg for seg in simple)
+        for seg in decoded:
+            validate_segment(seg, kind, error)
+        return decoded
     try:
         document = tomllib.loads(f"{_WRAPPER_KEY} = {{ {text} = true }}")
     except tomllib.TOMLDecodeError:
