@@ -20,6 +20,7 @@ from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wfls.cli import main
 from wfls.features.completion import complete
 from wfls.features.hover import hover
+from wfls.reporting import findings_for, render_text
 
 ROOT = Path(__file__).parent.parent
 BILLING = (ROOT / "examples" / "billing.wf.toml").read_text()
@@ -223,6 +224,19 @@ def test_a_typo_in_start_is_one_error_with_its_consequences_tied_to_it() -> None
     assert len(follow) == 3
     assert {p.severity for p in follow} == {"information"}
     assert all(p.related and p.related[-1].span == start.span for p in follow)
+
+
+def test_the_checker_nests_the_consequences_under_their_cause() -> None:
+    snapshot = analyze_text(BILLING.replace('start = "customers"', 'start = "customer"'), "toml")
+    findings = findings_for("billing.wf.toml", snapshot)
+    (start,) = [i for i, f in enumerate(findings) if f.code == "unknown_start"]
+    follow = [i for i, f in enumerate(findings) if f.code == "invalid_context_path"]
+    assert findings[start].cause is None
+    assert findings[start].consequences == follow
+    assert [findings[i].cause for i in follow] == [start] * 3
+    text = render_text(findings)
+    for i in follow:
+        assert f"    billing.wf.toml:{findings[i].start.line}:" in text
 
 
 def test_an_unknown_node_def_does_not_also_report_its_outcomes() -> None:

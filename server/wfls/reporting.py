@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -131,6 +131,7 @@ def findings_for(
         line, column = lines.position(offset)
         return Position(line + 1, column + 1)
 
+    causes = _causes(issues)
     findings = [
         Finding(
             file=file,
@@ -149,10 +150,11 @@ def findings_for(
                 for r in p.related
                 if (place := _related_place(r, snapshot, position, other)) is not None
             ),
+            cause=cause,
         )
-        for p in issues
+        for p, cause in zip(issues, causes, strict=True)
     ]
-    return _link_causes(issues, findings)
+    return _link_consequences(findings)
 
 
 def _related_place(
@@ -183,11 +185,12 @@ def _line_at(snapshot: DocumentSnapshot, offset: int) -> str:
     return lines.line_text(lines.position(offset)[0]) if lines.line_count else ""
 
 
-def _link_causes(issues: Sequence[PlacedIssue], findings: list[Finding]) -> list[Finding]:
-    """Tie each ``information`` finding that follows from another to that finding.
+def _causes(issues: Sequence[PlacedIssue]) -> list[int | None]:
+    """For each finding, the index of the finding it follows from, if any.
 
-    The cause is the finding (not itself a consequence) whose range is the range of
-    the consequence's last related place: that is where the analysis pointed.
+    An ``information`` finding follows from the finding (preferably a mistake: error,
+    warning) whose range is the range of its last related place: that is where the
+    analysis pointed.
     """
     by_span: dict[Span, int] = {}
     # A mistake (error, warning) is preferred as the cause; a consequence may have
@@ -196,22 +199,28 @@ def _link_causes(issues: Sequence[PlacedIssue], findings: list[Finding]) -> list
         enumerate(issues), key=lambda item: item[1].severity == Severity.INFORMATION
     ):
         by_span.setdefault(placed.span, index)
-    linked: list[Finding] = []
-    for index, (placed, finding) in enumerate(zip(issues, findings, strict=True)):
+    causes: list[int | None] = []
+    for index, placed in enumerate(issues):
         cause = None
         if placed.severity == Severity.INFORMATION and placed.related:
             span = placed.related[-1].span
             cause = by_span.get(span) if span is not None else None
             if cause == index:
                 cause = None
-        linked.append(_with_cause(finding, cause))
-    for index, finding in enumerate(linked):
-        if finding.cause is not None and not _loops(linked, index):
-            linked[finding.cause].consequences.append(index)
-    for index, finding in enumerate(linked):
-        if finding.cause is not None and _loops(linked, index):
-            linked[index] = _with_cause(finding, None)  # a cycle of causes: shown on its own
-    return linked
+        causes.append(cause)
+    return causes
+
+
+def _link_consequences(findings: list[Finding]) -> list[Finding]:
+    """List each finding's consequences under it; a cycle of causes is broken by showing
+    its members on their own."""
+    for index, finding in enumerate(findings):
+        if finding.cause is not None and not _loops(findings, index):
+            findings[finding.cause].consequences.append(index)
+    for index, finding in enumerate(findings):
+        if finding.cause is not None and _loops(findings, index):
+            findings[index] = replace(finding, cause=None, consequences=[])
+    return findings
 
 
 def _loops(findings: Sequence[Finding], index: int) -> bool:
@@ -224,10 +233,6 @@ def _loops(findings: Sequence[Finding], index: int) -> bool:
         seen.add(cause)
         cause = findings[cause].cause
     return False
-
-
-def _with_cause(finding: Finding, cause: int | None) -> Finding:
-    return Finding(**{**finding.__dict__, "cause": cause, "consequences": []})
 
 
 def _excerpt(line: str, start: int, end: int) -> tuple[str, int, int]:
