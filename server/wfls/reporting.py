@@ -131,29 +131,28 @@ def findings_for(
         line, column = lines.position(offset)
         return Position(line + 1, column + 1)
 
-    causes = _causes(issues)
-    findings = [
-        Finding(
-            file=file,
-            start=position(p.span.start),
-            end=position(p.span.end),
-            severity=p.severity.value,
-            code=p.code,
-            model_path=p.model_path,
-            message=p.message,
-            source_line=lines.line_text(lines.position(p.span.start)[0])
-            if lines.line_count
-            else "",
-            help=p.help,
-            related=tuple(
-                place
-                for r in p.related
-                if (place := _related_place(r, snapshot, position, other)) is not None
-            ),
-            cause=cause,
+    findings: list[Finding] = []
+    for p, cause in zip(issues, _causes(issues), strict=True):
+        line, column = lines.position(p.span.start)
+        findings.append(
+            Finding(
+                file=file,
+                start=Position(line + 1, column + 1),
+                end=position(p.span.end),
+                severity=p.severity.value,
+                code=p.code,
+                model_path=p.model_path,
+                message=p.message,
+                source_line=lines.line_text(line) if lines.line_count else "",
+                help=p.help,
+                related=tuple(
+                    place
+                    for r in p.related
+                    if (place := _related_place(r, snapshot, position, other)) is not None
+                ),
+                cause=cause,
+            )
         )
-        for p, cause in zip(issues, causes, strict=True)
-    ]
     return _link_consequences(findings)
 
 
