@@ -1,5 +1,5 @@
-"""``wfls check`` and ``wfls export``, and the loading of documents from disk that the
-other commands share (``load_file``).
+"""``wfls check``, and the loading of documents from disk that the other commands share
+(``load_file``).
 
 Kept apart from ``wfls.cli``, which imports a command's module only when that
 command runs: ``wfls --version`` loads nothing of ``wf_core``, ``wfls schema`` only
@@ -13,7 +13,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wf_core.export import ExportError, to_json, to_toml
 from wf_core.files import decode, iter_workflow_files, syntax_of
 from wf_core.issues import Severity
 from wf_core.snapshot import DocumentSnapshot, analyze_text
@@ -180,28 +179,3 @@ def run_check(
         return EXIT_USAGE
     failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
     return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
-
-
-def run_export(file: str, target: str) -> int:
-    path = Path(file)
-    try:
-        snapshot = load_file(path)
-    except OSError as error:
-        print(f"wfls: cannot read '{file}': {error.strerror or error}", file=sys.stderr)
-        return EXIT_USAGE
-    blocking = [
-        p
-        for p in snapshot.issues
-        if p.severity == Severity.ERROR and p.code in ("syntax_error", "invalid_model")
-    ]
-    if blocking or snapshot.workflow is None:
-        sys.stderr.write(render_text(findings_for(file, snapshot)))
-        print(f"wfls: '{file}' cannot be exported until these errors are fixed", file=sys.stderr)
-        return EXIT_FINDINGS
-    try:
-        output = to_json(snapshot.workflow) if target == "json" else to_toml(snapshot.workflow)
-    except ExportError as error:
-        print(f"wfls: {error}", file=sys.stderr)
-        return EXIT_FINDINGS
-    sys.stdout.write(output)
-    return EXIT_OK

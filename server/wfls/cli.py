@@ -133,7 +133,7 @@ def _run(args: argparse.Namespace) -> int:
 
             return run_context(args.file, args.node, as_json=args.as_json)
         if args.command == "export":
-            from wfls.check_cmd import run_export
+            from wfls.export_cmd import run_export
 
             return run_export(args.file, args.to)
         if args.command == "run":
