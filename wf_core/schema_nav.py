@@ -34,6 +34,8 @@ from referencing.jsonschema import DRAFT202012
 
 SCHEMA_URN_PREFIX = "urn:wf:schema:"
 _COMBINATORS = ("allOf", "anyOf", "oneOf")
+_EXPANDING = frozenset(("$ref", *_COMBINATORS))
+"""The keywords that give a schema node branches beyond itself."""
 
 
 def canonical_json(value: Any) -> str:
@@ -53,7 +55,7 @@ class Branch:
     resolver: Resolver
 
     def get(self, key: str, default: Any = None) -> Any:
-        if isinstance(self.schema, Mapping):
+        if isinstance(self.schema, (dict, Mapping)):
             return self.schema.get(key, default)
         return default
 
@@ -67,7 +69,7 @@ class Branch:
 
     def declared_properties(self) -> Mapping[str, Any] | None:
         props = self.get("properties")
-        return props if isinstance(props, Mapping) else None
+        return props if isinstance(props, (dict, Mapping)) else None
 
     def is_open(self) -> bool:
         """lda-wf's notion of open: ``{}`` (or ``true``), or an object with no
@@ -111,7 +113,7 @@ class Branch:
 
     def subbranch(self, schema: Any) -> Branch:
         """A child schema, keeping ``$id`` scoping right for its own ``$ref``s."""
-        if isinstance(schema, Mapping) and "$id" in schema:
+        if (isinstance(schema, (dict, Mapping))) and "$id" in schema:
             try:
                 resource = DRAFT202012.create_resource(schema)
                 return Branch(schema, self.resolver.in_subresource(resource))
@@ -137,6 +139,11 @@ def expand_branches(nodes: Sequence[Branch]) -> list[Branch]:
     ``$ref`` chains terminate while two equal but distinct subschemas still
     both count.
     """
+    if len(nodes) == 1:
+        only = nodes[0].schema
+        # The common case, a plain object schema, is its own only branch.
+        if type(only) is dict and not _EXPANDING.intersection(only):
+            return [nodes[0]]
     out: list[Branch] = []
     seen: set[int] = set()
     stack: list[Branch] = list(reversed(nodes))
