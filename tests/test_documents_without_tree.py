@@ -102,6 +102,16 @@ WORKFLOW = _with(WORKFLOW, "item' },\n", "item' },  # comment\n")
         ("a = { b = 1, }\n", "tree"),
         ("[t\nx = 1\n", "tree"),
         ("nodes = 1\n[[nodes]]\nid = 'x'\n", "without tree"),
+        # inline tables of strings only, and the shapes that fall back from them
+        ("a = {b=\"x\",c='y'}\n", "without tree"),
+        ('a = { b = "x",c="y" , d = \'\' }\n', "without tree"),
+        ('a = [ {b="x"} , {c="y",d="z"} ]\n', "without tree"),
+        ('a = [{ b = "x" }, { c = \'y\', d = "z" },]\n', "without tree"),
+        ('a = { b = "x", c = 1 }\n', "without tree"),
+        ("a = {  }\n", "without tree"),
+        ('a = { b = "x", }\n', "tree"),
+        ('a = { b = "x" c = "y" }\n', "tree"),
+        ('a = { b = "x", b = "y" }\n', "tree"),
     ],
 )
 def test_read_without_tree_equals_the_tree(text: str, way: Way) -> None:

@@ -50,16 +50,10 @@ _STRING = r"""(?:"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"|'([^'\x00-\x08\x0a-\x1f\x7f]*
 _STRING_LINE = re.compile(
     _BLANKS + r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)"
 )
-# An inline table of bare keys and one-line strings only (``_FLAT_INLINE``), and
-# one of its pairs (groups: key, basic content, literal content).
-_FLAT_PAIR = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:,[ \t]*)?")
-_FLAT_INLINE = re.compile(
-    r"\{[ \t]*(?:[A-Za-z0-9_-]+[ \t]*=[ \t]*"
-    + _STRING
-    + r"[ \t]*,[ \t]*)*[A-Za-z0-9_-]+[ \t]*=[ \t]*"
-    + _STRING
-    + r"[ \t]*\}"
-)
+# One pair of an inline table of bare keys and one-line strings only (see
+# ``flat_inline_table``), with what follows it up to the next key or the closing
+# brace. Groups: key, basic content, literal content, the comma after it.
+_FLAT_PAIR = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:(,)[ \t]*)?")
 # After an array element: blanks, maybe a comma, blanks. Group 1: the comma.
 _ARRAY_SEPARATOR = re.compile(_BLANKS + r"(,)?" + _BLANKS)
 _STRING_KIND = Kind.STRING
@@ -193,9 +187,9 @@ class _Reader:
         if ch == "{":
             if depth >= MAX_DEPTH - 1:
                 raise _GiveUp
-            flat = _FLAT_INLINE.match(text, pos)
+            flat = self.flat_inline_table(pos, loc)
             if flat is not None:
-                return self.flat_inline_table(pos, flat.end(), loc)
+                return flat
             return self.inline_table(pos, loc, depth + 1)
         match = _WORD.match(text, pos)
         if match is None:
@@ -213,11 +207,8 @@ class _Reader:
         while text[pos : pos + 1] != "]":
             item_loc = (*loc, len(items))
             entries[item_loc] = None  # type: ignore[assignment]  # placeholder, keeps order
-            flat = _FLAT_INLINE.match(text, pos) if text[pos : pos + 1] == "{" else None
-            if flat is not None:
-                value, kind, end, lit = self.flat_inline_table(pos, flat.end(), item_loc)
-            else:
-                value, kind, end, lit = self.value(pos, item_loc, depth)
+            flat = self.flat_inline_table(pos, item_loc) if text[pos : pos + 1] == "{" else None
+            value, kind, end, lit = flat or self.value(pos, item_loc, depth)
             entries[item_loc] = (-1, -1, pos, end, kind, lit)
             items.append(value)
             separator = _ARRAY_SEPARATOR.match(text, end)
@@ -226,23 +217,38 @@ class _Reader:
                 raise _GiveUp
         return items, _ARRAY_KIND, pos + 1, None
 
-    def flat_inline_table(self, start: int, end: int, loc: Location) -> tuple[Any, Kind, int, Any]:
-        """``{ a = "x", b = 'y' }``: bare keys and one-line strings only."""
-        table = {}
-        entries = self.entries
-        for match in _FLAT_PAIR.finditer(self.text, start + 1, end - 1):
-            name, basic = match.group(1, 2)
+    def flat_inline_table(self, start: int, loc: Location) -> tuple[Any, Kind, int, Any] | None:
+        """``{ a = "x", b = 'y' }`` at ``start``: bare keys and one-line strings only, read
+        in one pass; None for any other inline table (``inline_table`` reads those)."""
+        text = self.text
+        pos = WS.match(text, start + 1).end()  # type: ignore[union-attr]
+        table: dict[str, Any] = {}
+        found: list[tuple[str, int, int, int, str]] = []
+        pair = _FLAT_PAIR.match
+        while True:
+            match = pair(text, pos)
+            if match is None:
+                return None
+            name, basic, literal, comma = match.group(1, 2, 3, 4)
             if name in table:
                 raise _GiveUp
             if basic is not None:
                 value_start, value_end = match.span(2)
                 table[name] = basic
-                style = "basic"
+                found.append((name, match.start(), value_start, value_end, "basic"))
             else:
                 value_start, value_end = match.span(3)
-                table[name] = match.group(3)
-                style = "literal"
-            key_start = match.start()
+                table[name] = literal
+                found.append((name, match.start(), value_start, value_end, "literal"))
+            pos = match.end()
+            if text[pos : pos + 1] == "}":
+                if comma is not None:
+                    return None  # a trailing comma: the general path reports it
+                break
+            if comma is None:
+                return None
+        entries = self.entries
+        for name, key_start, value_start, value_end, style in found:
             entries[(*loc, name)] = (
                 key_start,
                 key_start + len(name),
@@ -251,7 +257,7 @@ class _Reader:
                 _STRING_KIND,
                 style,
             )
-        return table, _OBJECT_KIND, end, None
+        return table, _OBJECT_KIND, pos + 1, None
 
     def inline_table(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
         text = self.text
