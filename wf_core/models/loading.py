@@ -109,17 +109,17 @@ class LoadResult:
         if len(location) < 2 or not isinstance(location[1], int):
             return location
         head, index = location[0], location[1]
-        positions = (
-            {
-                "nodes": self.node_positions,
-                "edges": self.edge_positions,
-                "output": self.output_positions,
-                "node_defs": self.node_def_positions,
-            }.get(head)
-            if isinstance(head, str)
-            else None
-        )
-        if positions is None or not 0 <= index < len(positions):
+        if head == "nodes":
+            positions = self.node_positions
+        elif head == "edges":
+            positions = self.edge_positions
+        elif head == "output":
+            positions = self.output_positions
+        elif head == "node_defs":
+            positions = self.node_def_positions
+        else:
+            return location
+        if not 0 <= index < len(positions):
             return location
         mapped: list[LocationPart] = [head, positions[index], *location[2:]]
         if head == "nodes" and len(location) >= 4 and isinstance(location[3], int):
