@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,7 +17,12 @@ from wf_core.analysis.context_scopes import (
     context_schemas_by_node,
 )
 from wf_core.context_contracts import root_context_schema
+from wf_core.schema_nav import SchemaNavigator, schema_urn
+from wf_core.snapshot import analyze_text
 from wf_core.validation.core import validate_workflow
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
+from generate import generate_toml
 
 CUSTOMERS_INPUT = {
     "type": "object",
@@ -57,9 +64,8 @@ def nested(*paths: str, output: list[dict[str, Any]] | None = None, **kwargs: An
             "customers:done->after",
             "after:ok->__end__",
         ],
-        input_schema=CUSTOMERS_INPUT,
         output=output,
-        **kwargs,
+        **{"input_schema": CUSTOMERS_INPUT, **kwargs},
     )
 
 
@@ -406,6 +412,69 @@ def test_loops_over_one_collection_share_one_detached_item_schema() -> None:
     assert first["properties"]["orders"]["items"] == {"$ref": "#/$defs/order"}
     assert first["$defs"] == CUSTOMERS_INPUT["$defs"]
     assert errors(workflow) == []
+
+
+def _item_from_the_source_document(model: ContextModel, foreach_id: str) -> dict[str, Any]:
+    """A loop's item schema by walking the context its ``over`` is read from, as the
+    context model does for any path it cannot answer from the loop's own stack."""
+    stack = model.stack_of(foreach_id)
+    assert stack is not None
+    navigator = SchemaNavigator(
+        model._context_source_document(stack),
+        known=model._detached,
+        uri=schema_urn(("context-source", stack)),
+    )
+    view = navigator.at_path(model.nodes_by_id[foreach_id].over.parts)
+    items = view.array_items() if view is not None else None
+    return navigator.standalone(items) if items is not None else {}
+
+
+RELATIVE_REF_INPUT = {
+    "type": "object",
+    "properties": {
+        "customers": {
+            "type": "array",
+            "items": {"type": "object", "properties": {"orders": {"$ref": "#/properties/all"}}},
+        },
+        "all": {"type": "array", "items": {"type": "object", "properties": {"sku": {}}}},
+    },
+}
+
+
+@pytest.mark.parametrize(
+    ("workflow", "own_entry"),
+    [
+        (nested("context.order.qty"), True),
+        (nested("context.order.qty", input_schema=RELATIVE_REF_INPUT), False),
+    ],
+)
+def test_a_loop_over_an_outer_item_reads_it_from_its_own_stack(
+    workflow: Any, own_entry: bool
+) -> None:
+    """An inner loop's ``over`` through an outer loop's entry is walked in the inner
+    loop's stack context; it must find what the context ``over`` is read from holds,
+    and fall back to that context when the outer item keeps a reference relative to a
+    root (which would resolve against a different root)."""
+    model = ContextModel(workflow)
+    inner = model.nodes_by_id["orders.v2"]
+    stack = model.stack_of("orders.v2")
+    assert stack is not None
+    assert model._reads_own_entry(inner.over.parts, stack, "orders.v2") is own_entry
+    assert model.item_schema("orders.v2") == _item_from_the_source_document(
+        ContextModel(workflow), "orders.v2"
+    )
+
+
+def test_every_loop_over_context_in_a_generated_workflow_gets_its_source_item() -> None:
+    workflow = analyze_text(generate_toml(60), "toml").workflow
+    assert workflow is not None
+    model = ContextModel(workflow)
+    loops = [n.id for n in workflow.nodes if n.type == "foreach" and n.over.root == "context"]
+    assert len(loops) >= 5
+    for loop in loops:
+        assert model.item_schema(loop) == _item_from_the_source_document(
+            ContextModel(workflow), loop
+        ), loop
 
 
 def test_ref_with_sibling_constraints_tightens() -> None:

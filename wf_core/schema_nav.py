@@ -390,7 +390,8 @@ def _retrieve_from(known: Mapping[str, Any]) -> Callable[[str], Resource[Any]]:
     return retrieve
 
 
-def _has_ref(value: Any) -> bool:
+def has_ref(value: Any) -> bool:
+    """True when a ``$ref`` or ``$dynamicRef`` appears anywhere in ``value``."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -421,7 +422,7 @@ def standalone_schema(branch: Branch, document: Any) -> dict[str, Any]:
             target_body = _plain_copy(target.schema) if target.schema is not True else {}
             siblings = {k: v for k, v in body.items() if k != "$ref"}
             body = {"allOf": [target_body, siblings]} if siblings else target_body
-    if not _has_ref(body):
+    if not has_ref(body):
         return body
     if "$id" in body and ("$defs" in body or "definitions" in body):
         return body  # already detached (an item schema), its references resolve inside it

@@ -37,7 +37,7 @@ from wf_core.context_contracts import (
     structured_foreach_contract,
 )
 from wf_core.locations import format_location
-from wf_core.schema_nav import SchemaNavigator, schema_urn
+from wf_core.schema_nav import SchemaNavigator, has_ref, schema_urn
 from wf_core.tokens import END
 
 
@@ -83,6 +83,7 @@ class ContextModel:
         self._source_navigators: dict[str, SchemaNavigator] = {}
         self._entries: dict[str, dict[str, Any]] = {}
         self._detached: dict[str, Any] = {}
+        self._self_contained: dict[str, bool] = {}
 
     def warm(self) -> None:
         """Compute every item and stack schema now.
@@ -165,7 +166,9 @@ class ContextModel:
         stack = self.stack_of(foreach_id)
         if over is None or stack is None:
             return {}
-        if over.root == "context":
+        if over.root == "context" and self._reads_own_entry(over.parts, stack, foreach_id):
+            navigator = self.navigator_for_stack(stack)
+        elif over.root == "context":
             # Named by the stack, not by hashing the document: that document grows with
             # the nesting, and hashing it for every loop was quadratic in the depth.
             navigator = SchemaNavigator(
@@ -182,6 +185,30 @@ class ContextModel:
         if items is None:
             return {}
         return navigator.standalone(items)
+
+    def _reads_own_entry(
+        self, parts: tuple[str, ...], stack: ForeachOwnerStack, foreach_id: str
+    ) -> bool:
+        """True when ``context.<parts>`` walks the same schema in the stack's context as
+        in the context ``over`` is read from (``_context_source_document``), so the
+        stack's navigator (built for the controller's own reads anyway) can answer.
+
+        Both documents hold the same ``foreach`` entries; they differ only in the
+        convenience keys. The walk is the same when it goes through an active loop's
+        entry, and that loop's item schema resolves its references within itself
+        (it has its own ``$id``, or no reference): a reference left relative to the
+        root would resolve against two different roots.
+        """
+        if len(parts) < 2 or parts[0] != FOREACH_CONTEXT_KEY:
+            return False
+        owner = parts[1]
+        if owner not in stack or owner == foreach_id:
+            return False
+        known = self._self_contained.get(owner)
+        if known is None:
+            item = self.item_schema(owner)
+            known = self._self_contained[owner] = "$id" in item or not has_ref(item)
+        return known
 
     def _context_source_document(self, stack: ForeachOwnerStack) -> dict[str, Any]:
         """The context a controller reads ``over`` from (lda-wf-model §7.5 step 2)."""
