@@ -17,7 +17,7 @@ from wf_core.analysis.context_scopes import (
     context_schemas_by_node,
 )
 from wf_core.context_contracts import root_context_schema
-from wf_core.schema_nav import SchemaNavigator, schema_urn
+from wf_core.schema_nav import DetachedSchemas, SchemaNavigator, schema_urn
 from wf_core.snapshot import analyze_text
 from wf_core.validation.core import validate_workflow
 
@@ -412,6 +412,27 @@ def test_loops_over_one_collection_share_one_detached_item_schema() -> None:
     assert first["properties"]["orders"]["items"] == {"$ref": "#/$defs/order"}
     assert first["$defs"] == CUSTOMERS_INPUT["$defs"]
     assert errors(workflow) == []
+
+
+def test_detached_schemas_resolve_for_navigators_built_before_and_after_they_come() -> None:
+    detached = DetachedSchemas()
+    document = {
+        "type": "object",
+        "properties": {"x": {"$ref": "urn:wf:schema:order#/$defs/order"}},
+    }
+    before = SchemaNavigator(document, known=detached, uri="urn:test:before")
+    order = {
+        "$id": "urn:wf:schema:order",
+        "$defs": {"order": {"type": "object", "properties": {"sku": {"type": "string"}}}},
+    }
+    detached.add("urn:wf:schema:order", order)
+    detached.add("urn:wf:schema:order", {"$id": "urn:wf:schema:order"})  # the first one stays
+    after = SchemaNavigator(document, known=detached, uri="urn:test:after")
+    for navigator in (before, after):
+        assert navigator.first_unknown(("x", "sku")) is None
+        unknown = navigator.first_unknown(("x", "qty"))
+        assert unknown is not None and unknown.available == ("sku",)
+    assert detached.by_id == {"urn:wf:schema:order": order}
 
 
 def _item_from_the_source_document(model: ContextModel, foreach_id: str) -> dict[str, Any]:

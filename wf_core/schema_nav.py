@@ -268,6 +268,30 @@ class UnknownSegment:
     allows_undeclared: bool
 
 
+class DetachedSchemas:
+    """Detached schemas (context item schemas, see ``standalone_schema``) by ``$id``, and
+    one registry holding them all.
+
+    The registry grows by one resource per schema added (a persistent map: adding
+    shares the rest), so a navigator built over it adds only its own document: its
+    cost does not grow with the number of detached schemas, which a workflow with a
+    thousand loops over different collections has a thousand of. Schemas added after
+    a navigator was built are still found, through the registry's ``retrieve``.
+    """
+
+    __slots__ = ("by_id", "registry")
+
+    def __init__(self) -> None:
+        self.by_id: dict[str, Any] = {}
+        self.registry: Registry[Any] = Registry(retrieve=_retrieve_from(self.by_id))  # type: ignore[call-arg]
+
+    def add(self, uri: str, schema: Any) -> None:
+        if uri in self.by_id:
+            return
+        self.by_id[uri] = schema
+        self.registry = self.registry.with_resource(uri, DRAFT202012.create_resource(schema))
+
+
 class SchemaNavigator:
     """Navigation over one JSON Schema document (the root of ``$ref`` resolution)."""
 
@@ -278,11 +302,11 @@ class SchemaNavigator:
         document: Any,
         *,
         uri: str | None = None,
-        known: Mapping[str, Any] | None = None,
+        known: DetachedSchemas | None = None,
     ) -> None:
-        """``known`` maps ``$id``s of detached schemas embedded in ``document`` (context
-        item schemas) to their contents: they resolve from it instead of crawling the
-        document, which keeps a navigator per owner stack cheap."""
+        """``known`` holds the detached schemas embedded in ``document`` (context item
+        schemas): they resolve from its registry instead of crawling the document,
+        which keeps a navigator per owner stack cheap."""
         self.document = document
         self.uri = uri or schema_urn(document)
         contents = document if isinstance(document, Mapping | bool) else {}
@@ -291,12 +315,7 @@ class SchemaNavigator:
             if known is None:
                 registry: Registry = Registry().with_resource(self.uri, resource).crawl()
             else:
-                registry = Registry(retrieve=_retrieve_from(known)).with_resources(  # type: ignore[call-arg]
-                    [
-                        (self.uri, resource),
-                        *((uri, DRAFT202012.create_resource(c)) for uri, c in known.items()),
-                    ]
-                )
+                registry = known.registry.with_resource(self.uri, resource)
             resolver = registry.resolver(base_uri=self.uri)
             if isinstance(contents, Mapping) and isinstance(contents.get("$id"), str):
                 resolver = resolver.in_subresource(resource)

@@ -37,7 +37,7 @@ from wf_core.context_contracts import (
     structured_foreach_contract,
 )
 from wf_core.locations import format_location
-from wf_core.schema_nav import SchemaNavigator, has_ref, schema_urn
+from wf_core.schema_nav import DetachedSchemas, SchemaNavigator, has_ref, schema_urn
 from wf_core.tokens import END
 
 
@@ -82,7 +82,7 @@ class ContextModel:
         self._navigators: dict[ForeachOwnerStack | None, SchemaNavigator] = {}
         self._source_navigators: dict[str, SchemaNavigator] = {}
         self._entries: dict[str, dict[str, Any]] = {}
-        self._detached: dict[str, Any] = {}
+        self._detached = DetachedSchemas()
         self._self_contained: dict[str, bool] = {}
 
     def warm(self) -> None:
@@ -146,7 +146,7 @@ class ContextModel:
             self._in_progress.discard(foreach_id)
         self._item_schemas[foreach_id] = schema
         if isinstance(schema.get("$id"), str):
-            self._detached[schema["$id"]] = schema
+            self._detached.add(schema["$id"], schema)
         return schema
 
     def entry_schema(self, owner: str) -> dict[str, Any]:
