@@ -8,7 +8,7 @@ import json
 import pytest_lsp
 from lsprotocol import types
 
-from wfls.server import create_server
+from wfls.server import create_server, encode_params
 from wfls.settings import Settings, parse_settings
 
 
@@ -107,3 +107,66 @@ def test_settings_parsing():
     settings, problems = parse_settings(["not", "an", "object"])
     assert settings == Settings()
     assert len(problems) == 1
+
+
+class _Captured:
+    """A writer that keeps what is written (the protocol's transport, in a test)."""
+
+    def __init__(self) -> None:
+        self.data = b""
+
+    def write(self, data: bytes) -> None:
+        self.data += data
+
+    def close(self) -> None:
+        pass
+
+
+def _framed(data: bytes) -> dict:
+    header, _, body = data.partition(b"\r\n\r\n")
+    lines = dict(line.split(": ", 1) for line in header.decode().split("\r\n"))
+    assert int(lines["Content-Length"]) == len(body)
+    assert lines["Content-Type"] == "application/vscode-jsonrpc; charset=utf-8"
+    return json.loads(body)
+
+
+def test_diagnostics_encoded_by_the_worker_are_what_pygls_would_send() -> None:
+    """A push client's diagnostics are encoded off the event loop and written as they
+    are (``notify_encoded``): the same message, framed the same way, as pygls sends."""
+    server = create_server()
+    place = types.Range(types.Position(2, 4), types.Position(2, 9))
+    params = types.PublishDiagnosticsParams(
+        uri="file:///w/billing.wf.toml",
+        version=7,
+        diagnostics=[
+            types.Diagnostic(
+                range=place,
+                message="unknown segment 'naem' — é ✓ 😀 \u2028",
+                severity=types.DiagnosticSeverity.Error,
+                code="invalid_context_path",
+                source="wfls",
+                data={"suggestion": "name", "segments": [1, 2]},
+                tags=[types.DiagnosticTag.Unnecessary],
+                related_information=[
+                    types.DiagnosticRelatedInformation(
+                        types.Location("file:///w/billing.wf.toml", place), "declared here"
+                    )
+                ],
+            ),
+            types.Diagnostic(range=place, message="a hint", severity=types.DiagnosticSeverity.Hint),
+        ],
+    )
+    by_pygls, by_worker = _Captured(), _Captured()
+    server.protocol.set_writer(by_pygls)
+    server.text_document_publish_diagnostics(params)
+    server.protocol.set_writer(by_worker)
+    server.protocol.notify_encoded(
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, encode_params(server._worker_converter, params)
+    )
+    assert by_worker.data.isascii()
+    assert _framed(by_worker.data) == _framed(by_pygls.data)
+    assert _framed(by_worker.data)["params"]["diagnostics"][1] == {
+        "range": {"start": {"line": 2, "character": 4}, "end": {"line": 2, "character": 9}},
+        "message": "a hint",
+        "severity": 4,
+    }
