@@ -15,9 +15,10 @@ Invariants:
 - Two threads share the server's state. The event loop thread runs every
   handler and alone changes the session: the open documents (``store``), the
   settings, the diagnostics cache and the cross-file counters. One analysis
-  worker (``in_worker``) builds snapshots and diagnostics from values the loop
-  hands it and returns results that the loop adopts only if they are still
-  current (see ``diagnostics_async``); the store's per-document lock and
+  worker (``in_worker``) builds snapshots and diagnostics (for a push client
+  encoded to JSON too, with a converter of its own) from values the loop hands
+  it and returns results that the loop adopts only if they are still current
+  (see ``diagnostics_async``); the store's per-document lock and
   one-tuple updates make its reads safe, and the workspace index, which both
   threads update, takes its own lock. Runs of a workflow use a thread of their
   own and read only the snapshot they are given. The thread that reads stdin
