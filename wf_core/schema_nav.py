@@ -113,7 +113,7 @@ class Branch:
 
     def subbranch(self, schema: Any) -> Branch:
         """A child schema, keeping ``$id`` scoping right for its own ``$ref``s."""
-        if (isinstance(schema, (dict, Mapping))) and "$id" in schema:
+        if isinstance(schema, (dict, Mapping)) and "$id" in schema:
             try:
                 resource = DRAFT202012.create_resource(schema)
                 return Branch(schema, self.resolver.in_subresource(resource))

@@ -166,9 +166,11 @@ class ContextModel:
         stack = self.stack_of(foreach_id)
         if over is None or stack is None:
             return {}
-        if over.root == "context" and self._reads_own_entry(over.parts, stack, foreach_id):
+        if over.root != "context":
+            navigator = self.source_navigator(over.root)
+        elif self._reads_own_entry(over.parts, stack, foreach_id):
             navigator = self.navigator_for_stack(stack)
-        elif over.root == "context":
+        else:
             # Named by the stack, not by hashing the document: that document grows with
             # the nesting, and hashing it for every loop was quadratic in the depth.
             navigator = SchemaNavigator(
@@ -176,8 +178,6 @@ class ContextModel:
                 known=self._detached,
                 uri=schema_urn(("context-source", stack)),
             )
-        else:
-            navigator = self.source_navigator(over.root)
         view = navigator.at_path(over.parts)
         if view is None:
             return {}
@@ -284,10 +284,7 @@ class ContextModel:
 
     def fields_for_stack(self, stack: ForeachOwnerStack) -> list[ContextFieldAvailability]:
         fields = [ContextFieldAvailability(f) for f in STANDARD_CONTEXT_FIELDS]
-        entries = {
-            owner: copy.deepcopy(foreach_entry_schema(owner, self.item_schema(owner)))
-            for owner in stack
-        }
+        entries = {owner: copy.deepcopy(self.entry_schema(owner)) for owner in stack}
         fields.append(ContextFieldAvailability(structured_foreach_contract(entries)))
         if not stack:
             return fields
