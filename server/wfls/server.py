@@ -840,14 +840,10 @@ class WflsServer(LanguageServer):
             return
         if self.flags.pull_diagnostics:
             return  # analysed for the documents that depend on it; the client pulls its own
-        if result.published is not None:
-            self.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, result.published)
-            return
-        self.text_document_publish_diagnostics(
-            types.PublishDiagnosticsParams(
-                uri=uri, version=result.version, diagnostics=result.items
-            )
-        )
+        # The flags are fixed at ``initialize``, so a push client's results always carry
+        # their encoding (``_compute_diagnostics``).
+        assert result.published is not None
+        self.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, result.published)
 
     def document_closed(self, uri: str) -> None:
         pending = self._pending_push.pop(uri, None)
