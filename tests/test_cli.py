@@ -309,3 +309,36 @@ def test_a_batch_command_runs_without_the_collector_and_gives_it_back(
     code, _, _ = run(capsys, "check", "-", "--stdin-filename", "billing.wf.toml")
     assert code == 0 and seen == [False]
     assert gc.isenabled()
+
+
+@pytest.mark.parametrize("command", ["serve", "run"])
+def test_a_long_running_command_collects_after_its_imports(
+    command: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``serve`` and ``run`` import without the collector, then turn it on with the
+    objects their imports built frozen (out of its scans) and the young generation
+    collected less often; called in process, the collector is left on."""
+    import gc
+
+    import wfls.run_cmd
+    import wfls.server
+
+    seen: list[tuple[bool, int, int]] = []
+
+    def spy(*args: object, **kwargs: object) -> int:
+        seen.append((gc.isenabled(), gc.get_threshold()[0], gc.get_freeze_count()))
+        return 0
+
+    monkeypatch.setattr(wfls.server, "serve", spy)
+    monkeypatch.setattr(wfls.run_cmd, "run_workflow", spy)
+    thresholds = gc.get_threshold()
+    try:
+        arguments = ["serve"] if command == "serve" else ["run", str(BILLING)]
+        assert main(arguments) == 0
+    finally:
+        gc.set_threshold(*thresholds)
+        gc.unfreeze()
+    assert len(seen) == 1
+    enabled, young, frozen = seen[0]
+    assert enabled and young == 50_000 and frozen > 0
+    assert gc.isenabled()
