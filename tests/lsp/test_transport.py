@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from wfls import transport
 from wfls.server import WflsServer
@@ -111,3 +113,106 @@ def test_work_that_can_wait_pauses_until_the_message_is_handled() -> None:
     server._quiet.set()  # the loop handled it
     assert resumed.wait(5)
     thread.join()
+
+
+# --- decoding: large bodies go through msgspec, and decode exactly as the json module does
+
+PAD = "x" * transport.FAST_DECODE  # makes any message a large body
+
+
+def large(text: str) -> bytes:
+    """A JSON-RPC notification whose params hold ``text`` (JSON), padded past FAST_DECODE."""
+    return f'{{"jsonrpc": "2.0", "method": "m", "pad": "{PAD}", "params": {text}}}'.encode()
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        '{"text": "a \\"quoted\\" line\\nthe next: \\u00e9t\\u00e9 \\ud83d\\ude00 \u00e9t\u00e9"}',
+        '{"big": 123456789012345678901234567890, "neg": -98765432109876543210, "zero": -0}',
+        '{"floats": [1.5e3, 0.1, 1E-7, 2.5]}',
+        '{"key": 1, "key": 2}',
+        "[NaN, Infinity, -Infinity]",  # the json module accepts these; msgspec does not
+        '["\\ud800 lone surrogate"]',
+        "[1e400]",
+    ],
+)
+def test_a_large_body_decodes_as_the_json_module_decodes_it(params: str) -> None:
+    import json
+
+    body = large(params)
+    assert len(body) >= transport.FAST_DECODE
+    data, problem = transport.parse(body)
+    assert problem is None and data is not None
+    expected = json.loads(body)
+    # (NaN is not equal to itself: compare the texts the two encode to)
+    assert json.dumps(data) == json.dumps(expected)
+    assert [type(v) for v in _leaves(data)] == [type(v) for v in _leaves(expected)]
+
+
+JSON_VALUES = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats(allow_nan=False)
+    | st.text(st.characters(codec="utf-8")),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=4), children, max_size=4)
+    ),
+    max_leaves=20,
+)
+
+
+@given(JSON_VALUES, st.booleans())
+def test_any_large_body_decodes_as_the_json_module_decodes_it(value: object, ascii_: bool) -> None:
+    import json
+
+    body = large(json.dumps(value, ensure_ascii=ascii_))
+    data, problem = transport.parse(body)
+    assert problem is None and data == json.loads(body)
+    assert [type(v) for v in _leaves(data)] == [type(v) for v in _leaves(json.loads(body))]
+
+
+def _leaves(value: object) -> list[object]:
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def test_a_large_body_with_a_byte_order_mark_decodes_as_the_json_module_decodes_it() -> None:
+    body = "\ufeff".encode() + large('{"a": 1}')
+    data, problem = transport.parse(body)
+    assert problem is None and data is not None and data["params"] == {"a": 1}
+
+
+@pytest.mark.parametrize(
+    ("body", "problem"),
+    [
+        (large('{"a": 1,}'), "parse"),  # a trailing comma
+        (large('{"a": "\\x"}'), "parse"),  # an unknown escape
+        (large('{"a": 1}')[:-1], "parse"),  # truncated
+        (large('{"a": 1}') + b"\xff", "parse"),  # not UTF-8
+        (b"[" * 5000 + b"]" * 5000 + b" " * transport.FAST_DECODE, "parse"),  # too deep
+        (b'["' + PAD.encode() + b'"]', "invalid"),  # JSON, but not a message
+    ],
+)
+def test_a_large_body_that_is_not_a_message_is_refused_as_a_small_one_is(
+    body: bytes, problem: str
+) -> None:
+    assert len(body) >= transport.FAST_DECODE
+    assert transport.parse(body) == (None, problem)
+
+
+def test_a_large_body_is_not_decoded_by_the_json_module_and_a_small_one_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    def refuse(body: bytes) -> object:
+        raise AssertionError("decoded by the json module")
+
+    monkeypatch.setattr(transport.json, "loads", refuse)
+    data, problem = transport.parse(large('{"text": "a\\nb"}'))
+    assert problem is None and data is not None and data["params"] == {"text": "a\nb"}
+    with pytest.raises(AssertionError, match="json module"):
+        transport.parse(b'{"jsonrpc": "2.0", "method": "m"}')
