@@ -344,6 +344,8 @@ class WflsServer(LanguageServer):
         self._pushing: set[str] = set()
         self._push_again: set[str] = set()
         self._push_tasks: set[asyncio.Future[None]] = set()
+        # Documents whose first semantic index is being built (``_index_ahead``).
+        self._first_indexes: set[str] = set()
         # One worker: analyses of a document are serialised by its lock anyway, and a
         # second CPU-bound thread would only compete with the event loop for the GIL.
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wfls-analysis")
@@ -479,30 +481,47 @@ class WflsServer(LanguageServer):
         return result
 
     def _index_ahead(self, uri: str, revision: int) -> None:
-        """After a quiet moment, build the semantic index of ``revision`` in the worker, so
-        that the next request does not wait for it. The build gives way (between nodes)
-        as soon as a newer revision arrives, so it never delays that revision's analysis
-        by more than a few nodes' work."""
+        """Build the semantic index of ``revision`` in the worker, so that the next request
+        does not wait for it.
+
+        A document's first index is built at once and finished even when newer
+        revisions arrive meanwhile: every editor feature reads an index, and until one
+        exists none can see through an edit, so each request would wait for a whole
+        build (six seconds at 16,000 nodes). Edits made meanwhile are analysed after it.
+        Later indexes are built after a quiet moment and give way (between nodes) as
+        soon as a newer revision arrives, so they never delay its analysis by more than
+        a few nodes' work. Either pauses while a message arrives."""
+        first = not self.store.has_indexed(uri)
+        if first and uri in self._first_indexes:
+            return  # the first build is under way: it serves this revision too
 
         def stale() -> bool:
             return self.store.revision(uri) != revision
 
         def give_way() -> bool:
             self.wait_for_quiet()
-            return stale()
+            return self.store.revision(uri) is None if first else stale()
 
         async def build() -> None:
-            await asyncio.sleep(INDEX_AHEAD_DELAY)
-            current = self.store.current_snapshot(uri)
-            if stale() or current is None or current[1].has_index:
+            if first:
+                snapshot = self.store.kept_snapshot(uri, revision)
+            else:
+                await asyncio.sleep(INDEX_AHEAD_DELAY)
+                current = self.store.current_snapshot(uri)
+                snapshot = current[1] if current is not None and not stale() else None
+            if snapshot is None:
                 return
-            snapshot = current[1]
-            if await self.in_worker(snapshot.build_index, give_way):
-                self.store.mark_indexed(uri, snapshot)
+            if snapshot.has_index or await self.in_worker(snapshot.build_index, give_way):
+                self.store.mark_indexed(uri, snapshot, revision if first else None)
+
+        if first:
+            self._first_indexes.add(uri)
 
         task = asyncio.ensure_future(build())
         self._push_tasks.add(task)
         task.add_done_callback(self._push_tasks.discard)
+        if first:
+            task.add_done_callback(lambda _: self._first_indexes.discard(uri))
 
     def wait_for_quiet(self) -> None:
         """Pause while a message arrives, up to ``QUIET_WAIT``: work that can wait calls

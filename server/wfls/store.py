@@ -28,7 +28,9 @@ Invariants:
   the newest analysis may not have one yet, and building it costs more than
   the analysis itself on a large document. An index is recorded for the latest
   analysis or the one before it (``previous``): a request sees through the
-  analysis it found, and the worker often finishes the next one first.
+  analysis it found, and the worker often finishes the next one first. The
+  first index of a document is recorded whatever its revision (``mark_indexed``
+  with the revision): until one exists, every request waits for a build.
 """
 
 from __future__ import annotations
@@ -113,6 +115,13 @@ class OpenDocument:
     def analysis_of(self, revision: int) -> DocumentSnapshot | None:
         analysed = self.analysed
         return analysed[1] if analysed is not None and analysed[0] == revision else None
+
+    def kept_analysis_of(self, revision: int) -> DocumentSnapshot | None:
+        """The analysis of ``revision`` if it is still kept (the latest or the one before)."""
+        for known in (self.analysed, self.previous):
+            if known is not None and known[0] == revision:
+                return known[1]
+        return None
 
 
 def _same_text(
@@ -238,22 +247,39 @@ class DocumentStore:
             return analysed[1]
         return derive_edited_snapshot(analysed[1], analysable(text), version)
 
-    def mark_indexed(self, uri: str, snapshot: DocumentSnapshot) -> None:
+    def mark_indexed(
+        self, uri: str, snapshot: DocumentSnapshot, revision: int | None = None
+    ) -> None:
         """``snapshot``'s index is built: while-typing requests may see through it.
 
         Recorded when ``snapshot`` is the latest analysis or the one before it (their
         revisions are known) and newer than the version recorded so far. The one
         before matters: a request that arrived while the latest analysis was being
         made saw through it, and its index is often finished only after that analysis.
+        With its ``revision`` given, ``snapshot`` is recorded when no index is yet,
+        however old it is: the document's first index, built while edits went on.
         """
         document = self._documents.get(uri)
         if document is None or not snapshot.has_index:
+            return
+        if revision is not None and document.indexed is None:
+            document.indexed = (revision, snapshot)
             return
         for known in (document.analysed, document.previous):
             if known is not None and known[1] is snapshot:
                 if document.indexed is None or document.indexed[0] <= known[0]:
                     document.indexed = known
                 return
+
+    def has_indexed(self, uri: str) -> bool:
+        """Whether some analysis of ``uri`` has its semantic index built and recorded."""
+        document = self._documents.get(uri)
+        return document is not None and document.indexed is not None
+
+    def kept_snapshot(self, uri: str, revision: int) -> DocumentSnapshot | None:
+        """The analysis of ``revision`` if the store still keeps it (never analyses)."""
+        document = self._documents.get(uri)
+        return document.kept_analysis_of(revision) if document is not None else None
 
     def current_snapshot(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
         """The latest revision and its analysis if it is done already (never analyses)."""

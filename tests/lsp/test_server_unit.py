@@ -170,3 +170,71 @@ def test_diagnostics_encoded_by_the_worker_are_what_pygls_would_send() -> None:
         "message": "a hint",
         "severity": 4,
     }
+
+
+async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatch):
+    """The first semantic index of a document is built right after its first diagnostics
+    and finished even though edits arrive meanwhile; requests while typing then see
+    through it instead of each waiting for a whole build of their own."""
+    import threading
+    from pathlib import Path
+
+    from wf_core.overlay import EditedSnapshot
+    from wf_core.snapshot import DocumentSnapshot
+
+    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    path = "context.foreach.customers.item.name"
+    server, sink = initialized_server("visual-studio-code")
+    uri = "file:///w/billing.wf.toml"
+    release = threading.Event()
+    builds: list[DocumentSnapshot] = []
+    build_index = DocumentSnapshot.build_index
+
+    def held_build(snapshot: DocumentSnapshot, cancelled) -> bool:
+        builds.append(snapshot)
+        release.wait(10)  # the edits below arrive while the build runs
+        return build_index(snapshot, cancelled)
+
+    monkeypatch.setattr(DocumentSnapshot, "build_index", held_build)
+
+    def published(version: int) -> bool:
+        return any(
+            m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+            and m["params"].get("version") == version
+            for m in sink.messages
+        )
+
+    async def until(condition, what: str) -> None:
+        for _ in range(1000):
+            if condition():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    server.protocol._handle_notification(
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
+        ),
+    )
+    await until(lambda: published(1) and builds, "the first diagnostics and index build")
+    first = builds[0]
+    assert first.version == 1
+    for version, name in ((2, "nam"), (3, "na")):
+        edited = text.replace(path, path[: path.rindex(".") + 1] + name)
+        server.protocol._handle_notification(
+            types.TEXT_DOCUMENT_DID_CHANGE,
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+            ),
+        )
+    await asyncio.sleep(0.05)
+    release.set()
+    await until(lambda: first.has_index and server.store.has_indexed(uri), "the first index")
+    assert len(builds) == 1  # not abandoned for the newer versions, not started again
+    context = await server.request_context(uri, while_typing=True)
+    assert context is not None
+    view = context.view
+    assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
+    await until(lambda: published(3), "the diagnostics of the last edit")
