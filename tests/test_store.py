@@ -86,6 +86,31 @@ def test_an_index_finished_after_a_newer_analysis_is_still_seen_through() -> Non
     assert isinstance(view, EditedSnapshot) and view.base is base
 
 
+def test_a_documents_first_index_is_recorded_whatever_its_revision() -> None:
+    """The first index, built while edits went on, is recorded with its revision even
+    though the store no longer keeps that analysis; later ones only as before."""
+    store = opened()
+    revision = store.revision(URI)
+    base = store.snapshot(URI)
+    assert base is not None and revision is not None
+    assert store.kept_snapshot(URI, revision) is base
+    for version, name in ((2, "nam"), (3, "na")):
+        store.update(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
+        assert store.snapshot(URI) is not None  # analysed, not indexed
+    assert store.kept_snapshot(URI, revision) is None  # two analyses later
+    base.index  # noqa: B018 - the first build finishes now
+    assert not store.has_indexed(URI)
+    store.mark_indexed(URI, base, revision)
+    assert store.has_indexed(URI)
+    view = store.editing_snapshot(URI)
+    assert isinstance(view, EditedSnapshot) and view.base is base and view.version == 3
+    older = analyze_text(BILLING, "toml")
+    older.index  # noqa: B018
+    store.mark_indexed(URI, older, revision)  # an index is recorded already: not replaced
+    view = store.editing_snapshot(URI)
+    assert isinstance(view, EditedSnapshot) and view.base is base
+
+
 def test_an_edit_outside_strings_is_not_answered_through_an_old_version() -> None:
     store = opened()
     base = store.snapshot(URI)
@@ -116,3 +141,33 @@ def test_path_role_at_names_exactly_the_paths_the_index_holds(example: str) -> N
     assert strings, "the example has names that are not paths"
     for location in strings:
         assert path_role_at(snapshot.parsed.values, location) is None
+
+
+@pytest.mark.parametrize("ahead", [False, True])
+def test_an_index_build_prepares_locating_offsets(
+    ahead: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The first request that locates an offset in a version does not build the source
+    map's offset index while the user waits: the semantic index build made it."""
+    from wf_core.documents import source_map
+
+    snapshot = analyze_text(BILLING, "toml")
+    if ahead:
+        assert snapshot.build_index(lambda: False)
+    else:
+        snapshot.index  # noqa: B018
+    built: list[int] = []  # sizes of the document-wide offset indexes built
+    original = source_map._Index.__init__
+    whole = len(snapshot.parsed.source_map._occ)  # the document-wide occurrences
+
+    def counted(self: source_map._Index, occurrences: list[source_map.Occurrence]) -> None:
+        if len(occurrences) == whole:  # not a statement's own, small one
+            built.append(len(occurrences))
+        original(self, occurrences)
+
+    monkeypatch.setattr(source_map._Index, "__init__", counted)
+    located = snapshot.parsed.source_map.locate(BILLING.index(PATH) + 3)
+    assert located is not None and located.location[0] == "nodes"
+    assert built == []
+    assert analyze_text(BILLING, "toml").parsed.source_map.locate(BILLING.index(PATH)) is not None
+    assert built == [whole]  # a version without an index builds it on first use

@@ -141,10 +141,13 @@ class DocumentSnapshot:
 
     @cached_property
     def index(self) -> SemanticIndex:
-        """Every name and path of this version (built on first use)."""
+        """Every name and path of this version (built on first use). Every reader of the
+        index locates an offset first, so the source map's offset index is built with it."""
         from wf_core.semantic.build import IndexBuilder
 
-        return IndexBuilder(self.parsed.values, self.parsed.source_map, self.context).build()
+        index = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context).build()
+        self.parsed.source_map.prepare_locate()
+        return index
 
     def with_version(self, version: int | None) -> DocumentSnapshot:
         """The same analysis under another version number: a version whose text equals
@@ -170,6 +173,7 @@ class DocumentSnapshot:
             index = builder.build()
         except IndexCancelled:
             return False
+        self.parsed.source_map.prepare_locate()
         vars(self).setdefault("index", index)  # where cached_property keeps its value
         return True
 
