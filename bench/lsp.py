@@ -13,7 +13,9 @@ from the client's side of the pipe (``bench/lspclient.py``):
   body node until the ``publishDiagnostics`` of that version (median);
 - completion / hover after an edit: an edit, then the request at once, timed
   until the answer; the diagnostics of each edit are awaited untimed
-  afterwards, so one measurement never overlaps the next;
+  afterwards, so one measurement never overlaps the next. Median, 95th
+  percentile and slowest; the first request follows the timed edits at once,
+  so it is the one that finds no semantic index built ahead;
 - the server's peak resident memory (``VmHWM`` of ``/proc/<pid>/status``).
 
 ``--sync`` chooses incremental changes (the default), full-document changes,
@@ -107,8 +109,13 @@ async def measure(nodes: int, incremental: bool, edits: int, requests: int) -> d
         "edit": median_ms(edit_times),
         "completion": median_ms(after_edit["completion"]),
         "completion_p95": p95_ms(after_edit["completion"]),
+        "completion_max": max(after_edit["completion"]) * 1000,
         "hover": median_ms(after_edit["hover"]),
         "hover_p95": p95_ms(after_edit["hover"]),
+        "hover_max": max(after_edit["hover"]) * 1000,
+        "edits": [t * 1000 for t in edit_times],
+        "completions": [t * 1000 for t in after_edit["completion"]],
+        "hovers": [t * 1000 for t in after_edit["hover"]],
         "peak_rss_mb": peak,
     }
 
@@ -158,8 +165,9 @@ def print_row(row: dict[str, Any]) -> None:
     print(
         f"{row['nodes']:>6} {row['lines']:>8,} {row['sync']:>11} {row['initialize']:>8.0f}ms "
         f"{row['open']:>8.0f}ms {row['edit']:>8.0f}ms "
-        f"{row['completion']:>6.0f}/{row['completion_p95']:>4.0f} ms "
-        f"{row['hover']:>6.0f}/{row['hover_p95']:>4.0f} ms {row['peak_rss_mb']:>6.0f} MB",
+        f"{row['completion']:>5.0f}/{row['completion_p95']:>4.0f}/{row['completion_max']:>5.0f} ms "
+        f"{row['hover']:>5.0f}/{row['hover_p95']:>4.0f}/{row['hover_max']:>5.0f} ms "
+        f"{row['peak_rss_mb']:>6.0f} MB",
         flush=True,
     )
 
@@ -243,11 +251,12 @@ def main(argv: list[str]) -> int:
     if sizes:
         print(
             f"wfls serve over stdio; edit: median of {args.edits}; completion/hover: "
-            f"median / p95 of {args.requests} requests, each right after an edit"
+            f"median / p95 / slowest of {args.requests} requests, each right after an edit "
+            "(the first of them comes right after the edits, before any index was built ahead)"
         )
         header = (
             f"{'nodes':>6} {'lines':>8} {'sync':>11} {'init':>10} {'open→diag':>10} "
-            f"{'edit→diag':>10} {'completion':>14} {'hover':>14} {'peak RSS':>9}"
+            f"{'edit→diag':>10} {'completion':>19} {'hover':>19} {'peak RSS':>9}"
         )
         print(header)
         print("-" * len(header))
