@@ -14,7 +14,8 @@ Each server is started in turn by the same client (``bench/lspclient.py``):
   workflow format's JSON Schema. Both advertise or need full-document sync
   (Taplo only accepts it), so they get full sync, as many clients send.
 
-Figures: initialize (process start → initialize answer), open → diagnostics
+Figures: initialize (process start → initialize answer, median of ``STARTS``
+processes), open → diagnostics
 (``didOpen`` → the first diagnostics that carry the validation: for the
 peers, the ones with the deliberate schema error; the very first publication
 is recorded too), completion and hover warm (median of ``--requests``
@@ -38,6 +39,7 @@ import asyncio
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -197,8 +199,27 @@ async def control(server: Server, target: Target) -> dict[str, Any]:
     }
 
 
+STARTS = 5
+"""Process starts per server whose ``initialize`` times give its median: one start
+varies by a third from the next on this machine."""
+
+
+async def initialize_times(target: Target, log: Path, starts: int) -> list[float]:
+    """``initialize`` times (ms) of ``starts`` fresh processes, each shut down at once."""
+    times = []
+    for _ in range(starts):
+        server = target.make_server(log)
+        try:
+            await server.start(target.path.parent)
+            times.append(server.initialize_time * 1000)
+        finally:
+            await server.close()
+    return times
+
+
 async def measure(target: Target, requests: int, edits: int) -> dict[str, Any]:
     log = RESULTS / "peers" / f"{target.label.split()[0]}.log"
+    starts = await initialize_times(target, log, STARTS - 1)
     server = target.make_server(log)
     row: dict[str, Any] = {
         "server": target.label,
@@ -207,7 +228,9 @@ async def measure(target: Target, requests: int, edits: int) -> dict[str, Any]:
     }
     try:
         await server.start(target.path.parent)
-        row["initialize"] = server.initialize_time * 1000
+        starts.append(server.initialize_time * 1000)
+        row["initialize"] = statistics.median(starts)
+        row["initialize_starts"] = starts
         row["sync"] = "incremental" if target.incremental else "full"
         session = server.open(
             target.uri,
