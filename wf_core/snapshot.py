@@ -141,11 +141,17 @@ class DocumentSnapshot:
 
     @cached_property
     def index(self) -> SemanticIndex:
-        """Every name and path of this version (built on first use). Every reader of the
-        index locates an offset first, so the source map's offset index is built with it."""
+        """Every name and path of this version (built on first use)."""
+        return self._build_index(None)
+
+    def _build_index(self, cancelled: Callable[[], bool] | None) -> SemanticIndex:
+        """The one place an index is built (``IndexCancelled`` when ``cancelled`` turns
+        true). Every reader of the index locates an offset first, so the source map's
+        offset index is built with it."""
         from wf_core.semantic.build import IndexBuilder
 
-        index = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context).build()
+        builder = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context, cancelled)
+        index = builder.build()
         self.parsed.source_map.prepare_locate()
         return index
 
@@ -164,16 +170,14 @@ class DocumentSnapshot:
         """Build the index ahead of use unless ``cancelled`` turns true first; whether
         the index is there. A given-up build leaves nothing behind: ``index`` builds
         it whole when read."""
-        from wf_core.semantic.build import IndexBuilder, IndexCancelled
+        from wf_core.semantic.build import IndexCancelled
 
         if self.has_index:
             return True
-        builder = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context, cancelled)
         try:
-            index = builder.build()
+            index = self._build_index(cancelled)
         except IndexCancelled:
             return False
-        self.parsed.source_map.prepare_locate()
         vars(self).setdefault("index", index)  # where cached_property keeps its value
         return True
 
