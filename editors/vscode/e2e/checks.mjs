@@ -352,7 +352,22 @@ async function runWorkflow(wb, { text, shot, workspace }) {
   await until(SHORT, 'the path typed in the dialog', async () =>
     (await wb.page.$eval(input, (el) => el.value))?.endsWith('billing.input.json'),
   );
+  // The dialog checks the typed path asynchronously: an Enter that comes before the check
+  // is refused ("Please select a file.") and the dialog stays open with the path, so
+  // Enter is pressed again when the dialog is still open a second after the last one.
   await wb.page.keyboard.press('Enter');
+  let pressed = Date.now();
+  await until(SHORT, 'the file dialog to take the path', async () => {
+    const dialog = await wb.page
+      .$eval(input, (el) => ({ open: el.offsetParent !== null, value: el.value }))
+      .catch(() => ({ open: false, value: '' }));
+    if (!dialog.open) return true;
+    if (Date.now() - pressed >= 1_000 && dialog.value.endsWith('billing.input.json')) {
+      await wb.page.keyboard.press('Enter');
+      pressed = Date.now();
+    }
+    return false;
+  });
   await until(SERVER, 'an untitled editor', async () => /Untitled/.test(await wb.activeTab()));
   const trace = await until(SHORT, 'the trace in the editor', async () => {
     const shown = await wb.visibleText();
