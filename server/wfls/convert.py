@@ -85,11 +85,16 @@ class PositionCodec:
         self.lines = lines
         self.encoding = encoding
 
+    def units(self, offset: int) -> tuple[int, int]:
+        """The line of ``offset`` and its column in the encoding's units."""
+        lines = self.lines
+        line, column = lines.position(offset)
+        if column and not lines.is_ascii:
+            column = _units(lines.line_text(line)[:column], self.encoding)
+        return line, column
+
     def position(self, offset: int) -> types.Position:
-        line, column = self.lines.position(offset)
-        if column:
-            prefix = self.lines.line_text(line)[:column]
-            column = _units(prefix, self.encoding)
+        line, column = self.units(offset)
         return types.Position(line=line, character=column)
 
     def range(self, span: Span) -> types.Range:

@@ -33,6 +33,22 @@ def test_round_trip_of_every_offset(encoding: str):
         assert codec.offset(codec.position(offset)) == offset
 
 
+@pytest.mark.parametrize("encoding", ["utf-32", "utf-16", "utf-8"])
+def test_in_an_ascii_text_columns_are_code_points(encoding: str):
+    text = 'a = "ex"\r\nb = 1\n'
+    codec = PositionCodec(LineIndex(text), encoding)
+    assert codec.position(text.index("x")) == types.Position(line=0, character=6)
+    assert codec.units(len(text)) == (2, 0)
+    # An edit that brings the first non-ASCII character is seen by the derived index.
+    edited = text.replace("ex", "éx")
+    derived = LineIndex(text).edited(edited, text.index("e"), 0)
+    assert not derived.is_ascii
+    assert PositionCodec(derived, encoding).units(edited.index("x")) == (
+        0,
+        {"utf-32": 6, "utf-16": 6, "utf-8": 7}[encoding],
+    )
+
+
 def test_a_unit_inside_a_character_rounds_down():
     codec = PositionCodec(LineIndex(TEXT), "utf-16")
     emoji = TEXT.index("😀")
@@ -88,5 +104,8 @@ def test_edits_with_a_carried_line_index_give_the_same_text(
         if lines is not None:
             assert lines.text is carried
             reference = LineIndex(carried)
+            assert lines.is_ascii == reference.is_ascii == carried.isascii()
+            codec, fresh_codec = PositionCodec(lines, encoding), PositionCodec(reference, encoding)
             for offset in range(len(carried) + 1):
                 assert lines.position(offset) == reference.position(offset)
+                assert codec.units(offset) == fresh_codec.units(offset)
