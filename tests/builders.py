@@ -6,9 +6,26 @@ graph it describes.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from wf_core.models import Workflow
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+# The examples with two wrong context reads each, in two nodes, the first above the second.
+BILLING_WITH_MISTAKES = (
+    (EXAMPLES / "billing.wf.toml")
+    .read_text(encoding="utf-8")
+    .replace("customers.item.orders", "customers.item.ordrs")
+    .replace("customers.item.name", "customers.item.nam")
+)
+APPROVALS_WITH_MISTAKES = (
+    (EXAMPLES / "approvals.wf.json")
+    .read_text(encoding="utf-8")
+    .replace('"context.foreach.requests.item.amount"', '"context.foreach.requests.item.amont"', 1)
+    .replace("requests.item.requester", "requests.item.requestr")
+)
 
 TASK_DEF = {
     "name": "task",

@@ -1,5 +1,5 @@
-"""Validation after an edit re-checks only the nodes the edit touched, and says exactly
-what a validation from scratch says."""
+"""Validation after an edit re-checks only the nodes the edit touched, places again only
+the findings the edit moved, and says exactly what a validation from scratch says."""
 
 from __future__ import annotations
 
@@ -7,16 +7,22 @@ import re
 from pathlib import Path
 from typing import Any
 
+import pytest
+from builders import APPROVALS_WITH_MISTAKES, BILLING_WITH_MISTAKES
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
 from wfls.store import DocumentStore
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 DOCUMENTS = {
     name: (EXAMPLES / name).read_text(encoding="utf-8")
     for name in ("billing.wf.toml", "store_audit.wf.toml", "approvals.wf.json")
+} | {
+    # Findings in untouched nodes: their placements are reused (``wf_core.placing``).
+    "billing-mistaken.wf.toml": BILLING_WITH_MISTAKES,
+    "approvals-mistaken.wf.json": APPROVALS_WITH_MISTAKES,
 }
 _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
@@ -125,3 +131,76 @@ def test_a_structural_edit_checks_every_node_again() -> None:
     assert after is not None and [p.code for p in after.issues] == ["invalid_context_path"]
     assert after.issues[0].issue is not before.issues[0].issue
     assert findings(after) == findings(analyze_text(edited, "toml"))
+
+
+# -- placing findings again ------------------------------------------------------------
+
+CASES = {
+    "toml": (
+        "file:///w/billing.wf.toml",
+        BILLING_WITH_MISTAKES,
+        "# billing.wf.toml",
+        "ordrs",
+        "nam",
+    ),
+    "json": (
+        "file:///w/approvals.wf.json",
+        APPROVALS_WITH_MISTAKES,
+        '"approvals"',
+        "amont",
+        "requestr",
+    ),
+}
+
+
+def analysed(kind: str, edit: Any) -> tuple[list[PlacedIssue], list[PlacedIssue], str]:
+    """The two mistakes' findings before and after ``edit`` (text → text), in text order."""
+    uri, text, _top, first, second = CASES[kind]
+    store = DocumentStore()
+    store.open(uri, text, 1)
+    before = store.snapshot(uri)
+    edited = edit(text)
+    store.update(uri, edited, 2)
+    after = store.snapshot(uri)
+    assert before is not None and after is not None
+    assert findings(after) == findings(analyze_text(edited, kind))  # type: ignore[arg-type]
+
+    def mistakes(snapshot: DocumentSnapshot, source: str) -> list[PlacedIssue]:
+        found = [p for p in snapshot.issues if source[p.span.start : p.span.end].startswith(first)]
+        found += [
+            p for p in snapshot.issues if source[p.span.start : p.span.end].startswith(second)
+        ]
+        assert len(found) == 2 and found[0].span.start < found[1].span.start
+        return found
+
+    return mistakes(before, text), mistakes(after, edited), edited
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_an_edit_that_moves_no_finding_hands_out_the_same_placed_findings(kind: str) -> None:
+    top = CASES[kind][2]  # a comment or the name, above both nodes: same length after
+    old, new, _ = analysed(kind, lambda text: text.replace(top, top[:-2] + "x" + top[-1], 1))
+    assert all(a is b for a, b in zip(old, new, strict=True))
+
+
+@pytest.mark.parametrize(
+    ("kind", "insert"), [("toml", "xy"), ("toml", "\n\n"), ("json", "xy"), ("json", "\n")]
+)
+def test_an_edit_above_the_findings_moves_them_by_its_length(kind: str, insert: str) -> None:
+    top = CASES[kind][2]
+    old, new, _ = analysed(kind, lambda text: text.replace(top, top[:-1] + insert + top[-1], 1))
+    for a, b in zip(old, new, strict=True):
+        assert b.issue is a.issue  # the node was not validated again
+        assert b is not a
+        assert (b.span.start - a.span.start, b.span.end - a.span.end) == (len(insert),) * 2
+
+
+@pytest.mark.parametrize("kind", sorted(CASES))
+def test_an_edit_in_the_second_node_keeps_the_first_and_places_the_second_afresh(
+    kind: str,
+) -> None:
+    second = CASES[kind][4]
+    old, new, edited = analysed(kind, lambda text: text.replace(f'.{second}"', f'.{second}x"'))
+    assert new[0] is old[0]
+    assert new[1].issue is not old[1].issue
+    assert edited[new[1].span.start : new[1].span.end] == second + "x"

@@ -28,6 +28,7 @@ from wf_core.models.deprecations import find_deprecated_forms
 from wf_core.models.keys import unknown_keys
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow, missing_keys_issue
 from wf_core.path_scan import scan_path
+from wf_core.placing import PlacementMemo
 from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
@@ -98,6 +99,7 @@ class DocumentSnapshot:
         model_cache: ModelCache | None = None,
         context_cache: ContextCache | None = None,
         validation_memo: ValidationMemo | None = None,
+        placement_memo: PlacementMemo | None = None,
     ):
         self.parsed = parsed
         self.uri = uri
@@ -108,6 +110,7 @@ class DocumentSnapshot:
         self._model_cache = model_cache
         self._context_cache = context_cache
         self._validation_memo = validation_memo
+        self._placement_memo = placement_memo
 
     @property
     def text(self) -> str:
@@ -349,6 +352,32 @@ class DocumentSnapshot:
             return location
         return self.load.document_location(location)
 
+    def _place_reusing(
+        self, issue: Issue, document_location: Location, memo: PlacementMemo
+    ) -> PlacedIssue:
+        """``place``, reusing the previous version's placement of an unchanged finding in
+        an unchanged chunk (``wf_core.placing``). Only findings placed from their own
+        location alone are kept: no range given, no other location, no related places,
+        no node named by id (printed as such, not at ``document_location``)."""
+        location = issue.location
+        if (
+            issue.span is not None
+            or issue.span_at is not None
+            or issue.related
+            or location is None
+            or (len(location) >= 2 and isinstance(location[1], NodeRef))
+        ):
+            return self.place(issue)
+        found = self.parsed.source_map.chunk_at(document_location)
+        if found is None:
+            return self.place(issue)
+        chunk, base = found
+        placed = memo.get(issue, document_location, chunk, base)
+        if placed is None:
+            placed = self.place(issue)
+            memo.put(document_location, chunk, base, placed)
+        return placed
+
     def place(self, issue: Issue) -> PlacedIssue:
         """Resolve an analysis issue (model indexes) to its text range and printed location."""
         location = issue.location
@@ -397,6 +426,9 @@ class DocumentSnapshot:
             if issue.on_key and (entry := self.parsed.source_map.get(location)) is not None:
                 span = entry.key or span
             placed.append(PlacedIssue(issue, issue.location, issue.span or span, issue.related))
+        memo = self._placement_memo
+        if memo is not None:
+            memo.begin()
         for issue in self.report.issues:
             if self._about_left_out_node(issue):
                 continue
@@ -408,11 +440,13 @@ class DocumentSnapshot:
                     severity=Severity.INFORMATION,
                     related=(Related((), "the workflow's 'start' is missing or invalid"),),
                 )
-            if issue.location is not None and self.about_stand_in(
-                self.document_location(issue.location)
-            ):
+            where = None if issue.location is None else self.document_location(issue.location)
+            if where is not None and self.about_stand_in(where):
                 continue
-            placed.append(self.place(issue))
+            if memo is None or where is None:
+                placed.append(self.place(issue))
+            else:
+                placed.append(self._place_reusing(issue, where, memo))
         placed.sort(key=lambda p: (p.span.start, p.span.end, _SEVERITY_ORDER[p.severity]))
         return tuple(placed)
 

@@ -45,6 +45,7 @@ from wf_core.documents import DocumentParser, Syntax, syntax_for_path
 from wf_core.files import WORKFLOW_SUFFIXES
 from wf_core.models.loading import ModelCache
 from wf_core.overlay import derive_edited_snapshot
+from wf_core.placing import PlacementMemo
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
 from wf_core.validation.memo import ValidationMemo
@@ -94,6 +95,7 @@ class OpenDocument:
     models: ModelCache = field(default_factory=ModelCache, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
     validations: ValidationMemo = field(default_factory=ValidationMemo, repr=False)
+    placements: PlacementMemo = field(default_factory=PlacementMemo, repr=False)
 
     @property
     def text(self) -> str:
@@ -213,6 +215,7 @@ class DocumentStore:
                     model_cache=document.models,
                     context_cache=document.contexts,
                     validation_memo=document.validations,
+                    placement_memo=document.placements,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.analysed is None or document.analysed[0] <= revision:

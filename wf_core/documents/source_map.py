@@ -397,6 +397,16 @@ class SourceMap:
                     return placement, compact
         return None
 
+    def chunk_at(self, location: Location) -> tuple[Chunk, int] | None:
+        """The placed chunk holding ``location``'s entry and the chunk's base offset;
+        None for a global entry or no entry. Every range of that entry, and of the
+        locations below it, is the chunk's relative range plus the base."""
+        loc = tuple(location)
+        if loc in self._entries:
+            return None
+        found = self._find(loc)
+        return None if found is None else (found[0].chunk, found[0].base)
+
     def get(self, location: Location) -> Entry | None:
         loc = tuple(location)
         entry = self._entries.get(loc)
