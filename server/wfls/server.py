@@ -76,6 +76,7 @@ from wfls import __version__, convert, transport
 from wfls.capabilities import ClientFlags
 from wfls.capabilities import resolve as resolve_flags
 from wfls.context import RequestContext
+from wfls.diagnostics_memo import DiagnosticsMemo, diagnostic_encoder, publish_params
 from wfls.features.types import Refusal
 from wfls.settings import Settings, parse_settings
 from wfls.store import DocumentStore
@@ -139,7 +140,7 @@ class WflsProtocol(LanguageServerProtocol):
         self._edit_lines.pop(uri, None)
 
     def notify_encoded(self, method: str, params: bytes) -> None:
-        """Send a notification whose params are JSON already (see ``encode_params``): a
+        """Send a notification whose params are JSON already (``publish_params``): a
         large document's diagnostics are encoded by the worker, and the event loop only
         frames and writes them, with the framing pygls gives every message."""
         if self.writer is None:
@@ -314,11 +315,6 @@ class DiagnosticsResult:
     published: bytes | None = None  # push clients: the publishDiagnostics params, as JSON
 
 
-def encode_params(converter: Any, params: Any) -> bytes:
-    """``params`` as the JSON pygls would send for them (``WflsProtocol.notify_encoded``)."""
-    return json.dumps(converter.unstructure(params)).encode()
-
-
 class WflsServer(LanguageServer):
     protocol: WflsProtocol
 
@@ -356,6 +352,7 @@ class WflsServer(LanguageServer):
         # The worker's own converter: cattrs builds its hooks lazily, on first use, so
         # the protocol's, used on the loop, is not shared with another thread.
         self._worker_converter = default_converter()  # type: ignore[no-untyped-call]
+        self._encode_diagnostic = diagnostic_encoder(self._worker_converter)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with wfls' transport (``transport``) instead of pygls' read
@@ -671,15 +668,16 @@ class WflsServer(LanguageServer):
             snapshot = document.snapshot
         issues = document_issues(self.workflows, uri)
         codec = convert.PositionCodec(snapshot.lines, flags.position_encoding)
-        items = convert.diagnostics(issues, codec, uri, flags, settings, self.codec_for)
+        # An open document's unchanged findings keep their diagnostics (and JSON) from
+        # the last analysis; a document read from disk is converted afresh.
+        memo = self.store.diagnostics_memo(uri) or DiagnosticsMemo()
+        # Push clients: encoded here, off the event loop (12,800 diagnostics of 16,000
+        # nodes take 90 ms to encode, which requests arriving meanwhile would wait for).
+        encode = None if flags.pull_diagnostics else self._encode_diagnostic
+        items, encoded = memo.convert(issues, codec, uri, flags, settings, self.codec_for, encode)
         published = None
-        if not flags.pull_diagnostics:
-            # Encoded here, off the event loop: 12,800 diagnostics (16,000 nodes) take
-            # 90 ms to encode, which requests arriving meanwhile would wait for.
-            params = types.PublishDiagnosticsParams(
-                uri=uri, version=snapshot.version, diagnostics=items
-            )
-            published = encode_params(self._worker_converter, params)
+        if encoded is not None:
+            published = publish_params(self._worker_converter, uri, snapshot.version, encoded)
         return DiagnosticsResult(
             uri, snapshot.version, result_id, items, frozenset(affected), revision, published
         )

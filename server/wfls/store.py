@@ -50,6 +50,7 @@ from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
 from wf_core.validation.memo import ValidationMemo
 from wf_core.view import AnalysisView
+from wfls.diagnostics_memo import DiagnosticsMemo
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -96,6 +97,8 @@ class OpenDocument:
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
     validations: ValidationMemo = field(default_factory=ValidationMemo, repr=False)
     placements: PlacementMemo = field(default_factory=PlacementMemo, repr=False)
+    # Read and written by the analysis worker only (``WflsServer._compute_diagnostics``).
+    diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)
 
     @property
     def text(self) -> str:
@@ -169,6 +172,11 @@ class DocumentStore:
 
     def close(self, uri: str) -> None:
         self._documents.pop(uri, None)
+
+    def diagnostics_memo(self, uri: str) -> DiagnosticsMemo | None:
+        """The converted diagnostics kept for ``uri`` while it is open."""
+        document = self._documents.get(uri)
+        return document.diagnostics if document is not None else None
 
     def version(self, uri: str) -> int | None:
         document = self._documents.get(uri)

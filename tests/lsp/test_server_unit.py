@@ -8,7 +8,8 @@ import json
 import pytest_lsp
 from lsprotocol import types
 
-from wfls.server import create_server, encode_params
+from wfls.diagnostics_memo import publish_params
+from wfls.server import create_server
 from wfls.settings import Settings, parse_settings
 
 
@@ -160,8 +161,10 @@ def test_diagnostics_encoded_by_the_worker_are_what_pygls_would_send() -> None:
     server.protocol.set_writer(by_pygls)
     server.text_document_publish_diagnostics(params)
     server.protocol.set_writer(by_worker)
+    encoded = [server._encode_diagnostic(d) for d in params.diagnostics]
     server.protocol.notify_encoded(
-        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, encode_params(server._worker_converter, params)
+        types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
+        publish_params(server._worker_converter, params.uri, params.version, encoded),
     )
     assert by_worker.data.isascii()
     assert _framed(by_worker.data) == _framed(by_pygls.data)
