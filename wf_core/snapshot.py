@@ -21,6 +21,7 @@ from functools import cached_property
 from typing import Any
 
 from wf_core.analysis.context_scopes import ContextCache, ContextModel
+from wf_core.collector import collector_paused
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
@@ -153,9 +154,12 @@ class DocumentSnapshot:
         offset index is built with it."""
         from wf_core.semantic.build import IndexBuilder
 
-        builder = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context, cancelled)
-        index = builder.build()
-        self.parsed.source_map.prepare_locate()
+        with collector_paused():
+            builder = IndexBuilder(
+                self.parsed.values, self.parsed.source_map, self.context, cancelled
+            )
+            index = builder.build()
+            self.parsed.source_map.prepare_locate()
         return index
 
     def with_version(self, version: int | None) -> DocumentSnapshot:
@@ -400,7 +404,12 @@ class DocumentSnapshot:
 
     @cached_property
     def issues(self) -> tuple[PlacedIssue, ...]:
-        """Every finding of this version, ordered by position then severity."""
+        """Every finding of this version, ordered by position then severity: the whole
+        analysis, which allocates what lives as long as the snapshot (``collector``)."""
+        with collector_paused():
+            return self._all_issues()
+
+    def _all_issues(self) -> tuple[PlacedIssue, ...]:
         placed = [
             PlacedIssue(i, None, i.span or Span(0, 0), i.related)
             for i in (*self.extra_issues, *self.parsed.issues)

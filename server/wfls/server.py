@@ -65,6 +65,7 @@ from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
+from wf_core.collector import collector_paused
 from wf_core.overlay import EditedSnapshot
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
@@ -653,7 +654,17 @@ class WflsServer(LanguageServer):
         """Runs on the worker: analyse, record the analysis in the workspace index, convert.
 
         Reads only the store (under its locks) and the workspace index, never the
-        loop's caches or settings: those arrive as arguments."""
+        loop's caches or settings: those arrive as arguments.
+
+        The collector is paused throughout (``wf_core.collector``), until the versions
+        this one replaces in the store and the workspace index are freed: what the new
+        version allocated is then mostly balanced by what the old ones gave back."""
+        with collector_paused():
+            return self._analyse_and_convert(uri, result_id, settings, flags)
+
+    def _analyse_and_convert(
+        self, uri: str, result_id: str, settings: Settings, flags: ClientFlags
+    ) -> DiagnosticsResult | None:
         analysed = self.store.analyse(uri)
         snapshot, revision = (analysed[1], analysed[0]) if analysed else (None, None)
         affected: set[str] = set()

@@ -34,7 +34,6 @@ Invariants:
 from __future__ import annotations
 
 import functools
-import gc
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -42,6 +41,7 @@ import tree_sitter
 import tree_sitter_json
 import tree_sitter_toml
 
+from wf_core.collector import collector_paused
 from wf_core.documents._offsets import encode
 from wf_core.documents.json_syntax import parse_json
 from wf_core.documents.source_map import Chunk, SourceMap
@@ -99,21 +99,15 @@ def _build(
     Without a tree, only a clean TOML text in the fast reader's shapes is read
     (``toml_statements``); None when it is not.
     """
-    # Building allocates many small objects and frees none of them; pausing the
-    # cyclic collector meanwhile avoids repeated futile passes over them.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        converted: Converted | None
+    # Building allocates many small objects and frees none of them (``collector``).
+    converted: Converted | None
+    with collector_paused():
         if tree is None:
             converted = read_clean(text, chunks or {}) if syntax == "toml" else None
         elif syntax == "toml":
             converted = parse_toml(text, tree, chunks)
         else:
             converted = parse_json(text, tree, chunks)
-    finally:
-        if enabled:
-            gc.enable()
     if converted is None:
         return None
     values, source_map, problems, used = converted
