@@ -9,8 +9,10 @@ from the client's side of the pipe (``bench/lspclient.py``):
 
 - initialize: process start until the ``initialize`` answer;
 - open → diagnostics: ``didOpen`` until the ``publishDiagnostics`` of version 1;
-- edit → diagnostics: a one-character edit inside a path string of the last
-  body node until the ``publishDiagnostics`` of that version (median);
+- edit → diagnostics: an edit of a path segment in the last body node (its
+  four characters replaced by ``n000``, ``n001``, ...: every edit makes a text no
+  earlier version had, as typing does) until the ``publishDiagnostics`` of that
+  version (median);
 - completion / hover after an edit: an edit, then the request at once, timed
   until the answer; the diagnostics of each edit are awaited untimed
   afterwards, so one measurement never overlaps the next. Median, 95th
@@ -80,15 +82,15 @@ async def measure(nodes: int, incremental: bool, edits: int, requests: int) -> d
         )
         open_time = await session.open_time()
         segment = edit_point(text)
-        edit_times = [
-            await session.edit_time(segment, 4, "nama" if i % 2 == 0 else "name")
-            for i in range(edits)
-        ]
+        # Every edit writes a segment no earlier version had (``n000``, ``n001``, ...), as
+        # typing does: an edit back to a text already analysed would reuse that analysis.
+        fresh = (f"n{i:03d}" for i in range(1000))
+        edit_times = [await session.edit_time(segment, 4, next(fresh)) for _ in range(edits)]
         after_edit: dict[str, list[float]] = {"completion": [], "hover": []}
         for method, times in after_edit.items():
-            for i in range(requests):
+            for _ in range(requests):
                 published = session.expect(session.version + 1)
-                session.edit(segment, 4, "nama" if i % 2 == 0 else "name")
+                session.edit(segment, 4, next(fresh))
                 if method == "completion":
                     spent, answered = await session.completion(segment)
                 else:

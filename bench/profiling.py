@@ -11,8 +11,9 @@ directly, as that worker does):
 
 - ``open``: ``didOpen`` bookkeeping, then ``WflsServer._compute_diagnostics`` (parse,
   model, context model, validation, placing and converting the issues);
-- ``edit``: after the open and two untimed edits, ``EDITS`` one-character edits
-  inside a path string of the last body node, each applied as the client's
+- ``edit``: after the open and two untimed edits, ``EDITS`` edits of a path segment
+  in the last body node (its four characters replaced by ``n000``, ``n001``, ...: a
+  text no earlier version had, as typing makes), each applied as the client's
   incremental change to pygls' document, recorded in the store, and analysed
   with ``_compute_diagnostics`` again;
 - ``check``: ``wfls check FILE`` (``cli.main``), output discarded.
@@ -145,13 +146,15 @@ def profile_stages(nodes: int) -> dict[str, tuple[pstats.Stats, float, int]]:
         session.diagnostics()
 
     run("open", open_document)
-    for i in range(2):
-        session.edit(segment, 4, "nama" if i % 2 == 0 else "name")
+    # Every edit writes a segment no earlier version had, as typing does.
+    fresh = (f"n{i:03d}" for i in range(1000))
+    for _ in range(2):
+        session.edit(segment, 4, next(fresh))
         session.diagnostics()
 
     def edits() -> None:
-        for i in range(EDITS):
-            session.edit(segment, 4, "nama" if i % 2 == 0 else "name")
+        for _ in range(EDITS):
+            session.edit(segment, 4, next(fresh))
             session.diagnostics()
 
     run("edit", edits, EDITS)
