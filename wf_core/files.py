@@ -8,12 +8,24 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Literal
 
-from wf_core.documents import Syntax, syntax_for_path
 from wf_core.issues import Issue, ProjectCode
 from wf_core.spans import Span
 
 WORKFLOW_SUFFIXES = (".wf.toml", ".wf.json")
+
+Syntax = Literal["toml", "json"]
+
+
+def syntax_for_path(path: str) -> Syntax | None:
+    """The syntax of a file by its name: ``*.wf.toml``/``*.toml`` or ``*.wf.json``/``*.json``."""
+    lower = path.lower()
+    if lower.endswith(".toml"):
+        return "toml"
+    if lower.endswith(".json"):
+        return "json"
+    return None
 
 
 def is_workflow_file(path: str | Path) -> bool:

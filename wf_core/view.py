@@ -14,12 +14,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
-from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.locations import Location
 from wf_core.spans import LineIndex
 
 if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
+    from wf_core.documents import Entry, Located, StringLiteral
     from wf_core.models.loading import LoadResult
     from wf_core.semantic.index import IndexView
     from wf_core.snapshot import PlacedIssue

@@ -12,6 +12,13 @@ from dataclasses import dataclass
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 
+# The commands of ``workspace/executeCommand`` (``handlers.execute_command``), named here
+# so that ``initialize`` can advertise them before any handler is imported.
+OWNER_STACK = "wfls.ownerStack"
+NODE_CONTEXT = "wfls.nodeContext"
+RUN_WORKFLOW = "wfls.runWorkflow"
+COMMANDS = (OWNER_STACK, NODE_CONTEXT, RUN_WORKFLOW)
+
 
 @dataclass(frozen=True)
 class ClientFlags:

@@ -383,7 +383,7 @@ def semantic_tokens_data(
     whole to a client with ``multilineTokenSupport`` and cut at each line end for
     the others (empty pieces are left out).
     """
-    from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
+    from wfls.features.legend import TOKEN_MODIFIERS, TOKEN_TYPES
 
     type_index = {name: i for i, name in enumerate(TOKEN_TYPES)}
     modifier_bit = {name: 1 << i for i, name in enumerate(TOKEN_MODIFIERS)}

@@ -37,7 +37,7 @@ named in ``initialize`` is gone.
 from __future__ import annotations
 
 import asyncio
-import inspect
+import importlib
 import json
 import logging
 import os
@@ -66,24 +66,33 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from wf_core.collector import collector_paused
-from wf_core.overlay import EditedSnapshot
-from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
-from wf_core.view import AnalysisView
-from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, path_of_uri
-from wf_core.workspace.index import ScanResult, Workspace
 from wfls import __version__, convert, transport
-from wfls.capabilities import ClientFlags
+from wfls.capabilities import COMMANDS, ClientFlags
 from wfls.capabilities import resolve as resolve_flags
 from wfls.context import RequestContext
 from wfls.diagnostics_memo import DiagnosticsMemo, diagnostic_encoder, publish_params
 from wfls.features.types import Refusal
 from wfls.settings import Settings, parse_settings
-from wfls.store import DocumentStore
 
 if TYPE_CHECKING:
+    from wf_core.snapshot import DocumentSnapshot
+    from wf_core.view import AnalysisView
+    from wf_core.workspace.index import ScanResult, Workspace
     from wfls.features.run import LastRun
+    from wfls.store import DocumentStore
+
+# The analysis (the model's validators, the parsers, the semantic index) and the
+# handlers that use it: imported once ``initialize`` is answered (``load_analysis``),
+# not before, as that answer needs none of it.
+ANALYSIS_MODULES = (
+    "wfls.store",
+    "wf_core.overlay",
+    "wf_core.snapshot",
+    "wf_core.workspace.checks",
+    "wf_core.workspace.index",
+)
 
 logger = logging.getLogger("wfls")
 
@@ -326,8 +335,10 @@ class WflsServer(LanguageServer):
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=WflsProtocol,
         )
-        self.store = DocumentStore()
-        self.workflows = Workspace(Roots([]))
+        self._store: DocumentStore | None = None
+        self._roots = Roots([])
+        self._workflows: Workspace | None = None
+        self._lazily = threading.Lock()  # creates the store and the workspace index once
         self._last_runs: dict[str, LastRun] = {}  # per open document, for hover
         self._cross: dict[str, int] = {}  # per URI: changes of the documents it depends on
         self._indexing: asyncio.Future[None] | None = None
@@ -354,6 +365,41 @@ class WflsServer(LanguageServer):
         # the protocol's, used on the loop, is not shared with another thread.
         self._worker_converter = default_converter()  # type: ignore[no-untyped-call]
         self._encode_diagnostic = diagnostic_encoder(self._worker_converter)
+
+    @property
+    def store(self) -> DocumentStore:
+        """The open documents and their analyses (made on first use: ``load_analysis``)."""
+        if self._store is None:
+            with self._lazily:
+                if self._store is None:
+                    from wfls.store import DocumentStore
+
+                    self._store = DocumentStore()
+        return self._store
+
+    @property
+    def workflows(self) -> Workspace:
+        """The workspace index of the current roots (made on first use)."""
+        if self._workflows is None:
+            with self._lazily:
+                if self._workflows is None:
+                    from wf_core.workspace.index import Workspace
+
+                    self._workflows = Workspace(self._roots)
+        return self._workflows
+
+    def _new_roots(self, roots: Roots) -> None:
+        """Index ``roots`` from now on (a fresh workspace index, made on first use)."""
+        with self._lazily:
+            self._roots, self._workflows = roots, None
+
+    def load_analysis(self) -> None:
+        """Import the analysis and every handler (in the worker, once ``initialize`` is
+        answered), so that the first document does not wait for them."""
+        for name in ANALYSIS_MODULES:
+            importlib.import_module(name)
+        for feature in features():
+            importlib.import_module(feature.module_name)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with wfls' transport (``transport``) instead of pygls' read
@@ -565,6 +611,9 @@ class WflsServer(LanguageServer):
             view = await self.analysed(uri)
         if view is None:
             return None
+        from wf_core.overlay import EditedSnapshot
+        from wf_core.snapshot import DocumentSnapshot
+
         # The semantic index of a large document takes a while to build: off the loop.
         indexable = view.base if isinstance(view, EditedSnapshot) else view
         if isinstance(indexable, DocumentSnapshot) and not indexable.has_index:
@@ -622,8 +671,7 @@ class WflsServer(LanguageServer):
             hints = _inlay_settings(settings) != _inlay_settings(self.settings)
             self.settings = settings
             if rescan:
-                roots = Roots(self.workflows.roots.folders, settings.extra_globs)
-                self.workflows = Workspace(roots)
+                self._new_roots(Roots(self._roots.folders, settings.extra_globs))
                 self._indexing = asyncio.ensure_future(self._index_logged())
             self._settings_generation += 1
             self._diagnostics.clear()
@@ -665,6 +713,8 @@ class WflsServer(LanguageServer):
     def _analyse_and_convert(
         self, uri: str, result_id: str, settings: Settings, flags: ClientFlags
     ) -> DiagnosticsResult | None:
+        from wf_core.workspace.checks import document_issues
+
         analysed = self.store.analyse(uri)
         snapshot, revision = (analysed[1], analysed[0]) if analysed else (None, None)
         affected: set[str] = set()
@@ -713,7 +763,7 @@ class WflsServer(LanguageServer):
         if not uris and params.root_uri:
             uris = [params.root_uri]
         folders = [p for p in (path_of_uri(u) for u in uris) if p is not None]
-        self.workflows = Workspace(Roots(folders, self.settings.extra_globs))
+        self._new_roots(Roots(folders, self.settings.extra_globs))
 
     async def start_indexing(self) -> None:
         """Index in the background: requests are answered meanwhile."""
@@ -936,44 +986,30 @@ class Feature:
     """
 
     method: str
-    module: Any
+    name: str  # of the handler module, ``wfls.handlers.<name>``
     options: Any = None
     when: Callable[[ClientFlags], bool] = lambda flags: True
     document: bool = False
+    # A session handler's ``handle`` is a coroutine function (pygls runs those as tasks,
+    # the others in order as the messages come): said here, as the module is imported
+    # only when first called (a test compares).
+    asynchronous: bool = False
+
+    @property
+    def module_name(self) -> str:
+        return f"wfls.handlers.{self.name}"
+
+    @property
+    def module(self) -> Any:
+        """The handler module, imported on first use (``load_analysis`` imports them all
+        once ``initialize`` is answered)."""
+        return importlib.import_module(self.module_name)
 
 
 def features() -> list[Feature]:
     """Every LSP method wfls handles, with its options and the clients it is for."""
-    from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
-    from wfls.handlers import (
-        code_action,
-        code_action_resolve,
-        completion,
-        definition,
-        diagnostic,
-        did_change,
-        did_change_configuration,
-        did_change_watched_files,
-        did_close,
-        did_open,
-        document_highlight,
-        document_symbol,
-        execute_command,
-        folding_range,
-        hover,
-        initialized,
-        inlay_hint,
-        prepare_rename,
-        references,
-        rename,
-        selection_range,
-        semantic_tokens_delta,
-        semantic_tokens_full,
-        semantic_tokens_range,
-        shutdown,
-        workspace_diagnostic,
-        workspace_symbol,
-    )
+    from wfls.features.legend import TOKEN_MODIFIERS, TOKEN_TYPES
+    from wfls.features.types import MIGRATE_CONVENIENCE_KEYS
 
     def pulls(flags: ClientFlags) -> bool:
         return flags.pull_diagnostics
@@ -985,68 +1021,85 @@ def features() -> list[Feature]:
         token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS)
     )
     return [
-        Feature(types.INITIALIZED, initialized),
-        Feature(types.SHUTDOWN, shutdown),
-        Feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration),
-        Feature(types.TEXT_DOCUMENT_DID_OPEN, did_open),
-        Feature(types.TEXT_DOCUMENT_DID_CHANGE, did_change),
-        Feature(types.TEXT_DOCUMENT_DID_CLOSE, did_close),
-        Feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files),
-        Feature(types.TEXT_DOCUMENT_DIAGNOSTIC, diagnostic, diagnostic_options, pulls),
-        Feature(types.WORKSPACE_DIAGNOSTIC, workspace_diagnostic, None, pulls),
+        Feature(types.INITIALIZED, "initialized", asynchronous=True),
+        Feature(types.SHUTDOWN, "shutdown"),
+        Feature(
+            types.WORKSPACE_DID_CHANGE_CONFIGURATION, "did_change_configuration", asynchronous=True
+        ),
+        Feature(types.TEXT_DOCUMENT_DID_OPEN, "did_open"),
+        Feature(types.TEXT_DOCUMENT_DID_CHANGE, "did_change"),
+        Feature(types.TEXT_DOCUMENT_DID_CLOSE, "did_close"),
+        Feature(
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES, "did_change_watched_files", asynchronous=True
+        ),
+        Feature(
+            types.TEXT_DOCUMENT_DIAGNOSTIC,
+            "diagnostic",
+            diagnostic_options,
+            pulls,
+            asynchronous=True,
+        ),
+        Feature(types.WORKSPACE_DIAGNOSTIC, "workspace_diagnostic", None, pulls, asynchronous=True),
         Feature(
             types.TEXT_DOCUMENT_COMPLETION,
-            completion,
+            "completion",
             types.CompletionOptions(trigger_characters=[".", '"', "'"]),
             document=True,
         ),
-        Feature(types.TEXT_DOCUMENT_HOVER, hover, document=True),
-        Feature(types.TEXT_DOCUMENT_DEFINITION, definition, document=True),
-        Feature(types.TEXT_DOCUMENT_REFERENCES, references, document=True),
-        Feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, document_highlight, document=True),
-        Feature(types.TEXT_DOCUMENT_PREPARE_RENAME, prepare_rename, document=True),
+        Feature(types.TEXT_DOCUMENT_HOVER, "hover", document=True),
+        Feature(types.TEXT_DOCUMENT_DEFINITION, "definition", document=True),
+        Feature(types.TEXT_DOCUMENT_REFERENCES, "references", document=True),
+        Feature(types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT, "document_highlight", document=True),
+        Feature(types.TEXT_DOCUMENT_PREPARE_RENAME, "prepare_rename", document=True),
         Feature(
             types.TEXT_DOCUMENT_RENAME,
-            rename,
+            "rename",
             types.RenameOptions(prepare_provider=True),
             document=True,
         ),
         Feature(
             types.TEXT_DOCUMENT_CODE_ACTION,
-            code_action,
-            types.CodeActionOptions(code_action_kinds=code_action.KINDS, resolve_provider=True),
+            "code_action",
+            types.CodeActionOptions(
+                code_action_kinds=[types.CodeActionKind.QuickFix, MIGRATE_CONVENIENCE_KEYS],
+                resolve_provider=True,
+            ),
             lambda flags: flags.code_action_literals,
             document=True,
         ),
         Feature(
             types.CODE_ACTION_RESOLVE,
-            code_action_resolve,
+            "code_action_resolve",
             when=lambda flags: flags.code_action_literals,
             document=True,
         ),
         Feature(
-            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, semantic_tokens_full, legend, document=True
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL, "semantic_tokens_full", legend, document=True
         ),
         Feature(
             types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA,
-            semantic_tokens_delta,
+            "semantic_tokens_delta",
             legend,
             document=True,
         ),
         Feature(
-            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE, semantic_tokens_range, legend, document=True
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE,
+            "semantic_tokens_range",
+            legend,
+            document=True,
         ),
         Feature(
-            types.TEXT_DOCUMENT_INLAY_HINT, inlay_hint, types.InlayHintOptions(), document=True
+            types.TEXT_DOCUMENT_INLAY_HINT, "inlay_hint", types.InlayHintOptions(), document=True
         ),
-        Feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol, document=True),
-        Feature(types.WORKSPACE_SYMBOL, workspace_symbol),
-        Feature(types.TEXT_DOCUMENT_FOLDING_RANGE, folding_range, document=True),
-        Feature(types.TEXT_DOCUMENT_SELECTION_RANGE, selection_range, document=True),
+        Feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, "document_symbol", document=True),
+        Feature(types.WORKSPACE_SYMBOL, "workspace_symbol", asynchronous=True),
+        Feature(types.TEXT_DOCUMENT_FOLDING_RANGE, "folding_range", document=True),
+        Feature(types.TEXT_DOCUMENT_SELECTION_RANGE, "selection_range", document=True),
         Feature(
             types.WORKSPACE_EXECUTE_COMMAND,
-            execute_command,
-            types.ExecuteCommandOptions(commands=list(execute_command.ADVERTISED)),
+            "execute_command",
+            types.ExecuteCommandOptions(commands=list(COMMANDS)),
+            asynchronous=True,
         ),
     ]
 
@@ -1066,18 +1119,19 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
     """The registered function of a document request: builds the context, then runs the
     handler. Refusals become ``RequestFailed`` replies the client shows; protocol
     errors pass through; any other failure is logged and answered empty."""
-    while_typing = getattr(feature.module, "WHILE_TYPING", False)
-    # The document a request is about: ``params.text_document``, unless the handler says
-    # where else to find it (``codeAction/resolve`` keeps it in the action's data).
-    uri_of = getattr(feature.module, "uri_of", lambda params: params.text_document.uri)
 
     async def handler(ls: WflsServer, params: Any) -> Any:
         try:
-            uri = uri_of(params)
+            module = feature.module
+            while_typing = getattr(module, "WHILE_TYPING", False)
+            # The document a request is about: ``params.text_document``, unless the handler
+            # says where else (``codeAction/resolve`` keeps it in the action's data).
+            uri_of = getattr(module, "uri_of", None)
+            uri = uri_of(params) if uri_of is not None else params.text_document.uri
             ctx = await ls.request_context(uri, while_typing=while_typing) if uri else None
             if ctx is None:
                 return _empty(feature, params)
-            return feature.module.handle(ctx, params)
+            return module.handle(ctx, params)
         except Refusal as refusal:
             raise RequestFailed(str(refusal)) from None
         except JsonRpcException:
@@ -1092,12 +1146,11 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
 def _session_handler(feature: Feature) -> Callable[..., Any]:
     """The registered function of a session event: any failure is logged, never raised
     into pygls (a notification has nobody to answer)."""
-    handle = feature.module.handle
-    if inspect.iscoroutinefunction(handle):
+    if feature.asynchronous:
 
         async def run_async(ls: WflsServer, params: Any) -> Any:
             try:
-                return await handle(ls, params)
+                return await feature.module.handle(ls, params)
             except JsonRpcException:
                 raise
             except Exception:
@@ -1108,7 +1161,7 @@ def _session_handler(feature: Feature) -> Callable[..., Any]:
 
     def run(ls: WflsServer, params: Any) -> Any:
         try:
-            return handle(ls, params)
+            return feature.module.handle(ls, params)
         except JsonRpcException:
             raise
         except Exception:
@@ -1163,6 +1216,9 @@ def create_server() -> WflsServer:
             ls.apply_settings(params.initialization_options, "initializationOptions")
         ls.set_roots(params)
         ls.watch_client(params.process_id)
+        # The answer needs none of the analysis: it is imported once the answer is sent,
+        # while the client takes it in (this runs on the event loop, in order).
+        asyncio.get_running_loop().call_soon(ls.load_analysis)
 
     return server
 

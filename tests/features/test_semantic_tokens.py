@@ -13,7 +13,8 @@ from pathlib import Path
 
 from tests.features.fixture import analyze, expected, parse
 from wf_core.spans import Span
-from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, semantic_tokens
+from wfls.features.legend import TOKEN_MODIFIERS, TOKEN_TYPES
+from wfls.features.semantic_tokens import semantic_tokens
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 

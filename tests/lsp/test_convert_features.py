@@ -18,7 +18,7 @@ from wfls.convert import (
     semantic_tokens_edits,
     symbol_information,
 )
-from wfls.features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
+from wfls.features.legend import TOKEN_MODIFIERS, TOKEN_TYPES
 from wfls.features.types import Fold, OutlineSymbol, SemanticToken
 
 TEXT = 'a = "é😀x.yz"\nb = """q\nrs"""\n'

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 
 import pytest_lsp
 from lsprotocol import types
 
 from wfls.diagnostics_memo import publish_params
-from wfls.server import create_server
+from wfls.server import create_server, features
 from wfls.settings import Settings, parse_settings
 
 
@@ -241,3 +242,68 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
     view = context.view
     assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
     await until(lambda: published(3), "the diagnostics of the last edit")
+
+
+def test_every_feature_says_how_its_handler_runs() -> None:
+    """Handler modules are imported on first use, so a session handler's kind (a
+    coroutine, run as a task, or a function, run in order) is declared with it."""
+    for feature in features():
+        module = feature.module
+        assert callable(module.handle), feature.name
+        if not feature.document:
+            assert feature.asynchronous == inspect.iscoroutinefunction(module.handle), feature.name
+
+
+_INITIALIZE_ONLY = """
+import asyncio, json, sys
+from wfls.server import create_server
+
+HEAVY = ("pydantic", "tree_sitter", "wf_core.snapshot", "wf_core.workspace.index", "wfls.store")
+
+class Captured:
+    data = b""
+    def write(self, data): self.data += data
+    def close(self): pass
+
+async def main():
+    server = create_server()
+    out = Captured()
+    server.protocol.set_writer(out)
+    params = {"processId": None, "rootUri": None, "capabilities": {}}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+    server.protocol.handle_body(json.dumps(request).encode())
+    for _ in range(100):  # the answer is written by a task of the loop
+        if out.data:
+            break
+        await asyncio.sleep(0)
+    loaded_before = [name for name in HEAVY if name in sys.modules]
+    await asyncio.sleep(0.05)  # the analysis is imported right after the answer
+    loaded_after = [name for name in HEAVY if name in sys.modules]
+    answer = json.loads(out.data.partition(b"\\r\\n\\r\\n")[2])
+    commands = answer["result"]["capabilities"]["executeCommandProvider"]["commands"]
+    print(json.dumps({"before": loaded_before, "after": loaded_after, "commands": commands}))
+
+asyncio.run(main())
+"""
+
+
+def test_initialize_is_answered_before_the_analysis_is_imported() -> None:
+    """The answer to ``initialize`` needs the protocol, not the analysis (the model's
+    validators, the parsers): those are imported right after it is sent."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _INITIALIZE_ONLY], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["before"] == []
+    assert set(seen["after"]) == {
+        "pydantic",
+        "tree_sitter",
+        "wf_core.snapshot",
+        "wf_core.workspace.index",
+        "wfls.store",
+    }
+    assert seen["commands"] == ["wfls.ownerStack", "wfls.nodeContext", "wfls.runWorkflow"]

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 import tree_sitter
 import tree_sitter_json
@@ -47,20 +47,9 @@ from wf_core.documents.json_syntax import parse_json
 from wf_core.documents.source_map import Chunk, SourceMap
 from wf_core.documents.toml_statements import read_clean
 from wf_core.documents.toml_syntax import parse_toml
+from wf_core.files import Syntax
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.spans import Span
-
-Syntax = Literal["toml", "json"]
-
-
-def syntax_for_path(path: str) -> Syntax | None:
-    """The syntax of a file by its name: ``*.wf.toml``/``*.toml`` or ``*.wf.json``/``*.json``."""
-    lower = path.lower()
-    if lower.endswith(".toml"):
-        return "toml"
-    if lower.endswith(".json"):
-        return "json"
-    return None
 
 
 @dataclass(frozen=True)

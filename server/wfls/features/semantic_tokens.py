@@ -8,28 +8,18 @@ as string values (node ids in ``start``, edges and ``id``, node def names and
 uses, aliases in ``as``, outcomes). Names that resolve to nothing outside a path
 get no token: the grammar's string colour stays, and a diagnostic explains.
 
-The legend is ``semantic_legend.json`` (the one source of truth, also read by
-the VS Code extension's tests); tokens are plain data here, encoded for the
-client by ``wfls.convert``.
+The legend is ``semantic_legend.json`` (``wfls.features.legend``); tokens are
+plain data here, encoded for the client by ``wfls.convert``.
 
 Invariant: tokens are in document order and never overlap.
 """
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-
 from wf_core.semantic.model import NameSyntax, Role, SegmentKind, SymbolKind
 from wf_core.spans import Span
 from wf_core.view import AnalysisView
 from wfls.features.types import SemanticToken
-
-_LEGEND = json.loads(
-    resources.files("wfls.features").joinpath("semantic_legend.json").read_text(encoding="utf-8")
-)
-TOKEN_TYPES: tuple[str, ...] = tuple(_LEGEND["tokenTypes"])
-TOKEN_MODIFIERS: tuple[str, ...] = tuple(_LEGEND["tokenModifiers"])
 
 DECLARATION = "declaration"
 DEPRECATED = "deprecated"

@@ -17,9 +17,6 @@ from wf_core.view import DiagnosedView
 from wfls import convert
 from wfls.context import RequestContext
 from wfls.features.code_actions import code_actions
-from wfls.features.types import MIGRATE_CONVENIENCE_KEYS
-
-KINDS = [types.CodeActionKind.QuickFix, MIGRATE_CONVENIENCE_KEYS]
 
 
 def empty() -> list[types.CodeAction]:

@@ -28,18 +28,18 @@ from typing import Any, TypeGuard
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 
+from wfls.capabilities import NODE_CONTEXT, OWNER_STACK, RUN_WORKFLOW
 from wfls.context import Session
 from wfls.features import node_context
 from wfls.features.run import RunRefused, run_document
 
 logger = logging.getLogger("wfls")
 
+# Every command of ``capabilities.COMMANDS`` but the run, which has its own path.
 COMMANDS: dict[str, Callable[[Any, int], Any]] = {
-    "wfls.ownerStack": node_context.owner_stack_at,
-    "wfls.nodeContext": node_context.node_context_at,
+    OWNER_STACK: node_context.owner_stack_at,
+    NODE_CONTEXT: node_context.node_context_at,
 }
-RUN_WORKFLOW = "wfls.runWorkflow"
-ADVERTISED = (*COMMANDS, RUN_WORKFLOW)
 
 
 class RequestFailed(JsonRpcException):
