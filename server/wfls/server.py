@@ -83,9 +83,10 @@ if TYPE_CHECKING:
     from wfls.features.run import LastRun
     from wfls.store import DocumentStore
 
-# The analysis (the model's validators, the parsers, the semantic index) and the
-# handlers that use it: imported once ``initialize`` is answered (``load_analysis``),
-# not before, as that answer needs none of it.
+# What a document's first diagnostics need (the parsers, the model's validators, the
+# validation, the workspace index): imported once ``initialize`` is answered
+# (``load_analysis``), not before, as that answer needs none of it. Request handlers
+# are imported when first called (a few milliseconds each).
 ANALYSIS_MODULES = (
     "wfls.store",
     "wf_core.overlay",
@@ -394,12 +395,11 @@ class WflsServer(LanguageServer):
             self._roots, self._workflows = roots, None
 
     def load_analysis(self) -> None:
-        """Import the analysis and every handler (in the worker, once ``initialize`` is
-        answered), so that the first document does not wait for them."""
+        """Import the analysis (on the event loop, right after the answer to ``initialize``
+        is sent): a client takes the answer in and opens its documents meanwhile, and the
+        first of them then waits for less of it, or none."""
         for name in ANALYSIS_MODULES:
             importlib.import_module(name)
-        for feature in features():
-            importlib.import_module(feature.module_name)
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with wfls' transport (``transport``) instead of pygls' read
@@ -1001,8 +1001,8 @@ class Feature:
 
     @property
     def module(self) -> Any:
-        """The handler module, imported on first use (``load_analysis`` imports them all
-        once ``initialize`` is answered)."""
+        """The handler module, imported on first use (not before ``initialize`` is
+        answered: it needs none of them)."""
         return importlib.import_module(self.module_name)
 
 
