@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import threading
+import weakref
 from collections.abc import Iterator
 
 import pytest
@@ -63,3 +64,19 @@ def test_overlapping_pauses_of_two_threads_resume_after_the_last(collector_on: N
     release.set()
     thread.join(10)
     assert gc.isenabled()
+
+
+def test_what_a_pause_left_is_scanned_when_it_ends(collector_on: None) -> None:
+    """The young generation is collected as the collector resumes: a cycle made during the
+    pause is gone right after it, not whenever the count next crosses the threshold."""
+
+    class Cycle:
+        pass
+
+    with collector_paused():
+        made = Cycle()
+        made.me = made  # type: ignore[attr-defined]
+        gone = weakref.ref(made)
+        del made
+        assert gone() is not None  # nothing collects while paused
+    assert gone() is None
