@@ -704,9 +704,9 @@ class WflsServer(LanguageServer):
         Reads only the store (under its locks) and the workspace index, never the
         loop's caches or settings: those arrive as arguments.
 
-        The collector is paused throughout (``wf_core.collector``), until the versions
-        this one replaces in the store and the workspace index are freed: what the new
-        version allocated is then mostly balanced by what the old ones gave back."""
+        The collector is paused throughout (``wf_core.collector``) and scans what
+        survived once at the end, after the versions this one replaces in the store and
+        the workspace index were freed."""
         with collector_paused():
             return self._analyse_and_convert(uri, result_id, settings, flags)
 
