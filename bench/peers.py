@@ -20,8 +20,9 @@ processes), open → diagnostics
 peers, the ones with the deliberate schema error; the very first publication
 is recorded too), completion and hover warm (median of ``--requests``
 requests on the unchanged document after its diagnostics), edit → diagnostics
-(median of ``--edits`` one-character edits inside a path string of the last
-task node, each until the diagnostics of its version) and peak resident memory.
+(median of ``--edits`` edits of a path segment in the last task node, each a
+text no earlier version had, each until the diagnostics of its version) and
+peak resident memory.
 
 Each peer must prove it validated against the schema: its diagnostics after
 open must all lie in the node with the deliberate error (and be at least
