@@ -3,7 +3,9 @@ wait for an index build they can do without."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -127,6 +129,45 @@ def test_a_background_index_build_gives_way() -> None:
     assert not snapshot.has_index
     assert snapshot.build_index(lambda: False) is True
     assert snapshot.has_index and snapshot.index.path_at(BILLING.index(PATH)) is not None
+
+
+def many_nodes(count: int) -> str:
+    """A JSON workflow of one loop and ``count`` tasks reading its item (several pauses'
+    worth of nodes for an index build, which gives way before every 64th)."""
+    read = {"target": "x", "path": "context.foreach.loop.item.name"}
+    nodes = [{"id": "loop", "type": "foreach", "over": "input.items", "as": "item"}]
+    nodes += [
+        {"id": f"t{i}", "type": "node", "node": "task", "input": [read]} for i in range(count)
+    ]
+    edges = [{"from": "loop", "outcome": "loop", "to": "t0"}]
+    edges += [{"from": f"t{i}", "outcome": "ok", "to": f"t{i + 1}"} for i in range(count - 1)]
+    definition = {"name": "task", "outcomes": ["ok"], "input_schema": {"type": "object"}}
+    workflow = {"name": "many", "start": "loop", "outcomes": ["ok"], "node_defs": [definition]}
+    return json.dumps({**workflow, "nodes": nodes, "edges": edges}, indent=1)
+
+
+def index_contents(index: Any) -> tuple[list[Any], list[Any]]:
+    paths = [(p.location, p.role, p.node_id, p.literal.span, p.segments) for p in index.paths]
+    return list(index.occurrences), paths
+
+
+@pytest.mark.parametrize("give_way_at", [[1], [2, 1], [1, 1, 1, 1], [3]])
+def test_a_build_given_up_goes_on_from_where_it_stopped(give_way_at: list[int]) -> None:
+    """Each entry: how many polls the build runs before it gives way at the next one."""
+    text = many_nodes(300)
+    expected = index_contents(analyze_text(text, "json").index)
+    snapshot = analyze_text(text, "json")
+    for polls in give_way_at:
+        left = [polls]
+
+        def give_way(left: list[int] = left) -> bool:
+            left[0] -= 1
+            return left[0] < 0
+
+        assert snapshot.build_index(give_way) is False
+        assert not snapshot.has_index
+    # Read on first use, the index goes on from the build given up, to the end.
+    assert index_contents(snapshot.index) == expected
 
 
 @pytest.mark.parametrize("example", ["billing.wf.toml", "approvals.wf.json", "store_audit.wf.toml"])

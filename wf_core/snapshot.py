@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import copy
 import re
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.collector import collector_paused
@@ -36,6 +37,9 @@ from wf_core.validation.core import validate_workflow
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import ValidationMemo
 from wf_core.validation.schema_checks import schema_issues
+
+if TYPE_CHECKING:
+    from wf_core.semantic.build import IndexBuilder
 
 NO_CONTEXT_SCHEMA = "no context schema for this program location"
 _SEVERITY_ORDER = {
@@ -112,6 +116,9 @@ class DocumentSnapshot:
         self._context_cache = context_cache
         self._validation_memo = validation_memo
         self._placement_memo = placement_memo
+        # A semantic index build given up part way, and the lock of whoever walks it.
+        self._partial_index: IndexBuilder | None = None
+        self._index_lock = threading.Lock()
 
     @property
     def text(self) -> str:
@@ -150,15 +157,24 @@ class DocumentSnapshot:
 
     def _build_index(self, cancelled: Callable[[], bool] | None) -> SemanticIndex:
         """The one place an index is built (``IndexCancelled`` when ``cancelled`` turns
-        true). Every reader of the index locates an offset first, so the source map's
-        offset index is built with it."""
-        from wf_core.semantic.build import IndexBuilder
+        true). A build given up part way is kept, and the next call, whether ahead of
+        use or on first use, goes on from where it stopped; the lock keeps calls from
+        two threads (the worker building ahead, a cross-file request on the event
+        loop) from walking one builder at once. Every reader of the index locates an
+        offset first, so the source map's offset index is built with it."""
+        from wf_core.semantic.build import IndexBuilder, IndexCancelled
 
-        with collector_paused():
-            builder = IndexBuilder(
-                self.parsed.values, self.parsed.source_map, self.context, cancelled
-            )
-            index = builder.build()
+        with self._index_lock, collector_paused():
+            builder = self._partial_index
+            if builder is None:
+                builder = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context)
+            builder.cancelled = cancelled
+            try:
+                index = builder.build()
+            except IndexCancelled:
+                self._partial_index = builder
+                raise
+            self._partial_index = None
             self.parsed.source_map.prepare_locate()
         return index
 
@@ -175,8 +191,8 @@ class DocumentSnapshot:
 
     def build_index(self, cancelled: Callable[[], bool]) -> bool:
         """Build the index ahead of use unless ``cancelled`` turns true first; whether
-        the index is there. A given-up build leaves nothing behind: ``index`` builds
-        it whole when read."""
+        the index is there. A given-up build is kept: the next call, or ``index`` when
+        read, goes on from where it stopped."""
         from wf_core.semantic.build import IndexCancelled
 
         if self.has_index:

@@ -44,6 +44,7 @@ import os
 import socket
 import sys
 import threading
+import time
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -110,6 +111,9 @@ logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
 
 INDEX_AHEAD_DELAY = 0.25
 """Quiet time after a version's diagnostics before its semantic index is built ahead."""
+FIRST_INDEX_SHARE = 0.25
+"""How long a document's first index is built at a stretch before it lets the analysis
+of a newer version go first (it then goes on from where it stopped)."""
 QUIET_WAIT = 1.0
 """The longest an index built ahead pauses for one arriving message (a safety net: the
 transport ends every pause once the loop has handled the message)."""
@@ -531,20 +535,35 @@ class WflsServer(LanguageServer):
         A document's first index is built at once and finished even when newer
         revisions arrive meanwhile: every editor feature reads an index, and until one
         exists none can see through an edit, so each request would wait for a whole
-        build (six seconds at 16,000 nodes). Edits made meanwhile are analysed after it.
+        build (five seconds at 16,000 nodes). It gives way to the analysis of an edit
+        after each share of the worker (``FIRST_INDEX_SHARE``) and goes on from where it
+        stopped; requests meanwhile see through it and wait for the rest of it
+        (``DocumentStore.editing_snapshot``).
         Later indexes are built after a quiet moment and give way (between nodes) as
         soon as a newer revision arrives, so they never delay its analysis by more than
         a few nodes' work. Either pauses while a message arrives."""
         first = not self.store.has_indexed(uri)
         if first and uri in self._first_indexes:
             return  # the first build is under way: it serves this revision too
+        started = [0.0]  # when the current slice of the build began
 
         def stale() -> bool:
             return self.store.revision(uri) != revision
 
         def give_way() -> bool:
             self.wait_for_quiet()
-            return self.store.revision(uri) is None if first else stale()
+            if not first:
+                return stale()
+            if self.store.revision(uri) is None:
+                return True  # closed
+            # The first index pauses for the analysis of a newer version once it has had
+            # its share of the worker, and goes on from where it stopped afterwards.
+            waiting = not self.store.is_current(uri)
+            return waiting and time.monotonic() - started[0] >= FIRST_INDEX_SHARE
+
+        def build_slice(snapshot: DocumentSnapshot) -> bool:
+            started[0] = time.monotonic()
+            return snapshot.build_index(give_way)
 
         async def build() -> None:
             if first:
@@ -555,8 +574,15 @@ class WflsServer(LanguageServer):
                 snapshot = current[1] if current is not None and not stale() else None
             if snapshot is None:
                 return
-            if snapshot.has_index or await self.in_worker(snapshot.build_index, give_way):
-                self.store.mark_indexed(uri, snapshot, revision if first else None)
+            if first:
+                self.store.first_index_under_way(uri, snapshot)
+            while not (snapshot.has_index or await self.in_worker(build_slice, snapshot)):
+                if not first or self.store.revision(uri) is None:
+                    return  # given up: a newer version came, or the document was closed
+                # Paused: the newer version is analysed first (its push, queued or not,
+                # finds the analysis done), then the build goes on.
+                await self.in_worker(self.store.analyse, uri)
+            self.store.mark_indexed(uri, snapshot, revision if first else None)
 
         if first:
             self._first_indexes.add(uri)

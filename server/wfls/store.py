@@ -92,6 +92,9 @@ class OpenDocument:
     previous: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     # The latest analysis whose semantic index is built, with its revision.
     indexed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
+    # The analysis whose first index is being built while ``indexed`` is None: that build
+    # gives way to newer analyses, and requests see through it meanwhile.
+    indexing: DocumentSnapshot | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     models: ModelCache = field(default_factory=ModelCache, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
@@ -252,6 +255,12 @@ class DocumentStore:
             derived = derive_edited_snapshot(indexed[1], source, version)
             if derived is not None:
                 return derived
+        elif document.indexing is not None:
+            # Seen through the analysis whose first index is under way: the request
+            # waits for the rest of that index rather than build a whole one of its own.
+            derived = derive_edited_snapshot(document.indexing, source, version)
+            if derived is not None:
+                return derived
         if analysed is None:
             return None
         if analysed[0] == revision:
@@ -275,12 +284,19 @@ class DocumentStore:
             return
         if revision is not None and document.indexed is None:
             document.indexed = (revision, snapshot)
+            document.indexing = None
             return
         for known in (document.analysed, document.previous):
             if known is not None and known[1] is snapshot:
                 if document.indexed is None or document.indexed[0] <= known[0]:
                     document.indexed = known
                 return
+
+    def first_index_under_way(self, uri: str, snapshot: DocumentSnapshot) -> None:
+        """``snapshot``'s index, the document's first, is being built (``editing_snapshot``)."""
+        document = self._documents.get(uri)
+        if document is not None and document.indexed is None:
+            document.indexing = snapshot
 
     def has_indexed(self, uri: str) -> bool:
         """Whether some analysis of ``uri`` has its semantic index built and recorded."""

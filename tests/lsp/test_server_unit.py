@@ -178,13 +178,17 @@ def test_diagnostics_encoded_by_the_worker_are_what_pygls_would_send() -> None:
 
 async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatch):
     """The first semantic index of a document is built right after its first diagnostics
-    and finished even though edits arrive meanwhile; requests while typing then see
-    through it instead of each waiting for a whole build of their own."""
+    and, within its share of the worker, finished even though edits arrive meanwhile
+    (not given up for them); requests while typing then see through it instead of each
+    waiting for a whole build of their own."""
     import threading
     from pathlib import Path
 
     from wf_core.overlay import EditedSnapshot
     from wf_core.snapshot import DocumentSnapshot
+    from wfls import server as server_module
+
+    monkeypatch.setattr(server_module, "FIRST_INDEX_SHARE", 60.0)
 
     text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
     path = "context.foreach.customers.item.name"
@@ -307,3 +311,103 @@ def test_initialize_is_answered_before_the_analysis_is_imported() -> None:
         "wfls.store",
     }
     assert seen["commands"] == ["wfls.ownerStack", "wfls.nodeContext", "wfls.runWorkflow"]
+
+
+async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatch):
+    """The first index pauses (after its share of the worker) for the analysis of a newer
+    version, whose diagnostics are published before the index is done; it then goes on
+    from where it stopped with the same builder, and requests meanwhile see through it."""
+    import threading
+    from pathlib import Path
+
+    from wf_core.overlay import EditedSnapshot
+    from wf_core.semantic import build
+    from wfls import server as server_module
+
+    monkeypatch.setattr(server_module, "FIRST_INDEX_SHARE", 0.0)
+    builders: list[object] = []
+    made = build.IndexBuilder.__init__
+
+    def counted(self, *args, **kwargs) -> None:
+        builders.append(self)
+        made(self, *args, **kwargs)
+
+    monkeypatch.setattr(build.IndexBuilder, "__init__", counted)
+    monkeypatch.syspath_prepend(str(Path(__file__).parents[1]))
+    from test_store import many_nodes
+
+    text = many_nodes(300)
+    uri = "file:///w/many.wf.json"
+    server, sink = initialized_server("visual-studio-code")
+    # The build's first two polls (before and after its pause) wait for the test.
+    polls: list[threading.Event] = []
+    releases = [threading.Event(), threading.Event()]
+    quiet = server.wait_for_quiet
+
+    def held_polls() -> None:
+        if len(polls) < len(releases):
+            polls.append(threading.Event())
+            polls[-1].set()
+            releases[len(polls) - 1].wait(10)
+        quiet()
+
+    monkeypatch.setattr(server, "wait_for_quiet", held_polls)
+    events: list[str] = []
+    compute = server._compute_diagnostics
+
+    def noted(uri: str, *args):
+        events.append(f"analysis {server.store.version(uri)}")
+        return compute(uri, *args)
+
+    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+
+    def published(version: int) -> bool:
+        return any(
+            m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+            and m["params"].get("version") == version
+            for m in sink.messages
+        )
+
+    async def until(condition, what: str) -> None:
+        for _ in range(1000):
+            if condition():
+                return
+            await asyncio.sleep(0.01)
+        raise AssertionError(f"timed out waiting for {what}")
+
+    def change(version: int, new_text: str) -> None:
+        server.protocol._handle_notification(
+            types.TEXT_DOCUMENT_DID_CHANGE,
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)],
+            ),
+        )
+
+    server.protocol._handle_notification(
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)
+        ),
+    )
+    await until(lambda: published(1) and len(polls) == 1, "the first diagnostics and index build")
+    first = server.store.kept_snapshot(uri, server.store.revision(uri))
+    assert first is not None and not first.has_index
+    change(2, text.replace("loop.item.name", "loop.item.nam", 1))
+    await asyncio.sleep(0.05)
+    releases[0].set()  # the build sees version 2 waiting: it gives way
+    await until(lambda: published(2) and len(polls) == 2, "the edit's diagnostics, then the build")
+    assert not first.has_index  # the edit's diagnostics came before the index
+    # Typing meanwhile is seen through the analysis being indexed.
+    change(3, text.replace("loop.item.name", "loop.item.na", 1))
+    view = server.store.editing_snapshot(uri)
+    assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
+    releases[1].set()
+    await until(lambda: server.store.has_indexed(uri), "the first index")
+    assert first.has_index
+    assert len(builders) == 1  # paused and resumed, never started again
+    context = await server.request_context(uri, while_typing=True)
+    assert context is not None
+    assert isinstance(context.view, EditedSnapshot) and context.view.base is first
+    await until(lambda: published(3), "the diagnostics of the last edit")
+    assert events == ["analysis 1", "analysis 2", "analysis 3"]

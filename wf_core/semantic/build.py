@@ -344,8 +344,10 @@ class IndexCancelled(Exception):
 class IndexBuilder:
     """Walks one document version's values once (see the module docstring).
 
-    ``cancelled`` is polled between nodes: a background build (done ahead of the
-    first request) gives way as soon as a newer version of the document arrives.
+    ``cancelled`` is polled before every 64th node: a background build (done ahead
+    of the first request) gives way as soon as it is told to. What it built is kept,
+    and calling :meth:`build` again goes on from the node where it stopped; once
+    done, ``build`` hands out the same index. One caller at a time.
     """
 
     def __init__(
@@ -355,20 +357,24 @@ class IndexBuilder:
         context: ContextModel | None,
         cancelled: Callable[[], bool] | None = None,
     ) -> None:
-        self._cancelled = cancelled
+        self.cancelled = cancelled
         self.values: Mapping[str, Any] = _dict(values)
         self.source_map = source_map
         self.resolver = PathResolver(self.values, context)
         self.occurrences: list[Occurrence] = []
         self.paths: list[PathOccurrence] = []
+        self._next_node = 0  # the first node not walked yet
+        self._index: SemanticIndex | None = None
 
     def build(self) -> SemanticIndex:
-        self._nodes()
-        self._node_defs()
-        self._workflow()
-        self._edges()
-        self._schemas()
-        return SemanticIndex(self.occurrences, self.paths, self.resolver)
+        if self._index is None:
+            self._nodes()
+            self._node_defs()
+            self._workflow()
+            self._edges()
+            self._schemas()
+            self._index = SemanticIndex(self.occurrences, self.paths, self.resolver)
+        return self._index
 
     # -- names written as string values -----------------------------------------------
 
@@ -397,11 +403,14 @@ class IndexBuilder:
         return None
 
     def _nodes(self) -> None:
-        resolver = self.resolver
-        cancelled = self._cancelled
-        for index, node in enumerate(resolver.nodes):
+        nodes = self.resolver.nodes
+        cancelled = self.cancelled
+        first = self._next_node
+        for index in range(first, len(nodes)):
             if cancelled is not None and index % 64 == 0 and cancelled():
+                self._next_node = index
                 raise IndexCancelled
+            node = nodes[index]
             base: Location = ("nodes", index)
             node_id = node.get("id") if isinstance(node.get("id"), str) else None
             node_type = node.get("type")
@@ -449,6 +458,7 @@ class IndexBuilder:
                 )
             for location, role in _node_paths(node, base):
                 self._path(location, role, index, node_id)
+        self._next_node = len(nodes)
 
     def _node_def_symbol(self, name: str) -> Symbol | None:
         for definition in _list(self.values.get("node_defs")):
