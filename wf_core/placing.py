@@ -24,16 +24,19 @@ server's store analyses a document under its lock); :meth:`begin` starts each.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
+from wf_core.issues import Issue
 from wf_core.locations import Location
 from wf_core.spans import Span
 
 if TYPE_CHECKING:
+    from wf_core.documents.source_map import Chunk
     from wf_core.snapshot import PlacedIssue
 
 # issue, its document location, the chunk and base it was placed in, the placed finding
-_Entry = tuple[Any, Location, object, int, "PlacedIssue"]
+_Entry = tuple[Issue, Location, "Chunk", int, "PlacedIssue"]
 
 
 class PlacementMemo:
@@ -45,7 +48,7 @@ class PlacementMemo:
         """Start placing a new version: what the last one placed may be read back."""
         self._previous, self._current = self._current, {}
 
-    def get(self, issue: Any, location: Location, chunk: object, base: int) -> PlacedIssue | None:
+    def get(self, issue: Issue, location: Location, chunk: Chunk, base: int) -> PlacedIssue | None:
         """``issue`` placed in this version, if the last version placed it in ``chunk``."""
         entry = self._previous.get(id(issue))
         if entry is None or entry[0] is not issue or entry[2] is not chunk or entry[1] != location:
@@ -54,15 +57,13 @@ class PlacementMemo:
         shift = base - entry[3]
         if shift:
             span = placed.span
-            placed = type(placed)(
-                issue, placed.location, Span(span.start + shift, span.end + shift)
-            )
+            placed = replace(placed, span=Span(span.start + shift, span.end + shift))
         self._current[id(issue)] = (issue, location, chunk, base, placed)
         return placed
 
-    def put(self, location: Location, chunk: object, base: int, placed: PlacedIssue) -> None:
+    def put(self, location: Location, chunk: Chunk, base: int, placed: PlacedIssue) -> None:
         """Keep ``placed`` for the next version, if its range lies inside ``chunk``
         (whose text starts at ``base``)."""
         span = placed.span
-        if base <= span.start and span.end <= base + len(getattr(chunk, "text", "")):
+        if base <= span.start and span.end <= base + len(chunk.text):
             self._current[id(placed.issue)] = (placed.issue, location, chunk, base, placed)
