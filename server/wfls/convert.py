@@ -201,22 +201,6 @@ def diagnostic(
     )
 
 
-def diagnostics(
-    issues: Iterable[PlacedIssue],
-    codec: PositionCodec,
-    uri: str,
-    flags: ClientFlags,
-    settings: Settings,
-    codec_for: CodecFor | None = None,
-) -> list[types.Diagnostic]:
-    result = []
-    for issue in issues:
-        converted = diagnostic(issue, codec, uri, flags, settings, codec_for)
-        if converted is not None:
-            result.append(converted)
-    return result
-
-
 # -- feature results -------------------------------------------------------------------
 
 

@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 
 Encode = Callable[[types.Diagnostic], bytes]
 Range = tuple[int, int, int, int]
-_Entry = tuple[Any, Range, types.Diagnostic, bytes | None]
+_Entry = tuple[Any, Range | None, types.Diagnostic, bytes | None]
 
 
 def diagnostic_encoder(converter: Any) -> Encode:
@@ -68,42 +68,39 @@ class DiagnosticsMemo:
         codec_for: convert.CodecFor | None = None,
         encode: Encode | None = None,
     ) -> tuple[list[types.Diagnostic], list[bytes] | None]:
-        """The diagnostics of ``issues`` (``convert.diagnostics``) and, with ``encode``,
-        each one's JSON; what the last call made for an unchanged finding is reused."""
+        """The diagnostics of ``issues`` (each as ``convert.diagnostic`` makes it, those
+        the settings hide left out) and, with ``encode``, each one's JSON; what the last
+        call made for an unchanged finding is reused."""
         previous = self._entries
         if settings != self._settings or flags != self._flags:
             previous = {}
         current: dict[int, _Entry] = {}
         items: list[types.Diagnostic] = []
-        encoded: list[bytes] | None = [] if encode is not None else None
+        encoded: list[bytes] = []
         units = codec.units
         for placed in issues:
             issue = placed.issue
-            if placed.related:
-                diagnostic = convert.diagnostic(placed, codec, uri, flags, settings, codec_for)
-                if diagnostic is not None:
-                    items.append(diagnostic)
-                    if encoded is not None and encode is not None:
-                        encoded.append(encode(diagnostic))
-                continue
+            # A finding with related places is converted every time: they may have moved
+            # on their own. The others are kept under the range they were converted for.
             span = placed.span
-            where = (*units(span.start), *units(span.end))
-            entry = previous.get(id(issue))
+            where = None if placed.related else (*units(span.start), *units(span.end))
+            entry = previous.get(id(issue)) if where is not None else None
             if entry is None or entry[0] is not issue or entry[1] != where:
                 made = convert.diagnostic(placed, codec, uri, flags, settings, codec_for)
                 if made is None:
-                    continue  # hidden by the settings: nothing to keep
+                    continue  # hidden by the settings
                 entry = (issue, where, made, None)
-            if encoded is not None and encode is not None:
+            if encode is not None:
                 text = entry[3]
                 if text is None:
                     text = encode(entry[2])
                     entry = (issue, where, entry[2], text)
                 encoded.append(text)
-            current[id(issue)] = entry
+            if where is not None:
+                current[id(issue)] = entry
             items.append(entry[2])
         self._entries, self._settings, self._flags = current, settings, flags
-        return items, encoded
+        return items, encoded if encode is not None else None
 
 
 def publish_params(converter: Any, uri: str, version: int | None, encoded: list[bytes]) -> bytes:

@@ -38,7 +38,8 @@ def fresh(
     issues: tuple[PlacedIssue, ...], lines: Any, flags: ClientFlags, settings: Settings
 ) -> list[types.Diagnostic]:
     codec = convert.PositionCodec(lines, flags.position_encoding)
-    return convert.diagnostics(issues, codec, URI, flags, settings)
+    made = (convert.diagnostic(p, codec, URI, flags, settings) for p in issues)
+    return [d for d in made if d is not None]
 
 
 def through(
