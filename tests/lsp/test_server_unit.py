@@ -111,6 +111,24 @@ def test_settings_parsing():
     assert len(problems) == 1
 
 
+def published(sink, version: int) -> bool:
+    """Whether the diagnostics of ``version`` were pushed to ``sink``."""
+    return any(
+        m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+        and m["params"].get("version") == version
+        for m in sink.messages
+    )
+
+
+async def until(condition, what: str) -> None:
+    """Wait (up to ten seconds) for ``condition`` to hold."""
+    for _ in range(1000):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
 class _Captured:
     """A writer that keeps what is written (the protocol's transport, in a test)."""
 
@@ -205,27 +223,13 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
 
     monkeypatch.setattr(DocumentSnapshot, "build_index", held_build)
 
-    def published(version: int) -> bool:
-        return any(
-            m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-            and m["params"].get("version") == version
-            for m in sink.messages
-        )
-
-    async def until(condition, what: str) -> None:
-        for _ in range(1000):
-            if condition():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"timed out waiting for {what}")
-
     server.protocol._handle_notification(
         types.TEXT_DOCUMENT_DID_OPEN,
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
         ),
     )
-    await until(lambda: published(1) and builds, "the first diagnostics and index build")
+    await until(lambda: published(sink, 1) and builds, "the first diagnostics and index build")
     first = builds[0]
     assert first.version == 1
     for version, name in ((2, "nam"), (3, "na")):
@@ -245,7 +249,7 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
     assert context is not None
     view = context.view
     assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
-    await until(lambda: published(3), "the diagnostics of the last edit")
+    await until(lambda: published(sink, 3), "the diagnostics of the last edit")
 
 
 def test_every_feature_says_how_its_handler_runs() -> None:
@@ -361,20 +365,6 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
 
     monkeypatch.setattr(server, "_compute_diagnostics", noted)
 
-    def published(version: int) -> bool:
-        return any(
-            m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
-            and m["params"].get("version") == version
-            for m in sink.messages
-        )
-
-    async def until(condition, what: str) -> None:
-        for _ in range(1000):
-            if condition():
-                return
-            await asyncio.sleep(0.01)
-        raise AssertionError(f"timed out waiting for {what}")
-
     def change(version: int, new_text: str) -> None:
         server.protocol._handle_notification(
             types.TEXT_DOCUMENT_DID_CHANGE,
@@ -390,13 +380,13 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
             text_document=types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)
         ),
     )
-    await until(lambda: published(1) and len(polls) == 1, "the first diagnostics and index build")
+    await until(lambda: published(sink, 1) and len(polls) == 1, "the first diagnostics, the build")
     first = server.store.kept_snapshot(uri, server.store.revision(uri))
     assert first is not None and not first.has_index
     change(2, text.replace("loop.item.name", "loop.item.nam", 1))
     await asyncio.sleep(0.05)
     releases[0].set()  # the build sees version 2 waiting: it gives way
-    await until(lambda: published(2) and len(polls) == 2, "the edit's diagnostics, then the build")
+    await until(lambda: published(sink, 2) and len(polls) == 2, "the edit's diagnostics, the build")
     assert not first.has_index  # the edit's diagnostics came before the index
     # Typing meanwhile is seen through the analysis being indexed.
     change(3, text.replace("loop.item.name", "loop.item.na", 1))
@@ -409,5 +399,5 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
     context = await server.request_context(uri, while_typing=True)
     assert context is not None
     assert isinstance(context.view, EditedSnapshot) and context.view.base is first
-    await until(lambda: published(3), "the diagnostics of the last edit")
+    await until(lambda: published(sink, 3), "the diagnostics of the last edit")
     assert events == ["analysis 1", "analysis 2", "analysis 3"]
