@@ -117,6 +117,10 @@ of a newer version go first (it then goes on from where it stopped)."""
 QUIET_WAIT = 1.0
 """The longest an index built ahead pauses for one arriving message (a safety net: the
 transport ends every pause once the loop has handled the message)."""
+EDIT_GRACE = 0.005
+"""Seconds an edit's analysis waits before it starts: editors send a completion or
+signature request right behind the change that triggers it, and that request is answered
+first instead of queueing for the interpreter lock behind the analysis."""
 SWITCH_INTERVAL = 0.001
 """Seconds a thread may hold the GIL while another waits (Python's default: 0.005)."""
 PARENT_POLL = 3.0
@@ -732,7 +736,11 @@ class WflsServer(LanguageServer):
 
         The collector is paused throughout (``wf_core.collector``) and scans what
         survived once at the end, after the versions this one replaces in the store and
-        the workspace index were freed."""
+        the workspace index were freed.
+
+        A message arriving when the analysis is due goes first (``wait_for_quiet``): the
+        analysis would take the interpreter lock from the loop answering it."""
+        self.wait_for_quiet()
         with collector_paused():
             return self._analyse_and_convert(uri, result_id, settings, flags)
 
@@ -883,11 +891,12 @@ class WflsServer(LanguageServer):
         affected: set[str] = await self.in_worker(apply)
         self._dependencies_changed(affected)
 
-    def document_changed(self, uri: str) -> None:
+    def document_changed(self, uri: str, *, edited: bool = False) -> None:
         """A document was opened or edited: schedule its analysis (and, for a client that
         does not pull, the push of its diagnostics). Analysing without being asked is what
-        lets the documents that depend on it learn about the change."""
-        self.schedule_push(uri)
+        lets the documents that depend on it learn about the change. An edit's analysis
+        starts after ``EDIT_GRACE``, once the requests sent with the edit are in."""
+        self.schedule_push(uri, EDIT_GRACE if edited else 0.0)
 
     def diagnostics_changed(self) -> None:
         """Settings changed every document's diagnostics: push again, or ask to pull again."""
@@ -898,18 +907,21 @@ class WflsServer(LanguageServer):
         for uri in self.store.uris():
             self.schedule_push(uri)
 
-    def schedule_push(self, uri: str) -> None:
-        """Analyse ``uri`` and push its diagnostics (push clients) as soon as the loop is
-        free, or, while a push of it is in progress, once more right after that one: the
-        first edit after a pause is analysed without waiting, and edits that arrive during
-        an analysis are coalesced into the next."""
+    def schedule_push(self, uri: str, delay: float = 0.0) -> None:
+        """Analyse ``uri`` and push its diagnostics (push clients) once the loop is free
+        and ``delay`` has passed, or, while a push of it is in progress, once more right
+        after that one: the first edit after a pause is analysed without more wait, and
+        edits that arrive during an analysis are coalesced into the next."""
         pending = self._pending_push.pop(uri, None)
         if pending is not None:
             pending.cancel()
         if uri in self._pushing:
             self._push_again.add(uri)
             return
-        self._pending_push[uri] = asyncio.get_running_loop().call_soon(self._push, uri)
+        loop = asyncio.get_running_loop()
+        self._pending_push[uri] = (
+            loop.call_later(delay, self._push, uri) if delay else loop.call_soon(self._push, uri)
+        )
 
     def _push(self, uri: str) -> None:
         self._pending_push.pop(uri, None)

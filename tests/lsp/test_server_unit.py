@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import sys
 
 import pytest_lsp
 from lsprotocol import types
@@ -349,7 +350,8 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
     quiet = server.wait_for_quiet
 
     def held_polls() -> None:
-        if len(polls) < len(releases):
+        # Only the build's polls: an analysis also lets an arriving message go first.
+        if sys._getframe(1).f_code.co_name == "give_way" and len(polls) < len(releases):
             polls.append(threading.Event())
             polls[-1].set()
             releases[len(polls) - 1].wait(10)
@@ -401,3 +403,93 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
     assert isinstance(context.view, EditedSnapshot) and context.view.base is first
     await until(lambda: published(sink, 3), "the diagnostics of the last edit")
     assert events == ["analysis 1", "analysis 2", "analysis 3"]
+
+
+def _completion_at(server, uri: str, text: str, needle: str, request_id: int) -> None:
+    offset = text.index(needle) + len(needle)
+    line = text.count("\n", 0, offset)
+    character = offset - (text.rfind("\n", 0, offset) + 1)
+    server.protocol._handle_request(
+        request_id,
+        types.TEXT_DOCUMENT_COMPLETION,
+        types.CompletionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=line, character=character),
+        ),
+    )
+
+
+async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monkeypatch):
+    """An edit's analysis starts ``EDIT_GRACE`` after the change, so the completion an
+    editor sends right behind it is answered first; an opened document is analysed at
+    once."""
+    from pathlib import Path
+
+    from wfls import server as server_module
+
+    monkeypatch.setattr(server_module, "EDIT_GRACE", 60.0)  # an opened document: no wait
+    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    answered: list[int] = []
+    compute = server._compute_diagnostics
+
+    def noted(*args):
+        answered.append(sum(m.get("id") == 7 and "result" in m for m in sink.messages))
+        return compute(*args)
+
+    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    server.protocol._handle_notification(
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
+        ),
+    )
+    await until(lambda: published(sink, 1), "the diagnostics of the opened document")
+    assert answered == [0]
+    monkeypatch.setattr(server_module, "EDIT_GRACE", 0.3)
+    edited = text.replace("customers.item.name", "customers.item.", 1)
+    server.protocol._handle_notification(
+        types.TEXT_DOCUMENT_DID_CHANGE,
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+        ),
+    )
+    await asyncio.sleep(0.05)  # the request arrives a little after the change
+    _completion_at(server, uri, edited, "customers.item.", 7)
+    await until(lambda: published(sink, 2), "the diagnostics of the edit")
+    assert answered == [0, 1]  # the completion was answered before the analysis began
+    items = next(m["result"] for m in sink.messages if m.get("id") == 7)
+    assert "name" in {item["label"] for item in items["items"]}
+
+
+async def test_an_analysis_waits_while_a_message_arrives(monkeypatch):
+    """The worker's analysis starts only once the message arriving meanwhile has been
+    handled (the transport clears ``_quiet`` from its first byte until then)."""
+    import threading
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    started = threading.Event()
+    compute = server._analyse_and_convert
+
+    def noted(*args):
+        started.set()
+        return compute(*args)
+
+    monkeypatch.setattr(server, "_analyse_and_convert", noted)
+    server._quiet.clear()  # a message is arriving
+    server.protocol._handle_notification(
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
+        ),
+    )
+    await asyncio.sleep(0.2)
+    assert not started.is_set() and not published(sink, 1)
+    server._quiet.set()  # handled
+    await until(lambda: published(sink, 1), "the diagnostics once the message was handled")
+    assert started.is_set()

@@ -15,4 +15,4 @@ def handle(session: Session, params: types.DidChangeTextDocumentParams) -> None:
     if text is None:
         return
     session.store.update(uri, text, params.text_document.version)
-    session.document_changed(uri)
+    session.document_changed(uri, edited=True)
