@@ -48,6 +48,7 @@ import time
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
 from urllib.parse import unquote
@@ -73,7 +74,7 @@ from wfls import __version__, convert, transport
 from wfls.capabilities import COMMANDS, ClientFlags
 from wfls.capabilities import resolve as resolve_flags
 from wfls.context import RequestContext
-from wfls.diagnostics_memo import DiagnosticsMemo, diagnostic_encoder, publish_params
+from wfls.diagnostics_memo import DiagnosticsMemo, Encode, diagnostic_encoder, publish_params
 from wfls.features.types import Refusal
 from wfls.settings import Settings, parse_settings
 
@@ -370,10 +371,18 @@ class WflsServer(LanguageServer):
         self._closing = False
         self._quiet = threading.Event()  # set while no message arrives (``transport``)
         self._quiet.set()
-        # The worker's own converter: cattrs builds its hooks lazily, on first use, so
-        # the protocol's, used on the loop, is not shared with another thread.
-        self._worker_converter = default_converter()  # type: ignore[no-untyped-call]
-        self._encode_diagnostic = diagnostic_encoder(self._worker_converter)
+
+    @cached_property
+    def _worker_converter(self) -> Any:
+        """The worker's own converter: cattrs builds its hooks lazily, on first use, so
+        the protocol's, used on the loop, is not shared with another thread. Made by the
+        first analysis (or ``load_analysis``), not before ``initialize`` is answered:
+        making one resolves every protocol class's annotations (20 ms)."""
+        return default_converter()  # type: ignore[no-untyped-call]
+
+    @cached_property
+    def _encode_diagnostic(self) -> Encode:
+        return diagnostic_encoder(self._worker_converter)
 
     @property
     def store(self) -> DocumentStore:
@@ -408,6 +417,7 @@ class WflsServer(LanguageServer):
         first of them then waits for less of it, or none."""
         for name in ANALYSIS_MODULES:
             importlib.import_module(name)
+        _ = self._encode_diagnostic  # made now, while the client opens its documents
 
     def start_io(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve over stdio with wfls' transport (``transport``) instead of pygls' read
