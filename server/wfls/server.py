@@ -921,9 +921,14 @@ class WflsServer(LanguageServer):
         """Analyse ``uri`` and push its diagnostics (push clients) once the loop is free
         and ``delay`` has passed, or, while a push of it is in progress, once more right
         after that one: the first edit after a pause is analysed without more wait, and
-        edits that arrive during an analysis are coalesced into the next."""
+        edits that arrive during an analysis are coalesced into the next. A push already
+        due keeps its time when a later one would come later: edits arriving faster than
+        ``delay`` never put their analysis off for longer than one ``delay``."""
         pending = self._pending_push.pop(uri, None)
         if pending is not None:
+            if delay:
+                self._pending_push[uri] = pending
+                return
             pending.cancel()
         if uri in self._pushing:
             self._push_again.add(uri)

@@ -447,6 +447,8 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     )
     await until(lambda: published(sink, 1), "the diagnostics of the opened document")
     assert answered == [0]
+    # (an edit made while that push is still under way is analysed right after it)
+    await until(lambda: server.store.has_indexed(uri), "the first push and index")
     monkeypatch.setattr(server_module, "EDIT_GRACE", 0.3)
     edited = text.replace("customers.item.name", "customers.item.", 1)
     server.protocol._handle_notification(
@@ -493,3 +495,48 @@ async def test_an_analysis_waits_while_a_message_arrives(monkeypatch):
     server._quiet.set()  # handled
     await until(lambda: published(sink, 1), "the diagnostics once the message was handled")
     assert started.is_set()
+
+
+async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypatch):
+    """An edit's analysis is due ``EDIT_GRACE`` after the first edit of a burst: edits
+    that keep arriving sooner than that do not push it back, so typing faster than the
+    grace still gets diagnostics while it goes on (those of the last version after it)."""
+    from pathlib import Path
+
+    from wfls import server as server_module
+
+    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    analysed: list[int | None] = []
+    compute = server._compute_diagnostics
+
+    def noted(uri: str, *args):
+        analysed.append(server.store.version(uri))
+        return compute(uri, *args)
+
+    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    server.protocol._handle_notification(
+        types.TEXT_DOCUMENT_DID_OPEN,
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
+        ),
+    )
+    # (an edit made while that push is still under way is analysed right after it)
+    await until(lambda: server.store.has_indexed(uri), "the first push and index")
+    monkeypatch.setattr(server_module, "EDIT_GRACE", 0.35)
+    last = 12
+    for version in range(2, last + 1):  # one edit every 0.1 s for a second
+        edited = text.replace("customers.item.name", f"customers.item.n{version}", 1)
+        server.protocol._handle_notification(
+            types.TEXT_DOCUMENT_DID_CHANGE,
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
+            ),
+        )
+        await asyncio.sleep(0.1)
+    await until(lambda: published(sink, last), "the diagnostics of the last edit")
+    assert analysed[0] == 1
+    assert 2 < analysed[1] < last  # analysed while the edits went on
+    assert analysed[-1] == last
