@@ -58,7 +58,8 @@ class PlacementMemo:
         if shift:
             span = placed.span
             placed = replace(placed, span=Span(span.start + shift, span.end + shift))
-        self._current[id(issue)] = (issue, location, chunk, base, placed)
+            entry = (issue, location, chunk, base, placed)
+        self._current[id(issue)] = entry  # unmoved: carried over as it is (no new object)
         return placed
 
     def put(self, location: Location, chunk: Chunk, base: int, placed: PlacedIssue) -> None:

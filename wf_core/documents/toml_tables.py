@@ -98,6 +98,7 @@ class TomlBuilder:
         self._section_end = 0
         self._section_locs: list[Location] = []
         self._inline_ids = 1 << 40
+        self._name_locs: dict[str, Location] = {}  # ``[[name]]`` → ``(name,)``, shared
 
     # -- statements ---------------------------------------------------------
 
@@ -137,7 +138,9 @@ class TomlBuilder:
                     (key_start, key_end),
                 )
                 existing.append(table)
-                loc = (name,)
+                loc = self._name_locs.get(name)
+                if loc is None:  # one tuple for every ``[[nodes]]`` header, not one each
+                    loc = self._name_locs[name] = (name,)
                 self._occ.append((key_start, key_end, loc, True))
                 element_loc = (name, len(existing) - 1)
                 end = header_end + base
