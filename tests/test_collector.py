@@ -80,3 +80,55 @@ def test_what_a_pause_left_is_scanned_when_it_ends(collector_on: None) -> None:
         del made
         assert gone() is not None  # nothing collects while paused
     assert gone() is None
+
+
+def test_a_lasting_pause_freezes_what_survived(collector_on: None) -> None:
+    """What a lasting pause's work left is moved out of every later scan, not scanned;
+    an object of it that is dropped later is freed at once all the same (reference
+    counting does not care whether it is frozen)."""
+
+    class Kept:
+        pass
+
+    frozen = gc.get_freeze_count()
+    try:
+        with collector_paused(), collector_paused(lasting=True):
+            made = [Kept() for _ in range(1000)]
+        assert gc.get_freeze_count() >= frozen + len(made)
+        assert gc.get_count()[0] < len(made)
+        gone = weakref.ref(made[0])
+        del made
+        assert gone() is None
+        after = gc.get_freeze_count()
+        with collector_paused():  # an ordinary pause again: scanned, not frozen
+            again = [Kept() for _ in range(1000)]
+        assert gc.get_freeze_count() == after and len(again) == 1000
+    finally:
+        gc.unfreeze()
+
+
+def test_a_documents_versions_hold_no_reference_cycles() -> None:
+    """What makes freezing a document's first analysis and index safe: its versions,
+    their indexes, an edited version replacing them and closing the document leave no
+    garbage in cycles, so reference counting frees all of them."""
+    from pathlib import Path
+
+    from wfls.store import DocumentStore
+
+    text = (Path(__file__).parents[1] / "examples" / "billing.wf.toml").read_text()
+    uri = "file:///w/billing.wf.toml"
+    path = "context.foreach.customers.item.name"
+    store = DocumentStore()
+    store.open(uri, text, 1)
+    first = store.snapshot(uri)
+    assert first is not None and first.index is not None
+    del first
+    gc.collect()  # what a first analysis leaves once (caches of the libraries it uses)
+    for version, name in enumerate(("nam", "na", "n", "x"), start=2):
+        store.update(uri, text.replace(path, path[: path.rindex(".") + 1] + name), version)
+        snapshot = store.snapshot(uri)
+        assert snapshot is not None and snapshot.index is not None
+        del snapshot
+        assert gc.collect() == 0
+    store.close(uri)
+    assert gc.collect() == 0

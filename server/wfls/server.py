@@ -577,7 +577,9 @@ class WflsServer(LanguageServer):
 
         def build_slice(snapshot: DocumentSnapshot) -> bool:
             started[0] = time.monotonic()
-            return snapshot.build_index(give_way)
+            # A document's first index lives as long as the document (``collector``).
+            with collector_paused(lasting=first):
+                return snapshot.build_index(give_way)
 
         async def build() -> None:
             if first:
@@ -749,9 +751,12 @@ class WflsServer(LanguageServer):
         the workspace index were freed.
 
         A message arriving when the analysis is due goes first (``wait_for_quiet``): the
-        analysis would take the interpreter lock from the loop answering it."""
+        analysis would take the interpreter lock from the loop answering it. An open
+        document's first analysis lives as long as the document: frozen, not scanned
+        (a lasting pause, ``wf_core.collector``)."""
         self.wait_for_quiet()
-        with collector_paused():
+        first = uri in self.store and not self.store.has_analysed(uri)
+        with collector_paused(lasting=first):
             return self._analyse_and_convert(uri, result_id, settings, flags)
 
     def _analyse_and_convert(

@@ -298,6 +298,11 @@ class DocumentStore:
         if document is not None and document.indexed is None:
             document.indexing = snapshot
 
+    def has_analysed(self, uri: str) -> bool:
+        """Whether some version of ``uri`` has been analysed since it was opened."""
+        document = self._documents.get(uri)
+        return document is not None and document.analysed is not None
+
     def has_indexed(self, uri: str) -> bool:
         """Whether some analysis of ``uri`` has its semantic index built and recorded."""
         document = self._documents.get(uri)
