@@ -99,12 +99,14 @@ def _collect_after_imports() -> None:
 
 
 def entry() -> NoReturn:
-    """The ``wfls`` executable. After a batch command, the process ends without freeing
-    its analysis object by object (0.2 s of ``wfls check`` on 14,000 nodes): its output
-    is flushed, and the operating system takes the memory back at once."""
+    """The ``wfls`` executable. After a batch command or the server's end, the process
+    ends without freeing its analyses object by object (0.2 s of ``wfls check`` on
+    14,000 nodes; for a server with 16,000 nodes open, 1.3-2.5 s of a last collection
+    and freeing, which an editor closing waits for, or an analysis under way finishing):
+    its output is flushed, and the operating system takes the memory back at once."""
     args = build_parser().parse_args()
     status = _run(args)
-    if args.command in _BATCH_COMMANDS:
+    if args.command in _BATCH_COMMANDS or args.command == "serve":
         for stream in (sys.stdout, sys.stderr):
             # (a reader that left, or a closed stream: nothing more to deliver)
             with contextlib.suppress(BrokenPipeError, ValueError):
