@@ -6,6 +6,7 @@ import asyncio
 import inspect
 import json
 import sys
+from pathlib import Path
 
 import pytest_lsp
 from lsprotocol import types
@@ -13,6 +14,8 @@ from lsprotocol import types
 from wfls.diagnostics_memo import publish_params
 from wfls.server import create_server, features
 from wfls.settings import Settings, parse_settings
+
+BILLING = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
 
 
 class Sink:
@@ -41,23 +44,35 @@ def initialized_server(preset: str):
     return server, sink
 
 
-async def test_notifications_leave_no_futures_behind():
-    server, _ = initialized_server("neovim")
-    uri = "file:///w/leak.wf.toml"
+def did_open(server, uri: str, text: str, language_id: str = "toml") -> None:
+    """``didOpen`` of ``uri`` at version 1, handled as the transport hands it over."""
     server.protocol._handle_notification(
         types.TEXT_DOCUMENT_DID_OPEN,
         types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text="")
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id=language_id, version=1, text=text
+            )
         ),
     )
+
+
+def did_change(server, uri: str, version: int, text: str) -> None:
+    """``didChange`` of ``uri`` to ``text`` (the whole document) at ``version``."""
+    server.protocol._handle_notification(
+        types.TEXT_DOCUMENT_DID_CHANGE,
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        ),
+    )
+
+
+async def test_notifications_leave_no_futures_behind():
+    server, _ = initialized_server("neovim")
+    uri = "file:///w/leak.wf.toml"
+    did_open(server, uri, "")
     for version in range(2, 202):
-        server.protocol._handle_notification(
-            types.TEXT_DOCUMENT_DID_CHANGE,
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text="x")],
-            ),
-        )
+        did_change(server, uri, version, "x")
     await asyncio.sleep(0)
     assert len(server.protocol._request_futures) <= 2
     assert server.store.version(uri) == 201
@@ -76,12 +91,7 @@ async def test_pull_clients_get_no_push_registration_and_push_clients_no_pull():
 async def test_analysis_failure_gives_an_empty_answer(monkeypatch):
     server, sink = initialized_server("neovim")
     uri = "file:///w/boom.wf.toml"
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text="")
-        ),
-    )
+    did_open(server, uri, "")
 
     def explode(uri: str):
         raise RuntimeError("analysis bug")
@@ -201,7 +211,6 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
     (not given up for them); requests while typing then see through it instead of each
     waiting for a whole build of their own."""
     import threading
-    from pathlib import Path
 
     from wf_core.overlay import EditedSnapshot
     from wf_core.snapshot import DocumentSnapshot
@@ -209,7 +218,7 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
 
     monkeypatch.setattr(server_module, "FIRST_INDEX_SHARE", 60.0)
 
-    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    text = BILLING
     path = "context.foreach.customers.item.name"
     server, sink = initialized_server("visual-studio-code")
     uri = "file:///w/billing.wf.toml"
@@ -224,24 +233,13 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
 
     monkeypatch.setattr(DocumentSnapshot, "build_index", held_build)
 
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
-        ),
-    )
+    did_open(server, uri, text)
     await until(lambda: published(sink, 1) and builds, "the first diagnostics and index build")
     first = builds[0]
     assert first.version == 1
     for version, name in ((2, "nam"), (3, "na")):
         edited = text.replace(path, path[: path.rindex(".") + 1] + name)
-        server.protocol._handle_notification(
-            types.TEXT_DOCUMENT_DID_CHANGE,
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
-            ),
-        )
+        did_change(server, uri, version, edited)
     await asyncio.sleep(0.05)
     release.set()
     await until(lambda: first.has_index and server.store.has_indexed(uri), "the first index")
@@ -323,7 +321,6 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
     version, whose diagnostics are published before the index is done; it then goes on
     from where it stopped with the same builder, and requests meanwhile see through it."""
     import threading
-    from pathlib import Path
 
     from wf_core.overlay import EditedSnapshot
     from wf_core.semantic import build
@@ -367,31 +364,17 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
 
     monkeypatch.setattr(server, "_compute_diagnostics", noted)
 
-    def change(version: int, new_text: str) -> None:
-        server.protocol._handle_notification(
-            types.TEXT_DOCUMENT_DID_CHANGE,
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=new_text)],
-            ),
-        )
-
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="json", version=1, text=text)
-        ),
-    )
+    did_open(server, uri, text, "json")
     await until(lambda: published(sink, 1) and len(polls) == 1, "the first diagnostics, the build")
     first = server.store.kept_snapshot(uri, server.store.revision(uri))
     assert first is not None and not first.has_index
-    change(2, text.replace("loop.item.name", "loop.item.nam", 1))
+    did_change(server, uri, 2, text.replace("loop.item.name", "loop.item.nam", 1))
     await asyncio.sleep(0.05)
     releases[0].set()  # the build sees version 2 waiting: it gives way
     await until(lambda: published(sink, 2) and len(polls) == 2, "the edit's diagnostics, the build")
     assert not first.has_index  # the edit's diagnostics came before the index
     # Typing meanwhile is seen through the analysis being indexed.
-    change(3, text.replace("loop.item.name", "loop.item.na", 1))
+    did_change(server, uri, 3, text.replace("loop.item.name", "loop.item.na", 1))
     view = server.store.editing_snapshot(uri)
     assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
     releases[1].set()
@@ -423,12 +406,11 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     """An edit's analysis starts ``EDIT_GRACE`` after the change, so the completion an
     editor sends right behind it is answered first; an opened document is analysed at
     once."""
-    from pathlib import Path
 
     from wfls import server as server_module
 
     monkeypatch.setattr(server_module, "EDIT_GRACE", 60.0)  # an opened document: no wait
-    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     answered: list[int] = []
@@ -439,25 +421,14 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
         return compute(*args)
 
     monkeypatch.setattr(server, "_compute_diagnostics", noted)
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
-        ),
-    )
+    did_open(server, uri, text)
     await until(lambda: published(sink, 1), "the diagnostics of the opened document")
     assert answered == [0]
     # (an edit made while that push is still under way is analysed right after it)
     await until(lambda: server.store.has_indexed(uri), "the first push and index")
     monkeypatch.setattr(server_module, "EDIT_GRACE", 0.3)
     edited = text.replace("customers.item.name", "customers.item.", 1)
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_CHANGE,
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
-        ),
-    )
+    did_change(server, uri, 2, edited)
     await asyncio.sleep(0.05)  # the request arrives a little after the change
     _completion_at(server, uri, edited, "customers.item.", 7)
     await until(lambda: published(sink, 2), "the diagnostics of the edit")
@@ -470,9 +441,8 @@ async def test_an_analysis_waits_while_a_message_arrives(monkeypatch):
     """The worker's analysis starts only once the message arriving meanwhile has been
     handled (the transport clears ``_quiet`` from its first byte until then)."""
     import threading
-    from pathlib import Path
 
-    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     started = threading.Event()
@@ -484,12 +454,7 @@ async def test_an_analysis_waits_while_a_message_arrives(monkeypatch):
 
     monkeypatch.setattr(server, "_analyse_and_convert", noted)
     server._quiet.clear()  # a message is arriving
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
-        ),
-    )
+    did_open(server, uri, text)
     await asyncio.sleep(0.2)
     assert not started.is_set() and not published(sink, 1)
     server._quiet.set()  # handled
@@ -501,11 +466,10 @@ async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypat
     """An edit's analysis is due ``EDIT_GRACE`` after the first edit of a burst: edits
     that keep arriving sooner than that do not push it back, so typing faster than the
     grace still gets diagnostics while it goes on (those of the last version after it)."""
-    from pathlib import Path
 
     from wfls import server as server_module
 
-    text = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
+    text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     analysed: list[int | None] = []
@@ -516,25 +480,14 @@ async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypat
         return compute(uri, *args)
 
     monkeypatch.setattr(server, "_compute_diagnostics", noted)
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(uri=uri, language_id="toml", version=1, text=text)
-        ),
-    )
+    did_open(server, uri, text)
     # (an edit made while that push is still under way is analysed right after it)
     await until(lambda: server.store.has_indexed(uri), "the first push and index")
     monkeypatch.setattr(server_module, "EDIT_GRACE", 0.35)
     last = 12
     for version in range(2, last + 1):  # one edit every 0.1 s for a second
         edited = text.replace("customers.item.name", f"customers.item.n{version}", 1)
-        server.protocol._handle_notification(
-            types.TEXT_DOCUMENT_DID_CHANGE,
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=edited)],
-            ),
-        )
+        did_change(server, uri, version, edited)
         await asyncio.sleep(0.1)
     await until(lambda: published(sink, last), "the diagnostics of the last edit")
     assert analysed[0] == 1
