@@ -342,3 +342,34 @@ def test_a_long_running_command_collects_after_its_imports(
     enabled, young, frozen = seen[0]
     assert enabled and young == 50_000 and frozen > 0
     assert gc.isenabled()
+
+
+def test_check_holds_its_analyses_only_for_a_caller_about_to_exit(
+    capsys, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The executable ends the process holding what ``check`` built (freeing a large
+    workspace object by object costs more than the exit); called in process, ``main``
+    lets it all go as the command returns."""
+    import weakref
+
+    import wfls.check_cmd
+    from wfls.cli import _run, build_parser
+
+    made: list[weakref.ref[object]] = []
+    workspace = wfls.check_cmd._workspace
+
+    def spy(*args: object) -> object:
+        built = workspace(*args)  # type: ignore[arg-type]
+        made.append(weakref.ref(built))
+        return built
+
+    monkeypatch.setattr(wfls.check_cmd, "_workspace", spy)
+    assert main(["check", str(BILLING)]) == 0
+    assert made[0]() is None
+
+    kept: list[object] = []
+    assert _run(build_parser().parse_args(["check", str(BILLING)]), kept) == 0
+    capsys.readouterr()
+    held = made[1]()
+    assert held is not None and held in kept
+    assert held.document(BILLING.resolve().as_uri()) is not None  # type: ignore[attr-defined]

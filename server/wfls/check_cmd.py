@@ -126,11 +126,14 @@ def run_check(
     strict: bool = False,
     stdin_filename: str | None = None,
     root: str | None = None,
+    kept: list[object] | None = None,
 ) -> int:
     """Check ``paths`` (``-`` is standard input) and print every finding in ``fmt``.
 
     Subgraphs resolve across every workflow document under the folders given (for a
-    file: its folder and below, or ``root``).
+    file: its folder and below, or ``root``). The workspace and the findings are added
+    to ``kept`` when it is given, for a caller that is about to end the process and
+    would rather not free them object by object first.
     """
     inputs = collect_files([p for p in paths if p != "-"])
     findings: list[Finding] = []
@@ -165,6 +168,8 @@ def run_check(
         "sarif": lambda items: render_sarif(items, version=__version__),
     }
     sys.stdout.write(renderers[fmt](findings))
+    if kept is not None:
+        kept.extend((workspace, findings))
     for raw, why in inputs.unreadable:
         print(terminal_safe(f"wfls: cannot read {raw!r}: {why}"), file=sys.stderr)
     if fmt == "text" and checked:
