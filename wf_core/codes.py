@@ -14,11 +14,11 @@ the reference cannot drift from the checker.
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
 from textwrap import dedent
 from typing import Literal
 
 from wf_core.issues import ProjectCode, Severity
+from wf_core.records import record
 from wf_core.validation.issues import ValidationIssueCode
 
 Origin = Literal["lda-wf", "wfls"]
@@ -27,7 +27,7 @@ READ_ERROR = "read_error"
 """Not an analysis finding: ``wfls check`` was given a path it cannot read."""
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CodeInfo:
     """What one diagnostic code means, with an example that produces it.
 

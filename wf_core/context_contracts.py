@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from wf_core.records import record
 
 PRIOR_OUTCOME_KEY = "prior_outcome"
 ACTIVATED_INCOMING_EDGE_KEY = "activated_incoming_edge"
@@ -32,7 +33,7 @@ FOREACH_ENTRY_KEYS = (
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ContextFieldContract:
     name: str
     schema: dict[str, Any]

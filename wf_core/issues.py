@@ -7,11 +7,12 @@ errors are errors among them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
 
 from wf_core.locations import Location, format_location
+from wf_core.records import record
 from wf_core.spans import Span
 
 
@@ -38,7 +39,7 @@ class ProjectCode(StrEnum):
     DUPLICATE_WORKFLOW_NAME = "duplicate_workflow_name"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Related:
     """Another place that explains an issue (an outer alias, a second way in).
 
@@ -56,7 +57,7 @@ class Related:
         return format_location(self.location) if self.location is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Issue:
     """One finding.
 

@@ -15,10 +15,10 @@ is for output only (the CLI, the protocol layer, messages), so an id holding
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from wf_core.records import record
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class NodeRef:
     """A node named by its id: lda-wf's graph-level ``nodes[<id>]``."""
 

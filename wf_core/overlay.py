@@ -15,13 +15,14 @@ shifted by its length change).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from typing import Any
 
 from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.locations import Location
+from wf_core.records import record
 from wf_core.semantic.build import PathResolver, path_occurrence, path_role_at, segment_occurrences
 from wf_core.semantic.index import IndexView, SemanticIndex
 from wf_core.semantic.model import (
@@ -65,7 +66,7 @@ def _common_length(old: str, new: str, limit: int, part: Callable[[str, int, int
     return lo
 
 
-@dataclass(frozen=True)
+@record
 class _Shift:
     """Old-text offsets → new-text offsets around one replaced region."""
 
@@ -164,7 +165,7 @@ class _OverlaySourceMap:
         return location in self._base
 
 
-@dataclass(frozen=True)
+@record
 class _OverlayParsed:
     text: str
     syntax: str

@@ -16,10 +16,10 @@ escapes is the document layer's job.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import lru_cache
 
 from wf_core.documents.strings import TOML_SIMPLE_ESCAPES
+from wf_core.records import record
 
 __all__ = ["CursorScan", "PartialSegment", "PathScan", "ScannedSegment", "scan_at", "scan_path"]
 
@@ -39,7 +39,7 @@ def _is_scalar_value(code_point: int) -> bool:
     return 0 <= code_point <= 0xD7FF or 0xE000 <= code_point <= 0x10FFFF
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ScannedSegment:
     """One key of the path.
 
@@ -55,7 +55,7 @@ class ScannedSegment:
     closed: bool = True
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathScan:
     """The segments of a path text and whether the text is a well-formed path.
 
@@ -75,7 +75,7 @@ class PathScan:
         return tuple(seg.value for seg in self.segments)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PartialSegment:
     """The segment a completion at the cursor is typing.
 
@@ -92,7 +92,7 @@ class PartialSegment:
     quote: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class CursorScan:
     """``before``: the segments preceding the one at the cursor; ``partial``: that one."""
 

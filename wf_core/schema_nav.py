@@ -24,13 +24,14 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from referencing import Registry, Resource
 from referencing._core import Resolver
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
+
+from wf_core.records import record
 
 SCHEMA_URN_PREFIX = "urn:wf:schema:"
 _COMBINATORS = ("allOf", "anyOf", "oneOf")
@@ -47,7 +48,7 @@ def schema_urn(document: Any) -> str:
     return SCHEMA_URN_PREFIX + hashlib.sha256(canonical_json(document).encode()).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Branch:
     """One schema node together with the resolver that its ``$ref``s are relative to."""
 
@@ -167,7 +168,7 @@ def expand_branches(nodes: Sequence[Branch]) -> list[Branch]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class SchemaView:
     """The schema(s) describing one value reached by a path."""
 
@@ -259,7 +260,7 @@ class SchemaView:
         return " | ".join(kinds)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class UnknownSegment:
     """Where a walk failed: the index into ``parts`` and the names declared there."""
 

@@ -17,7 +17,7 @@ import copy
 import re
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,7 @@ from wf_core.models.keys import unknown_keys
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow, missing_keys_issue
 from wf_core.path_scan import scan_path
 from wf_core.placing import PlacementMemo
+from wf_core.records import record
 from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
@@ -50,7 +51,7 @@ _SEVERITY_ORDER = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class PlacedIssue:
     """An issue with its printed location and its text range resolved.
 

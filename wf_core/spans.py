@@ -8,11 +8,12 @@ or line/column pairs happens only at the edges (CLI output, the LSP layer).
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from itertools import accumulate
 
+from wf_core.records import record
 
-@dataclass(frozen=True, slots=True, order=True)
+
+@record(order=True)
 class Span:
     """A half-open range ``[start, end)`` of code-point offsets."""
 

@@ -7,10 +7,10 @@ interpreted in exactly one place and consistently (absent means unsupported).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
+
+from wf_core.records import record
 
 # The commands of ``workspace/executeCommand`` (``handlers.execute_command``), named here
 # so that ``initialize`` can advertise them before any handler is imported.
@@ -20,7 +20,7 @@ RUN_WORKFLOW = "wfls.runWorkflow"
 COMMANDS = (OWNER_STACK, NODE_CONTEXT, RUN_WORKFLOW)
 
 
-@dataclass(frozen=True)
+@record
 class ClientFlags:
     """Client support relevant to wfls. The defaults describe a minimal client."""
 

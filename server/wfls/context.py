@@ -10,11 +10,11 @@ Neither imports the server, so handlers can be tested with a context alone.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
+from wf_core.records import record
 from wf_core.view import AnalysisView, DiagnosedView, WorkspaceView
 from wfls.capabilities import ClientFlags
 from wfls.convert import PositionCodec
@@ -30,7 +30,7 @@ class DocumentLookup(Protocol):
     def codec_for(self, uri: str) -> PositionCodec | None: ...
 
 
-@dataclass(frozen=True)
+@record
 class RequestContext:
     uri: str
     view: AnalysisView

@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
 from wf_core.issues import Related, Severity
+from wf_core.records import record
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue
 from wf_core.spans import LineIndex, Span
 
@@ -40,13 +41,13 @@ def terminal_safe(text: str) -> str:
     return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
 
 
-@dataclass(frozen=True)
+@record
 class Position:
     line: int  # 1-based
     column: int  # 1-based, code points
 
 
-@dataclass(frozen=True)
+@record
 class RelatedPlace:
     start: Position
     end: Position
@@ -54,7 +55,7 @@ class RelatedPlace:
     file: str | None = None  # another document (None: the finding's own)
 
 
-@dataclass(frozen=True)
+@record
 class Finding:
     """One diagnostic of one file, in 1-based line/column (code points)."""
 

@@ -47,7 +47,6 @@ import threading
 import time
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, BinaryIO, cast
@@ -68,6 +67,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from wf_core.collector import collector_paused
+from wf_core.records import record
 from wf_core.spans import LineIndex
 from wf_core.workspace.files import Roots, path_of_uri
 from wfls import __version__, convert, transport
@@ -128,7 +128,7 @@ PARENT_POLL = 3.0
 """Seconds between two checks that the client process named in ``initialize`` lives."""
 
 
-@dataclass(frozen=True)
+@record
 class RejectedRequest:
     """A request that could not be decoded; it is answered with ``error``."""
 
@@ -318,7 +318,7 @@ def _error_object(error: JsonRpcException) -> dict[str, Any]:
     return {"code": error.code, "message": error.message}
 
 
-@dataclass(frozen=True)
+@record
 class DiagnosticsResult:
     """Converted diagnostics of one document under one settings generation.
 
@@ -1035,7 +1035,7 @@ class RequestFailed(JsonRpcException):
     CODE = -32803  # pygls reads ``CODE``; a lower-case ``code`` left refusals InternalError
 
 
-@dataclass(frozen=True)
+@record
 class Feature:
     """One LSP method: its handler module, options, and the clients it is for.
 

@@ -12,10 +12,10 @@ as an editor reads a dotted setting).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from wf_core.issues import ProjectCode, Severity
+from wf_core.records import record
 
 SECTION = "wfls"
 _SEVERITIES = {
@@ -27,7 +27,7 @@ _SEVERITIES = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Settings:
     """Resolved settings. ``undeclared_property_severity`` None means "off"."""
 

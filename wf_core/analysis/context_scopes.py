@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
@@ -37,11 +36,12 @@ from wf_core.context_contracts import (
     structured_foreach_contract,
 )
 from wf_core.locations import format_location
+from wf_core.records import record
 from wf_core.schema_nav import DetachedSchemas, SchemaNavigator, has_ref, schema_urn
 from wf_core.tokens import END
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ContextFieldAvailability:
     contract: ContextFieldContract
     availability: str = "available"

@@ -13,11 +13,12 @@ unambiguous stack (reached ``EndNode``s included); nothing else reads a stack.
 from __future__ import annotations
 
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
 
 from wf_core.locations import Location, NodeRef
+from wf_core.records import record
 from wf_core.tokens import END
 
 ForeachOwnerStack = tuple[str, ...]
@@ -33,14 +34,14 @@ class ControlRegionIssueKind(StrEnum):
     FOREACH_BODY_NO_RETURN = "foreach_body_no_return"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ControlRegionIssue:
     kind: ControlRegionIssueKind
     location: Location
     message: str
 
 
-@dataclass(frozen=True)
+@record
 class ControlRegionAnalysis:
     """The result of :func:`analyze_control_regions`.
 

@@ -34,7 +34,6 @@ Invariants:
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
 from typing import Any
 
 import tree_sitter
@@ -49,10 +48,11 @@ from wf_core.documents.toml_statements import read_clean
 from wf_core.documents.toml_syntax import parse_toml
 from wf_core.files import Syntax
 from wf_core.issues import Issue, ProjectCode, Related, Severity
+from wf_core.records import record
 from wf_core.spans import Span
 
 
-@dataclass(frozen=True)
+@record
 class ParsedDocument:
     text: str
     syntax: Syntax

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from enum import StrEnum
 from typing import Any
 
 from wf_core.locations import Location
+from wf_core.records import record
 from wf_core.spans import Span
 
 
@@ -42,7 +43,7 @@ class Kind(StrEnum):
     NULL = "null"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Entry:
     """The text behind one location.
 
@@ -58,7 +59,7 @@ class Entry:
     kind: Kind
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StringLiteral:
     """A string value and how its decoded characters map back to the text.
 
@@ -129,7 +130,7 @@ class StringLiteral:
         return Span(begin, max(begin, self.doc_end(end)))
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Located:
     """What sits at an offset: the innermost location and whether it is its key.
 

@@ -15,7 +15,7 @@ Issues name *document* locations (the keys and list indexes as written), and
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
@@ -27,6 +27,7 @@ from wf_core.models.input_bindings import InputBinding, json_type_name, show_val
 from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema, validator_message
 from wf_core.models.steps import Step
 from wf_core.models.workflow import Edge, Workflow
+from wf_core.records import record
 
 _STR = TypeAdapter(str)
 _OUTCOMES = TypeAdapter(Annotated[list[str], Field(min_length=1)])
@@ -64,7 +65,7 @@ _EXPECTED_TYPE = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class LoadResult:
     """The workflow built from what validated, the issues of what did not, and the
     index maps between the two.

@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import TypeAdapter, ValidationError
 
+from wf_core.records import record
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.frames import (
     ROOT_FRAME_ID,
@@ -49,7 +50,7 @@ STATE_SCHEMA_VERSION = 1
 RunStatus = Literal["running", "paused", "completed", "failed"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Lineage:
     """A line of control: the root one, one per foreach item, one per child run."""
 
@@ -100,7 +101,7 @@ class ForeachActivation:
     max_outstanding: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PendingInterrupt:
     """An interrupt waiting for an answer; the first in the run's list is the one asked.
 

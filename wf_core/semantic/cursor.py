@@ -9,18 +9,18 @@ the most specific answer it can use.
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from wf_core.documents import Located, StringLiteral
 from wf_core.locations import Location
+from wf_core.records import record
 from wf_core.semantic.model import Occurrence, PathOccurrence, PathSegment
 
 if TYPE_CHECKING:
     from wf_core.view import AnalysisView
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class StringCursor:
     """The cursor inside a string value: its location, literal and decoded offset."""
 
@@ -29,7 +29,7 @@ class StringCursor:
     offset: int
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Cursor:
     offset: int
     occurrence: Occurrence | None

@@ -15,13 +15,13 @@ for; every occurrence inside a path string is also a segment of that path's
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
 from wf_core.documents import StringLiteral
 from wf_core.locations import Location
 from wf_core.path_scan import PathScan
+from wf_core.records import record
 from wf_core.spans import Span
 
 
@@ -34,7 +34,7 @@ class SymbolKind(StrEnum):
     WORKFLOW = "workflow"
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Symbol:
     """A named thing, identified by ``kind`` and ``key`` within one document.
 
@@ -65,7 +65,7 @@ class NameSyntax(StrEnum):
     KEY = "key"  # a table key (``properties.name``)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class Occurrence:
     """One written name. ``symbol`` is None when the name resolves to nothing."""
 
@@ -112,7 +112,7 @@ class SegmentKind(StrEnum):
     UNKNOWN = "unknown"  # nothing declares it (validation says why)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathSegment:
     index: int
     value: str
@@ -122,7 +122,7 @@ class PathSegment:
     deprecated: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathOccurrence:
     """One path string. ``node_index`` is the document index of the node that consumes
     it (None for the workflow output); ``node_id`` its id when it has one."""

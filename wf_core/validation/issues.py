@@ -8,6 +8,7 @@ from typing import Any
 
 from wf_core.issues import Issue, Severity
 from wf_core.locations import Location
+from wf_core.records import record
 
 
 class ValidationIssueCode(StrEnum):
@@ -45,7 +46,7 @@ class ValidationIssueCode(StrEnum):
 LDA_WF_CODES = frozenset(code.value for code in ValidationIssueCode)
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class ValidationIssue:
     """lda-wf's issue shape: no severity, every one an error."""
 

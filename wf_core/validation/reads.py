@@ -13,15 +13,15 @@ condition (``nodes[0].check.arg``), the context pass at its ``path`` key
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
 from typing import Any, Literal
 
 from wf_core.locations import Location
+from wf_core.records import record
 
 ReadKind = Literal["input", "request", "condition", "operand", "over", "output"]
 
 
-@dataclass(frozen=True, slots=True)
+@record
 class PathRead:
     kind: ReadKind
     path: Any  # GraphSourcePath

@@ -25,7 +25,7 @@ only; nothing here reads a file.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from wf_core.analysis.context_scopes import dump_schema
@@ -33,6 +33,7 @@ from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segments
+from wf_core.records import record
 from wf_core.schema_nav import SchemaNavigator
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue
 from wf_core.spans import Span
@@ -299,7 +300,7 @@ class _Checker:
         return kept[model_index] if kept is not None and model_index < len(kept) else model_index
 
 
-@dataclass(frozen=True)
+@record
 class Cycle:
     members: frozenset[str]
     text: str  # ``a -> b -> a``

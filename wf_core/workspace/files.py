@@ -14,11 +14,11 @@ import fnmatch
 import os
 import stat
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from wf_core.files import is_workflow_file
+from wf_core.records import record
 
 MAX_BYTES = 5_000_000
 """Documents larger than this are skipped: no hand-written workflow is, and reading one
@@ -27,7 +27,7 @@ would cost every later request."""
 _SKIPPED_DIRS = frozenset(("node_modules", "__pycache__"))
 
 
-@dataclass(frozen=True)
+@record
 class Skipped:
     path: Path
     reason: str

@@ -25,11 +25,12 @@ from wf_core.documents import syntax_for_path
 from wf_core.files import decode
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF
+from wf_core.records import record
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
 from wf_core.workspace.files import Roots, Skipped, read_document
 
 
-@dataclass(frozen=True)
+@record
 class SubgraphUse:
     """A subgraph node's ``workflow`` value. ``location`` is the document location of
     the value that names the child (``workflow`` itself, or its ``name`` key)."""

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from wf_core.context_contracts import is_valid_alias
@@ -33,6 +32,7 @@ from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segment, format_segments, quote_bare_segments
+from wf_core.records import record
 from wf_core.snapshot import PlacedIssue
 from wf_core.spans import Span
 from wf_core.tokens import END
@@ -161,7 +161,7 @@ def _suggestion_fixes(view: DiagnosedView, issue: PlacedIssue) -> list[CodeActio
     return _fix(f"Change {literal.value!r} to {suggestion!r}", issue, [edit], preferred=True)
 
 
-@dataclass(frozen=True)
+@record
 class PathText:
     """A path as written: a string value, or a key (the paths of a deprecated ``in_map``)."""
 

@@ -14,6 +14,7 @@ workflow, each loop marked with where it is active.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -183,12 +184,10 @@ def _unwired_context(
             "(an edge from its `loop` outcome) to read it"
         )
         marked.append(
-            CompletionCandidate(
-                **{
-                    **candidate.__dict__,
-                    "detail": f"not active here yet ({candidate.detail})",
-                    "documentation": f"{note}\n\n{candidate.documentation or ''}",
-                }
+            dataclasses.replace(
+                candidate,
+                detail=f"not active here yet ({candidate.detail})",
+                documentation=f"{note}\n\n{candidate.documentation or ''}",
             )
         )
     return marked

@@ -15,12 +15,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from wf_core.documents.writing import inside_literal, write_key, write_string
 from wf_core.export import ExportError, inline_toml
 from wf_core.locations import Location
+from wf_core.records import record
 from wf_core.spans import Span
 from wf_core.view import AnalysisView
 from wfls.features.types import TextEdit
@@ -83,7 +83,7 @@ def string_edit(view: AnalysisView, location: Location, value: str) -> TextEdit 
     return TextEdit(literal.span, write_string(value, literal.style))
 
 
-@dataclass(frozen=True)
+@record
 class _Pair:
     key: Span
     value: Span

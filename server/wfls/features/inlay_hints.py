@@ -15,8 +15,7 @@ stack) gets no hint: its diagnostic says more than a guess would.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from wf_core.records import record
 from wf_core.schema_nav import SchemaView
 from wf_core.semantic.model import PathOccurrence, PathRole, SegmentKind
 from wf_core.spans import Span
@@ -25,7 +24,7 @@ from wfls.features.common import document_nodes, owner_stack, read_navigator
 from wfls.features.types import InlayHintItem
 
 
-@dataclass(frozen=True)
+@record
 class HintOptions:
     item_types: bool = True
     path_types: bool = True

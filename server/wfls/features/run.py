@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from wf_core.issues import Severity
+from wf_core.records import record
 from wf_core.view import DiagnosedView, WorkspaceView
 
 if TYPE_CHECKING:  # the runtime is imported on the first run, not at server start
@@ -32,7 +32,7 @@ class RunRefused(Exception):
     """The workflow cannot run as it is; the message says why, in one line."""
 
 
-@dataclass(frozen=True)
+@record
 class LastRun:
     """What the last run of a document saw: per node id, its activations' contexts.
 

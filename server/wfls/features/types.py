@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from wf_core.records import record
 from wf_core.spans import Span
 
 if TYPE_CHECKING:
     from wf_core.snapshot import PlacedIssue
 
 
-@dataclass(frozen=True)
+@record
 class CompletionCandidate:
     label: str
     # "field", "property", "module", "keyword", "value", "enum", "reference" or "variable"
@@ -25,25 +25,25 @@ class CompletionCandidate:
     deprecated: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class HoverResult:
     markdown: str
     span: Span
 
 
-@dataclass(frozen=True)
+@record
 class Target:
     span: Span
     uri: str | None = None  # None: the same document
 
 
-@dataclass(frozen=True)
+@record
 class TextEdit:
     span: Span
     new_text: str
 
 
-@dataclass(frozen=True)
+@record
 class DocumentEdit:
     """Edits of one document version (``version`` None: the document as on disk)."""
 
@@ -52,7 +52,7 @@ class DocumentEdit:
     edits: tuple[TextEdit, ...]
 
 
-@dataclass(frozen=True)
+@record
 class Highlight:
     span: Span
     write: bool  # a definition (the name is declared here) rather than a use
@@ -66,7 +66,7 @@ QUICK_FIX = "quickfix"
 MIGRATE_CONVENIENCE_KEYS = "source.migrateConvenienceKeys.wfls"
 
 
-@dataclass(frozen=True)
+@record
 class CodeAction:
     """A fix or source action. ``edits`` is None for an action computed lazily: ``data``
     then says what to compute (``resolve_code_action``)."""
@@ -88,7 +88,7 @@ class SemanticToken(NamedTuple):
     modifiers: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class InlayHintItem:
     """A hint shown at ``offset``: ``kind`` is "type" or None (anything else)."""
 
@@ -99,7 +99,7 @@ class InlayHintItem:
     padding_left: bool = False
 
 
-@dataclass(frozen=True)
+@record
 class OutlineSymbol:
     """A document symbol: ``kind`` is an LSP ``SymbolKind`` name (``"Function"``...);
     ``span`` encloses it, ``selection`` is its name."""
@@ -112,7 +112,7 @@ class OutlineSymbol:
     children: tuple[OutlineSymbol, ...] = ()
 
 
-@dataclass(frozen=True)
+@record
 class Fold:
     """A foldable region: ``span`` is what folding hides, from the end of the line that
     stays visible (after a header, after an opening bracket) to where the hidden text
