@@ -362,7 +362,16 @@ class Placement:
 class SourceMap:
     """Location → text ranges, plus the offset → location index for editors."""
 
-    __slots__ = ("_anchors", "_bases", "_entries", "_index", "_occ", "_placements", "_strings")
+    __slots__ = (
+        "_anchor_sizes",
+        "_anchors",
+        "_bases",
+        "_entries",
+        "_index",
+        "_occ",
+        "_placements",
+        "_strings",
+    )
 
     def __init__(
         self,
@@ -383,14 +392,20 @@ class SourceMap:
                 self._anchors[(*placement.table_loc, placement.chunk.key)] = placement
             else:
                 self._anchors[placement.table_loc] = placement
+        # The lengths anchors have, longest first: ``_find`` tries only prefixes of those
+        # (a path under a ``[[nodes]]`` section is five or six long; its anchor, two).
+        self._anchor_sizes = sorted({len(anchor) for anchor in self._anchors}, reverse=True)
         self._index: _Index | None = None
         self._bases: list[int] | None = None
 
     def _find(self, loc: Location) -> tuple[Placement, Compact] | None:
+        """The placement whose chunk holds ``loc``'s entry, tried from the longest anchor
+        that is a prefix of ``loc`` to the shortest, and the entry."""
         anchors = self._anchors
-        if not anchors:
-            return None
-        for k in range(len(loc), 0, -1):
+        size = len(loc)
+        for k in self._anchor_sizes:
+            if k > size:
+                continue
             placement = anchors.get(loc[:k])
             if placement is not None:
                 compact = placement.chunk.entries.get(loc[len(placement.table_loc) :])
