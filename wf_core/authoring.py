@@ -30,6 +30,7 @@ In input bindings a string or :class:`GraphSourcePath` is a path and
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, TypeAlias
 
 from wf_core.export import to_json, to_toml
@@ -46,7 +47,6 @@ from wf_core.models import (
 )
 from wf_core.models.steps import AnyStep
 from wf_core.paths import GraphSourcePath, LocalPath, StatePath
-from wf_core.records import record
 from wf_core.runtime.contracts import schema_dict
 from wf_core.tokens import END
 
@@ -69,7 +69,7 @@ __all__ = [
 ]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Value:
     """A literal in an input binding (a bare string there means a path)."""
 

@@ -16,8 +16,10 @@ A record's ``__post_init__`` that normalises a field still sets it with
 ``object.__setattr__``, as a frozen dataclass's must. Records are hashed by their
 fields, so one must not be changed once made; nothing in the project does.
 
-The model's own value types (the path classes of ``wf_core.paths``) stay frozen at
-run time: they are part of the public model that scripts build and pass around.
+What scripts and handlers hold stays frozen at run time: the model's path classes
+(``wf_core.paths``), the Python builder's values (``wf_core.authoring``) and the
+runtime's records (``wf_core.runtime``: a handler's context must not be changed by
+the handler, whatever its typing).
 """
 
 from __future__ import annotations

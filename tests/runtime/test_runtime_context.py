@@ -67,6 +67,19 @@ def test_one_foreach_gives_one_entry() -> None:
         assert ctx.graph["foreach"]["rows"]["item"] == ROWS[index]
 
 
+def test_a_handler_cannot_change_its_context() -> None:
+    """The context and its foreach entries are frozen at run time, whatever the handler's
+    typing (the analysis's records are immutable to the type checker only)."""
+    import dataclasses
+
+    recorder, _ = run_nested()
+    _, ctx = recorder.by_node("body")[0]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.node_id = "other"  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ctx.foreach["kids"].index = 5  # type: ignore[misc]
+
+
 def test_nested_bodies_see_both_entries_outermost_first() -> None:
     recorder, _ = run_nested()
     calls = recorder.by_node("body")

@@ -10,6 +10,7 @@ output all go through here, so they cannot see different things.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from wf_core.models import (
@@ -29,14 +30,13 @@ from wf_core.models.input_bindings import (
     PathExpression,
 )
 from wf_core.paths import GraphSourcePath
-from wf_core.records import record
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.json_values import JsonObject, JsonValue, copy_json
 
 __all__ = ["Sources", "build_payload", "evaluate_condition"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Sources:
     """The three roots a path can read, as one frame sees them."""
 

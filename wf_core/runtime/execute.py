@@ -11,9 +11,9 @@ its dumped state with an answer for the waiting interrupt.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from wf_core.models import Workflow
-from wf_core.records import record
 from wf_core.runtime.engine import Engine
 from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
 from wf_core.runtime.frames import (
@@ -34,7 +34,7 @@ from wf_core.runtime.trace import ActivationRecord
 __all__ = ["RunResult", "execute_workflow", "resume_workflow"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class RunResult:
     """How a run (or one resumed stretch of it) ended.
 

@@ -25,7 +25,7 @@ messages below, never returning a partial context):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import field
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Protocol
 
@@ -40,7 +40,6 @@ from wf_core.context_contracts import (
     RESERVED_CONTEXT_KEYS,
     SCOPE_ID_KEY,
 )
-from wf_core.records import record
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.json_values import JsonObject, JsonValue
 
@@ -80,7 +79,7 @@ ACTIVATED_INCOMING_EDGE = ACTIVATED_INCOMING_EDGE_KEY
 _SCOPE_ROOT_KINDS = frozenset(("root", "subgraph_root"))
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Frame:
     """One execution frame. Frames never change; a run adds and removes them.
 
@@ -107,7 +106,7 @@ class FrameStore(Protocol):
     def frames(self) -> Mapping[str, Frame]: ...
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ForeachContext:
     """One active loop as a node sees it: ``context.foreach.<node_id>``."""
 
@@ -131,7 +130,7 @@ class ForeachContext:
         }
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class FrameContextView:
     """What a frame sees: typed entries for handlers and the graph mapping for paths.
 

@@ -9,14 +9,13 @@ output of outcome ``ok``.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from wf_core.records import record
 from wf_core.runtime.frames import ForeachContext, FrameContextView
 from wf_core.runtime.json_values import JsonObject, copy_json
 
@@ -33,7 +32,7 @@ class NodeResult(BaseModel):
     meta: dict[str, Any] = Field(default_factory=dict)
 
 
-@record(slots=False)  # not slotted: ``foreach`` is cached in the instance's __dict__
+@dataclass(frozen=True)
 class RuntimeContext:
     """What a handler may know about where it runs, besides its payload.
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Literal
 
 from wf_core.models import InterruptNode, Workflow
 from wf_core.paths import format_segment
-from wf_core.records import record
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.execute import RunResult, execute_workflow, resume_workflow
 from wf_core.runtime.frames import ROOT_SCOPE_ID
@@ -28,7 +28,7 @@ __all__ = ["Preview", "describe_observations", "observed_contexts", "preview_run
 PreviewStatus = Literal["completed", "paused", "failed", "refused"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Preview:
     """A stand-in run: its status, every activation, and the trace as text."""
 
@@ -119,12 +119,12 @@ def observed_contexts(
     a child run's node ids are another document's).
     """
     seen: dict[str, list[JsonObject]] = {}
-    for activation in records:
-        if activation.call_path != call_path:
+    for record in records:
+        if record.call_path != call_path:
             continue
-        contexts = seen.setdefault(activation.node_id, [])
+        contexts = seen.setdefault(record.node_id, [])
         if len(contexts) < limit:
-            contexts.append(activation.context)
+            contexts.append(record.context)
     return {node_id: tuple(contexts) for node_id, contexts in seen.items()}
 
 

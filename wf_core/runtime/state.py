@@ -21,7 +21,6 @@ from typing import Literal
 
 from pydantic import TypeAdapter, ValidationError
 
-from wf_core.records import record
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.frames import (
     ROOT_FRAME_ID,
@@ -50,7 +49,7 @@ STATE_SCHEMA_VERSION = 1
 RunStatus = Literal["running", "paused", "completed", "failed"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class Lineage:
     """A line of control: the root one, one per foreach item, one per child run."""
 
@@ -101,7 +100,7 @@ class ForeachActivation:
     max_outstanding: int
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class PendingInterrupt:
     """An interrupt waiting for an answer; the first in the run's list is the one asked.
 

@@ -15,15 +15,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from wf_core.paths import format_segment
-from wf_core.records import record
 from wf_core.runtime.json_values import JsonObject, JsonValue
 
 __all__ = ["ActivationRecord", "render_json_lines", "render_text", "to_json_line"]
 
 
-@record
+@dataclass(frozen=True, slots=True)
 class ActivationRecord:
     """One activation as it happened. ``outcome`` is None when the node paused or failed."""
 
@@ -54,8 +54,8 @@ class ActivationRecord:
         }
 
 
-def to_json_line(activation: ActivationRecord) -> str:
-    return json.dumps(activation.as_json(), ensure_ascii=False, separators=(",", ":"))
+def to_json_line(record: ActivationRecord) -> str:
+    return json.dumps(record.as_json(), ensure_ascii=False, separators=(",", ":"))
 
 
 def render_json_lines(records: Iterable[ActivationRecord]) -> str:
@@ -81,22 +81,22 @@ def render_text(records: Iterable[ActivationRecord], *, width: int = 100) -> str
     called them.
     """
     lines: list[str] = []
-    for activation in records:
-        indent = "    " * len(activation.call_path)
-        where = " / ".join(activation.call_path)
+    for record in records:
+        indent = "    " * len(record.call_path)
+        where = " / ".join(record.call_path)
         place = f"{where}: " if where else ""
-        if activation.outcome is not None:
-            result = f"→ {activation.outcome}"
-        elif activation.error is not None:
+        if record.outcome is not None:
+            result = f"→ {record.outcome}"
+        elif record.error is not None:
             result = "✗ failed"
         else:
             result = "⏸ paused"
         lines.append(
-            f"{indent}#{activation.seq} {place}{activation.node_id} ({activation.node_type}) "
-            f"[{_owner_label(activation.owner_stack)}] {result}"
+            f"{indent}#{record.seq} {place}{record.node_id} ({record.node_type}) "
+            f"[{_owner_label(record.owner_stack)}] {result}"
         )
         body = indent + "    "
-        entries = activation.context.get("foreach")
+        entries = record.context.get("foreach")
         if isinstance(entries, dict):
             for owner, entry in entries.items():
                 if isinstance(entry, dict):
@@ -104,7 +104,7 @@ def render_text(records: Iterable[ActivationRecord], *, width: int = 100) -> str
                     room = max(20, width - len(body) - len(label) - 3)
                     lines.append(f"{body}{label} = {_short(entry.get('item'), room)}")
         room = max(20, width - len(body) - 7)
-        lines.append(f"{body}input  {_short(activation.input, room)}")
-        if activation.error is not None:
-            lines.append(f"{body}error  {activation.error}")
+        lines.append(f"{body}input  {_short(record.input, room)}")
+        if record.error is not None:
+            lines.append(f"{body}error  {record.error}")
     return "\n".join(lines) + ("\n" if lines else "")
