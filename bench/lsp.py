@@ -119,6 +119,7 @@ async def measure(nodes: int, incremental: bool, edits: int, requests: int) -> d
         "completions": [t * 1000 for t in after_edit["completion"]],
         "hovers": [t * 1000 for t in after_edit["hover"]],
         "peak_rss_mb": peak,
+        "decode_lag": median_ms(session.decode_lags),
     }
 
 
@@ -269,6 +270,11 @@ def main(argv: list[str]) -> int:
                 print_row(row)
         print()
         print(per_node_table(rows))
+        print()
+        print(
+            "not counted above: this client decoding a publication (median ms): "
+            + ", ".join(f"{r['decode_lag']:.0f} at {r['nodes']:,} ({r['sync']})" for r in rows)
+        )
     checks = []
     for nodes in args.check:
         checks.append(check_time(nodes))
