@@ -36,10 +36,11 @@ def initialized_server(preset: str):
     server = create_server()
     sink = Sink()
     server.protocol.set_writer(sink)
-    server.protocol._handle_request(
-        1,
-        types.INITIALIZE,
-        types.InitializeParams(capabilities=pytest_lsp.client_capabilities(preset)),
+    server.protocol.handle_message(
+        types.InitializeRequest(
+            id=1,
+            params=types.InitializeParams(capabilities=pytest_lsp.client_capabilities(preset)),
+        )
     )
     return server, sink
 
@@ -392,13 +393,14 @@ def _completion_at(server, uri: str, text: str, needle: str, request_id: int) ->
     offset = text.index(needle) + len(needle)
     line = text.count("\n", 0, offset)
     character = offset - (text.rfind("\n", 0, offset) + 1)
-    server.protocol._handle_request(
-        request_id,
-        types.TEXT_DOCUMENT_COMPLETION,
-        types.CompletionParams(
-            text_document=types.TextDocumentIdentifier(uri=uri),
-            position=types.Position(line=line, character=character),
-        ),
+    server.protocol.handle_message(  # as the transport hands a decoded request over
+        types.CompletionRequest(
+            id=request_id,
+            params=types.CompletionParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=line, character=character),
+            ),
+        )
     )
 
 
@@ -435,6 +437,44 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     assert answered == [0, 1]  # the completion was answered before the analysis began
     items = next(m["result"] for m in sink.messages if m.get("id") == 7)
     assert "name" in {item["label"] for item in items["items"]}
+
+
+async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch):
+    """A request that arrived within the grace but is still being answered when the grace
+    ends puts the analysis off, grace by grace, until it is answered (up to
+    ``EDIT_GRACE_LIMIT``): answered while the analysis runs, it would wait on it."""
+
+    from wfls import server as server_module
+
+    text = BILLING
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    did_open(server, uri, text)
+    await until(lambda: server.store.has_indexed(uri), "the first push and index")
+    answered: list[int] = []
+    compute = server._compute_diagnostics
+
+    def noted(*args):
+        answered.append(sum(m.get("id") == 8 and "result" in m for m in sink.messages))
+        return compute(*args)
+
+    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    context = server.request_context
+
+    async def slow(*args, **kwargs):
+        await asyncio.sleep(0.3)  # longer than the grace, shorter than the limit
+        return await context(*args, **kwargs)
+
+    monkeypatch.setattr(server, "request_context", slow)
+    monkeypatch.setattr(server_module, "EDIT_GRACE", 0.05)
+    monkeypatch.setattr(server_module, "EDIT_GRACE_LIMIT", 2.0)
+    edited = text.replace("customers.item.name", "customers.item.", 1)
+    did_change(server, uri, 2, edited)
+    _completion_at(server, uri, edited, "customers.item.", 8)
+    assert server.protocol.answering
+    await until(lambda: published(sink, 2), "the diagnostics of the edit")
+    assert answered == [1]  # the analysis began once the completion was answered
+    assert not server.protocol.answering
 
 
 async def test_an_analysis_waits_while_a_message_arrives(monkeypatch):
