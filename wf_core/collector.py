@@ -30,6 +30,13 @@ or closed is freed by reference counting, frozen or not:
 ``tests/test_collector.py`` checks it on a session of edits and a close); what
 it costs is that garbage cycles made elsewhere and not yet collected at that
 moment are never collected, once per document opened.
+
+The server also freezes every semantic index it builds ahead, which lives as
+long as its version is the latest, or is given up part way for a newer one:
+a young scan would find it all alive, and that scan (80-100 ms at 16,000 nodes,
+holding the interpreter lock) held up the request sent with the newer version.
+The price is the same, once per such index: a session of 160 edits, each followed
+by an index built ahead, kept the server's memory flat.
 """
 
 from __future__ import annotations
