@@ -404,6 +404,20 @@ def _completion_at(server, uri: str, text: str, needle: str, request_id: int) ->
     )
 
 
+def answers_before_each_analysis(server, sink, monkeypatch, request_id: int) -> list[int]:
+    """A list that gets, as each analysis begins, how many answers to ``request_id`` the
+    client has received by then (0 or 1)."""
+    answered: list[int] = []
+    compute = server._compute_diagnostics
+
+    def noted(*args):
+        answered.append(sum(m.get("id") == request_id and "result" in m for m in sink.messages))
+        return compute(*args)
+
+    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    return answered
+
+
 async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monkeypatch):
     """An edit's analysis starts ``EDIT_GRACE`` after the change, so the completion an
     editor sends right behind it is answered first; an opened document is analysed at
@@ -415,14 +429,7 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
-    answered: list[int] = []
-    compute = server._compute_diagnostics
-
-    def noted(*args):
-        answered.append(sum(m.get("id") == 7 and "result" in m for m in sink.messages))
-        return compute(*args)
-
-    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    answered = answers_before_each_analysis(server, sink, monkeypatch, 7)
     did_open(server, uri, text)
     await until(lambda: published(sink, 1), "the diagnostics of the opened document")
     assert answered == [0]
@@ -451,14 +458,7 @@ async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch)
     server, sink = initialized_server("visual-studio-code")
     did_open(server, uri, text)
     await until(lambda: server.store.has_indexed(uri), "the first push and index")
-    answered: list[int] = []
-    compute = server._compute_diagnostics
-
-    def noted(*args):
-        answered.append(sum(m.get("id") == 8 and "result" in m for m in sink.messages))
-        return compute(*args)
-
-    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    answered = answers_before_each_analysis(server, sink, monkeypatch, 8)
     context = server.request_context
 
     async def slow(*args, **kwargs):
