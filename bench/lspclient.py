@@ -308,9 +308,8 @@ class Session:
 
     def on_publish(self, params: types.PublishDiagnosticsParams, arrived: float) -> None:
         """A publication whose message was read in full at ``arrived`` (``perf_counter``)."""
-        now = arrived
         self.decode_lags.append(time.perf_counter() - arrived)
-        self.history.append((now, params))
+        self.history.append((arrived, params))
         if self.accept is not None and not self.accept(params.diagnostics):
             return  # e.g. a peer's syntax-only pass before its schema validation
         if params.version is not None:
@@ -321,7 +320,7 @@ class Session:
             self._published[version] = params
             future = self._waiting.pop(version, None)
             if future is not None and not future.done():
-                future.set_result(now)
+                future.set_result(arrived)
 
     def expect(self, version: int) -> asyncio.Future[float]:
         future: asyncio.Future[float] = asyncio.get_running_loop().create_future()

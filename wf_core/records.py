@@ -41,12 +41,12 @@ def _explicit_hash(cls: type) -> bool:
 @overload
 def record(cls: type[_T], /) -> type[_T]: ...
 @overload
-def record(*, slots: bool = True, order: bool = False) -> Callable[[type[_T]], type[_T]]: ...
+def record(*, order: bool = False) -> Callable[[type[_T]], type[_T]]: ...
 
 
 @dataclass_transform(frozen_default=True, eq_default=True, field_specifiers=(field,))
-def record(cls: type[_T] | None = None, /, *, slots: bool = True, order: bool = False) -> Any:
+def record(cls: type[_T] | None = None, /, *, order: bool = False) -> Any:
     def make(target: type[_T]) -> type[_T]:
-        return dataclass(target, slots=slots, order=order, unsafe_hash=not _explicit_hash(target))
+        return dataclass(target, slots=True, order=order, unsafe_hash=not _explicit_hash(target))
 
     return make if cls is None else make(cls)

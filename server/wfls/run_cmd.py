@@ -250,7 +250,7 @@ def _report(result: RunResult, args: argparse.Namespace) -> None:
             summary.write(_summary_text(result, args))
             return
         pending = result.interrupt
-        document: dict[str, object] = {
+        document = {
             "status": result.status,
             "outcome": result.outcome,
             "output": result.output,
