@@ -373,3 +373,28 @@ def test_check_holds_its_analyses_only_for_a_caller_about_to_exit(
     held = made[1]()
     assert held is not None and held in kept
     assert held.document(BILLING.resolve().as_uri()) is not None  # type: ignore[attr-defined]
+
+
+def test_the_executable_keeps_the_collector_off_to_the_end_of_a_batch_command() -> None:
+    """Turned back on after ``check``, the collector's next young scan would walk all the
+    command made (a second at 14,000 nodes) just before the process ends."""
+    script = (
+        "import gc, os, sys\n"
+        "exit = os._exit\n"
+        "def report(status):\n"
+        "    print('collector', gc.isenabled(), file=sys.stderr, flush=True)\n"
+        "    exit(status)\n"
+        "os._exit = report\n"
+        "sys.argv = ['wfls', 'check', sys.argv[1]]\n"
+        "from wfls.cli import entry\n"
+        "entry()\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script, str(BILLING)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "collector False" in result.stderr
