@@ -72,9 +72,13 @@ def _load(path: Path) -> Table:
 
 
 def _cached_compile(table: Table, hits: list[int] | None = None) -> Compile:
+    """attrs' ``compile``, served from ``table``. An entry goes once served (a class is
+    made once), so the table does not outlive the imports: 2-3 MB of scripts and code."""
+
     def compile_script(source: object, filename: str, mode: str, *args: object) -> CodeType:
         entry = table.get(filename) if not args else None
         if entry is not None and entry[0] == source and mode == "exec":
+            del table[filename]
             if hits is not None:
                 hits[0] += 1
             return entry[1]
