@@ -110,13 +110,12 @@ def entry() -> NoReturn:
     workspace and findings after printing them)."""
     args = build_parser().parse_args()
     kept: list[object] = []
-    if args.command == "serve":
-        # The protocol library's classes take the code attrs generates for them from the
-        # file ``make bytecode`` wrote, when there is one (``attrs_code``: 0.2-0.3 s of
-        # starting up). The other commands import a few dozen attrs classes at most.
-        from wfls import attrs_code
+    # The classes attrs and dataclasses make as the command imports take their methods'
+    # code from the file ``make bytecode`` wrote, when there is one (``generated_code``:
+    # 0.2-0.3 s of the server's start, 50-70 ms of the analysis's imports).
+    from wfls import generated_code
 
-        attrs_code.install()
+    generated_code.install()
     if args.command in _BATCH_COMMANDS:
         # Off for good: re-enabled after the command, the collector's next young scan
         # would walk everything the command allocated meanwhile (1 s after ``wfls check``
