@@ -300,11 +300,26 @@ class EditedSnapshot:
     here: they wait for the full analysis.
     """
 
-    def __init__(self, base: DocumentSnapshot, parsed: _OverlayParsed, version: int | None):
+    def __init__(
+        self,
+        base: DocumentSnapshot,
+        parsed: _OverlayParsed,
+        version: int | None,
+        base_index: SemanticIndex | None = None,
+    ):
         self.base = base
         self.parsed = parsed
         self.version = version
         self.uri = base.uri
+        self._base_index = base_index  # None: the base's whole index
+
+    def over_index(self, base_index: SemanticIndex) -> EditedSnapshot:
+        """This snapshot seen through ``base_index`` (one node's, ``wf_core.node_view``)
+        instead of the base's whole index; ``IndexIncomplete`` when the edited string
+        is not in it."""
+        edited = EditedSnapshot(self.base, self.parsed, self.version, base_index)
+        _ = edited.index
+        return edited
 
     @property
     def text(self) -> str:
@@ -341,10 +356,10 @@ class EditedSnapshot:
         overlay = self.parsed.source_map
         old = self.base.parsed.source_map.string(overlay.edited_location)
         assert old is not None  # the edit was found inside this literal
-        edited = _EditedIndex(
-            self.base.index, overlay.shift, old, overlay.edited_location, overlay.edited_literal
+        base = self._base_index if self._base_index is not None else self.base.index
+        return _EditedIndex(
+            base, overlay.shift, old, overlay.edited_location, overlay.edited_literal
         )
-        return edited
 
 
 _READ_AS_TEXT = frozenset(("start", "from", "to", "outcome", "node", "op", "type"))

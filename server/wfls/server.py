@@ -668,7 +668,7 @@ class WflsServer(LanguageServer):
         )
 
     async def request_context(
-        self, uri: str, *, while_typing: bool = False
+        self, uri: str, *, while_typing: bool = False, at: types.Position | None = None
     ) -> RequestContext | None:
         """The context of a request about ``uri``; None when it is not an open workflow.
 
@@ -676,7 +676,10 @@ class WflsServer(LanguageServer):
         the previous analysis seen through that edit (``DocumentStore.editing_snapshot``)
         while the full analysis of the latest version is pending; otherwise the
         request waits for that analysis, which runs off the event loop, as does the
-        first build of a snapshot's semantic index.
+        first build of a snapshot's semantic index. A request about the place ``at``
+        inside a node is not kept waiting for that index: it sees the analysis through
+        the index of that node alone (``wf_core.node_view``), and, should it need more,
+        raises ``IndexIncomplete`` and is asked again without ``at``.
         """
         view: AnalysisView | None = self.store.editing_snapshot(uri) if while_typing else None
         if view is None:
@@ -689,8 +692,12 @@ class WflsServer(LanguageServer):
         # The semantic index of a large document takes a while to build: off the loop.
         indexable = view.base if isinstance(view, EditedSnapshot) else view
         if isinstance(indexable, DocumentSnapshot) and not indexable.has_index:
-            await self.in_worker(getattr, indexable, "index")
-            self.store.mark_indexed(uri, indexable)
+            local = self._at_node(view, at) if at is not None else None
+            if local is not None:
+                view = local
+            else:
+                await self.in_worker(getattr, indexable, "index")
+                self.store.mark_indexed(uri, indexable)
         codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
         return RequestContext(
             uri,
@@ -702,6 +709,14 @@ class WflsServer(LanguageServer):
             self.workflows,
             self._last_runs.get(uri),
         )
+
+    def _at_node(self, view: AnalysisView, position: types.Position) -> AnalysisView | None:
+        """``view`` through the index of the node at ``position`` (few milliseconds, on
+        the loop), or None when the position is not inside a node."""
+        from wf_core.node_view import at_node
+
+        codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
+        return at_node(view, codec.offset(position))
 
     def remember_run(self, uri: str, run: LastRun) -> None:
         """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""
@@ -1224,10 +1239,22 @@ def _document_handler(feature: Feature) -> Callable[..., Any]:
             # says where else (``codeAction/resolve`` keeps it in the action's data).
             uri_of = getattr(module, "uri_of", None)
             uri = uri_of(params) if uri_of is not None else params.text_document.uri
-            ctx = await ls.request_context(uri, while_typing=while_typing) if uri else None
+            # A request about the cursor's place may be answered before the document's
+            # index is built, from the index of the node there (``AT_CURSOR``).
+            at = params.position if getattr(module, "AT_CURSOR", False) else None
+            ctx = await ls.request_context(uri, while_typing=while_typing, at=at) if uri else None
             if ctx is None:
                 return _empty(feature, params)
-            return module.handle(ctx, params)
+            try:
+                return module.handle(ctx, params)
+            except Exception as error:
+                from wf_core.semantic.index import IndexIncomplete  # loaded with the analysis
+
+                if at is None or not isinstance(error, IndexIncomplete):
+                    raise
+            # It needed more than that node's index: asked again, it waits for the whole.
+            ctx = await ls.request_context(uri, while_typing=while_typing)
+            return module.handle(ctx, params) if ctx is not None else _empty(feature, params)
         except Refusal as refusal:
             raise RequestFailed(str(refusal)) from None
         except JsonRpcException:

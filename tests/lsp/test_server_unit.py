@@ -533,3 +533,98 @@ async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypat
     assert analysed[0] == 1
     assert 2 < analysed[1] < last  # analysed while the edits went on
     assert analysed[-1] == last
+
+
+def _position(text: str, offset: int) -> types.Position:
+    line = text.count("\n", 0, offset)
+    return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
+
+
+def _hold_first_index(monkeypatch) -> tuple[list, object]:
+    """Every index build ahead waits until the returned event is set; the list gets each
+    snapshot whose build started."""
+    import threading
+
+    from wf_core.snapshot import DocumentSnapshot
+    from wfls import server as server_module
+
+    monkeypatch.setattr(server_module, "FIRST_INDEX_SHARE", 60.0)
+    release = threading.Event()
+    builds: list[DocumentSnapshot] = []
+    build_index = DocumentSnapshot.build_index
+
+    def held_build(snapshot: DocumentSnapshot, cancelled) -> bool:
+        builds.append(snapshot)
+        release.wait(10)
+        return build_index(snapshot, cancelled)
+
+    monkeypatch.setattr(DocumentSnapshot, "build_index", held_build)
+    return builds, release
+
+
+def _answer(sink, request_id: int):
+    return next((m for m in sink.messages if m.get("id") == request_id), None)
+
+
+async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(monkeypatch):
+    """While a document's first index is being built (seconds at 16,000 nodes), a
+    completion inside a node is answered from the index of that node alone."""
+    builds, release = _hold_first_index(monkeypatch)
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    try:
+        did_open(server, uri, BILLING)
+        await until(lambda: published(sink, 1) and builds, "the diagnostics and the index build")
+        _completion_at(server, uri, BILLING, "customers.item.", 9)
+        await until(lambda: _answer(sink, 9) is not None, "the completion")
+        assert not builds[0].has_index  # answered while the first index was held
+        labels = {item["label"] for item in _answer(sink, 9)["result"]["items"]}
+        assert {"name", "orders"} <= labels
+    finally:
+        release.set()
+
+
+SUBGRAPH_CALLER = """\
+name = "parent"
+start = "call"
+
+[[nodes]]
+id = "call"
+type = "subgraph"
+workflow = "child"
+output_schema = { type = "object", properties = { total = { type = "number" } } }
+output = [{ target = "state.total", path = "total" }]
+
+[[edges]]
+from = "call"
+outcome = "ok"
+to = "__end__"
+"""
+
+
+async def test_a_hover_that_needs_the_whole_index_waits_for_it(monkeypatch):
+    """A property's hover counts its readers in the whole document: asked before the
+    first index is built, it is answered once that index is."""
+    builds, release = _hold_first_index(monkeypatch)
+    uri = "file:///w/parent.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    try:
+        did_open(server, uri, SUBGRAPH_CALLER)
+        await until(lambda: published(sink, 1) and builds, "the diagnostics and the index build")
+        offset = SUBGRAPH_CALLER.index("total = { type")
+        server.protocol.handle_message(
+            types.HoverRequest(
+                id=10,
+                params=types.HoverParams(
+                    text_document=types.TextDocumentIdentifier(uri=uri),
+                    position=_position(SUBGRAPH_CALLER, offset),
+                ),
+            )
+        )
+        await asyncio.sleep(0.2)
+        assert _answer(sink, 10) is None  # waiting for the whole index
+    finally:
+        release.set()
+    await until(lambda: _answer(sink, 10) is not None, "the hover")
+    assert builds[0].has_index
+    assert "**property `total`**" in _answer(sink, 10)["result"]["contents"]["value"]

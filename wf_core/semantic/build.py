@@ -31,7 +31,7 @@ from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF
 from wf_core.path_scan import scan_path
 from wf_core.schema_nav import SchemaView
-from wf_core.semantic.index import SemanticIndex
+from wf_core.semantic.index import NodeIndex, SemanticIndex
 from wf_core.semantic.model import (
     NameSyntax,
     Occurrence,
@@ -44,6 +44,7 @@ from wf_core.semantic.model import (
     SymbolKind,
 )
 from wf_core.semantic.schemas import SchemaSite, property_declarations
+from wf_core.spans import Span
 from wf_core.tokens import END
 
 ROOTS = ("input", "state", "context")
@@ -356,11 +357,13 @@ class IndexBuilder:
         source_map: SourceMap,
         context: ContextModel | None,
         cancelled: Callable[[], bool] | None = None,
+        resolver: PathResolver | None = None,
     ) -> None:
         self.cancelled = cancelled
         self.values: Mapping[str, Any] = _dict(values)
         self.source_map = source_map
-        self.resolver = PathResolver(self.values, context)
+        # (one of the same values and context may be shared: it only memoises)
+        self.resolver = resolver or PathResolver(self.values, context)
         self.occurrences: list[Occurrence] = []
         self.paths: list[PathOccurrence] = []
         self._next_node = 0  # the first node not walked yet
@@ -402,6 +405,17 @@ class IndexBuilder:
             return Symbol(SymbolKind.NODE, (node_id,), node_id)
         return None
 
+    def node_index(self, index: int, span: Span) -> NodeIndex:
+        """The index of ``nodes[index]`` alone, whose text is ``span`` (``NodeIndex``):
+        what ``build`` writes for that entry, and nothing else. Call on a builder of
+        its own."""
+        self._node(index)
+        if self.resolver.nodes[index].get("type") == "subgraph":
+            self._schema_properties(
+                [("nodes", index, "input_schema"), ("nodes", index, "output_schema")]
+            )
+        return NodeIndex(self.occurrences, self.paths, self.resolver, span)
+
     def _nodes(self) -> None:
         nodes = self.resolver.nodes
         cancelled = self.cancelled
@@ -410,55 +424,57 @@ class IndexBuilder:
             if cancelled is not None and index % 64 == 0 and cancelled():
                 self._next_node = index
                 raise IndexCancelled
-            node = nodes[index]
-            base: Location = ("nodes", index)
-            node_id = node.get("id") if isinstance(node.get("id"), str) else None
-            node_type = node.get("type")
-            self._string(
-                (*base, "id"), SymbolKind.NODE, Role.DEFINITION, self._node_symbol(node_id)
-            )
-            if node_type == "node" and isinstance(node.get("node"), str):
-                self._string(
-                    (*base, "node"),
-                    SymbolKind.NODE_DEF,
-                    Role.REFERENCE,
-                    self._node_def_symbol(node["node"]),
-                )
-            if node_type == "foreach" and node_id is not None and isinstance(node.get("as"), str):
-                self._string(
-                    (*base, "as"),
-                    SymbolKind.ALIAS,
-                    Role.DEFINITION,
-                    Symbol(SymbolKind.ALIAS, (node_id,), node["as"]),
-                )
-            if node_type in ("subgraph", "interrupt") and node_id is not None:
-                for k, outcome in enumerate(_list(node.get("outcomes"))):
-                    if isinstance(outcome, str):
-                        symbol = Symbol(SymbolKind.OUTCOME, ("node", node_id, outcome), outcome)
-                        self._string(
-                            (*base, "outcomes", k), SymbolKind.OUTCOME, Role.DEFINITION, symbol
-                        )
-            if node_type == "subgraph":
-                ref = node.get("workflow")
-                where: Location | None = None
-                if isinstance(ref, str) and not ARTIFACT_REF.fullmatch(ref):
-                    where, child = (*base, "workflow"), ref
-                elif isinstance(ref, Mapping) and isinstance(ref.get("name"), str):
-                    where, child = (*base, "workflow", "name"), ref["name"]
-                if where is not None:
-                    symbol = Symbol(SymbolKind.WORKFLOW, (child,), child)
-                    self._string(where, SymbolKind.WORKFLOW, Role.REFERENCE, symbol)
-            if node_type == "end" and isinstance(node.get("outcome"), str):
-                outcome = node["outcome"]
-                self._string(
-                    (*base, "outcome"),
-                    SymbolKind.OUTCOME,
-                    Role.REFERENCE,
-                    self._workflow_outcome(outcome),
-                )
-            for location, role in _node_paths(node, base):
-                self._path(location, role, index, node_id)
+            self._node(index)
         self._next_node = len(nodes)
+
+    def _node(self, index: int) -> None:
+        """Every name and path written in ``nodes[index]`` (its schemas aside)."""
+        node = self.resolver.nodes[index]
+        base: Location = ("nodes", index)
+        node_id = node.get("id") if isinstance(node.get("id"), str) else None
+        node_type = node.get("type")
+        self._string((*base, "id"), SymbolKind.NODE, Role.DEFINITION, self._node_symbol(node_id))
+        if node_type == "node" and isinstance(node.get("node"), str):
+            self._string(
+                (*base, "node"),
+                SymbolKind.NODE_DEF,
+                Role.REFERENCE,
+                self._node_def_symbol(node["node"]),
+            )
+        if node_type == "foreach" and node_id is not None and isinstance(node.get("as"), str):
+            self._string(
+                (*base, "as"),
+                SymbolKind.ALIAS,
+                Role.DEFINITION,
+                Symbol(SymbolKind.ALIAS, (node_id,), node["as"]),
+            )
+        if node_type in ("subgraph", "interrupt") and node_id is not None:
+            for k, outcome in enumerate(_list(node.get("outcomes"))):
+                if isinstance(outcome, str):
+                    symbol = Symbol(SymbolKind.OUTCOME, ("node", node_id, outcome), outcome)
+                    self._string(
+                        (*base, "outcomes", k), SymbolKind.OUTCOME, Role.DEFINITION, symbol
+                    )
+        if node_type == "subgraph":
+            ref = node.get("workflow")
+            where: Location | None = None
+            if isinstance(ref, str) and not ARTIFACT_REF.fullmatch(ref):
+                where, child = (*base, "workflow"), ref
+            elif isinstance(ref, Mapping) and isinstance(ref.get("name"), str):
+                where, child = (*base, "workflow", "name"), ref["name"]
+            if where is not None:
+                symbol = Symbol(SymbolKind.WORKFLOW, (child,), child)
+                self._string(where, SymbolKind.WORKFLOW, Role.REFERENCE, symbol)
+        if node_type == "end" and isinstance(node.get("outcome"), str):
+            outcome = node["outcome"]
+            self._string(
+                (*base, "outcome"),
+                SymbolKind.OUTCOME,
+                Role.REFERENCE,
+                self._workflow_outcome(outcome),
+            )
+        for location, role in _node_paths(node, base):
+            self._path(location, role, index, node_id)
 
     def _node_def_symbol(self, name: str) -> Symbol | None:
         for definition in _list(self.values.get("node_defs")):
@@ -569,6 +585,9 @@ class IndexBuilder:
         for index, node in enumerate(self.resolver.nodes):
             if node.get("type") == "subgraph":
                 roots += [("nodes", index, "input_schema"), ("nodes", index, "output_schema")]
+        self._schema_properties(roots)
+
+    def _schema_properties(self, roots: list[Location]) -> None:
         for root in roots:
             site = self.resolver.site(root)
             if site is None:

@@ -109,6 +109,66 @@ class SemanticIndex:
                 yield symbol
 
 
+class IndexIncomplete(Exception):
+    """A query a node's own index cannot answer: it needs the whole document's."""
+
+
+class NodeIndex(SemanticIndex):
+    """The index of one ``nodes`` entry: every name and path written inside its text
+    (``span``), resolved as the whole document's index resolves them.
+
+    Built in a few milliseconds for a request about a place inside that entry while
+    the document's own index is still being built (seconds at 16,000 nodes). Only the
+    queries that look at an offset inside the entry are answered; any other raises
+    ``IndexIncomplete``, and the request is then answered from the whole index, once
+    built (``wfls.server``). Invariant, checked in ``tests/test_node_index.py``: its
+    occurrences and paths are exactly the whole index's inside ``span``.
+    """
+
+    def __init__(
+        self,
+        occurrences: list[Occurrence],
+        paths: list[PathOccurrence],
+        resolver: PathResolver,
+        span: Span,
+    ) -> None:
+        super().__init__(occurrences, paths, resolver)
+        self.span = span
+
+    def _inside(self, offset: int) -> None:
+        if not (self.span.start <= offset <= self.span.end):
+            raise IndexIncomplete(f"offset {offset} is outside the indexed node")
+
+    @property
+    def occurrences(self) -> Iterable[Occurrence]:
+        raise IndexIncomplete("every occurrence")
+
+    @property
+    def paths(self) -> Iterable[PathOccurrence]:
+        raise IndexIncomplete("every path")
+
+    def occurrence_at(self, offset: int) -> Occurrence | None:
+        self._inside(offset)
+        return super().occurrence_at(offset)
+
+    def path_at(self, offset: int) -> PathOccurrence | None:
+        self._inside(offset)
+        return super().path_at(offset)
+
+    def occurrences_of(self, symbol: Symbol) -> list[Occurrence]:
+        raise IndexIncomplete(f"the occurrences of {symbol.name!r}")
+
+    def symbols(self) -> Iterable[Symbol]:
+        raise IndexIncomplete("every symbol")
+
+    def local_occurrences(self) -> list[Occurrence]:
+        """The occurrences inside the node, in document order (for tests)."""
+        return list(self._occurrences)
+
+    def local_paths(self) -> list[PathOccurrence]:
+        return list(self._paths)
+
+
 def _key(symbol: Symbol) -> tuple[object, ...]:
     """Symbols are the same when kind and key agree (the written name may differ: an
     alias is named by its owner foreach)."""

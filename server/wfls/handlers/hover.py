@@ -9,6 +9,7 @@ from wfls.context import RequestContext
 from wfls.features.hover import hover
 
 WHILE_TYPING = True
+AT_CURSOR = True  # about one place: may answer from the index of the node there
 
 
 def empty() -> None:
