@@ -257,7 +257,9 @@ class DocumentStore:
                 return derived
         elif document.indexing is not None:
             # Seen through the analysis whose first index is under way: the request
-            # waits for the rest of that index rather than build a whole one of its own.
+            # waits for the rest of that index rather than build a whole one of its own
+            # (a completion or hover inside a node answers from that node's index instead:
+            # ``WflsServer.request_context``).
             derived = derive_edited_snapshot(document.indexing, source, version)
             if derived is not None:
                 return derived
