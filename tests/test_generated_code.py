@@ -19,8 +19,8 @@ from wfls.generated_code import _Served
 # In a fresh interpreter: take the code from FILE, import what the server and `wfls
 # check` import, check that classes made from served code behave, and print how many
 # scripts were served, how many distinct attrs scripts were asked for (leaving out those
-# that differ in every process: a hash seeded by the process's string hashes) and how
-# many distinct dataclass scripts.
+# that differ in every process: a hash seeded by the process's string hashes), how many
+# distinct dataclass scripts, and how many seeded attrs scripts.
 _SERVED = """
 import sys
 from pathlib import Path
@@ -29,10 +29,9 @@ from wfls import generated_code
 served = generated_code.install(Path(sys.argv[1]))
 assert served is not None
 import attr._make, dataclasses
-attrs_asked, dataclass_asked = set(), set()
+attrs_asked, dataclass_asked, seeded = set(), set(), set()
 def compile_counting(source, filename, *args):
-    if "def __hash__" not in source:
-        attrs_asked.add(filename)
+    (seeded if "def __hash__" in source else attrs_asked).add(filename)
     return served.compile(source, filename, *args)
 def exec_counting(source, *args):
     dataclass_asked.add(source)
@@ -64,7 +63,7 @@ except ValueError:
     pass
 else:
     raise AssertionError("__post_init__ did not run")
-print(served.hits, len(attrs_asked), len(dataclass_asked))
+print(served.hits, len(attrs_asked), len(dataclass_asked), len(seeded))
 """
 
 
@@ -90,10 +89,9 @@ def test_a_recorded_file_serves_every_script_the_server_and_check_compile(
     attrs, dataclasses = generated_code._load(path)
     assert len(attrs) > 500  # the protocol library alone makes some 570 classes
     assert len(dataclasses) > 300  # the analysis's records among them
-    hits, attrs_asked, dataclass_asked = map(int, _run(_SERVED, str(path)).split())
-    seeded = [script for script, _ in attrs.values() if "def __hash__" in script]
-    assert 0 < len(seeded) < 20
-    assert len(attrs) == attrs_asked + len(seeded)
+    hits, attrs_asked, dataclass_asked, seeded = map(int, _run(_SERVED, str(path)).split())
+    assert 0 < seeded < 20
+    assert len(attrs) == attrs_asked + seeded
     assert len(dataclasses) == dataclass_asked
     assert hits == attrs_asked + dataclass_asked
 
@@ -106,7 +104,8 @@ def _served(
 
 def test_an_attrs_script_that_changed_is_compiled_not_served() -> None:
     stale = compile("def __init__(self):\n    self.x = 1\n", "<attrs generated C>", "exec")
-    served = _served(attrs={"<attrs generated C>": ("def __init__(self): pass\n", stale)})
+    recorded = generated_code.digest("def __init__(self): pass\n")
+    served = _served(attrs={"<attrs generated C>": (recorded, stale)})
     namespace: dict[str, Any] = {}
     exec(
         served.compile("def __init__(self):\n    self.x = 2\n", "<attrs generated C>", "exec"),
@@ -127,7 +126,7 @@ def test_an_attrs_script_that_changed_is_compiled_not_served() -> None:
 
 def test_a_dataclass_script_is_served_for_its_very_text_and_compiled_as_dataclasses_would() -> None:
     recorded = compile("def f():\n    return 'recorded'\n", "<string>", "exec")
-    served = _served(dataclasses={"def f():\n    return 1\n": recorded})
+    served = _served(dataclasses={generated_code.digest("def f():\n    return 1\n"): recorded})
     namespace: dict[str, Any] = {}
     served.exec("def f():\n    return 2\n", {}, namespace)
     assert (namespace["f"](), served.hits) == (2, 0)
@@ -145,10 +144,10 @@ def test_a_dataclass_script_is_served_for_its_very_text_and_compiled_as_dataclas
         b"",
         b"not bytecode",
         importlib.util.MAGIC_NUMBER,  # nothing after the header
-        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": ("s", 1)}, {}))[:-3],  # cut short
+        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": (b"s", 1)}, {}))[:-3],  # cut short
         importlib.util.MAGIC_NUMBER + marshal.dumps(["a list"]),
-        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": ("s", "not code")}, {"s": 1})),
-        b"\x00\x00\r\n" + marshal.dumps(({}, {"s": compile("", "x", "exec")})),  # another
+        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": (b"s", "not code")}, {b"s": 1})),
+        b"\x00\x00\r\n" + marshal.dumps(({}, {b"s": compile("", "x", "exec")})),  # another
     ],
     ids=["empty", "garbage", "header only", "cut short", "a list", "no code", "other magic"],
 )
@@ -169,10 +168,14 @@ def test_an_unusable_file_is_ignored(tmp_path: Path, content: bytes) -> None:
 def test_the_written_file_is_readable_by_all_and_replaced_whole(tmp_path: Path) -> None:
     path = tmp_path / "cache" / "generated-code.bin"
     code = compile("x = 1\n", "<attrs generated D>", "exec")
-    tables = ({"<attrs generated D>": ("x = 1\n", code)}, {"y = 2\n": code})
+    tables = (
+        {"<attrs generated D>": (generated_code.digest("x = 1\n"), code)},
+        {generated_code.digest("y = 2\n"): code},
+    )
     generated_code.write(tables, path)
     generated_code.write(tables, path)
     assert path.stat().st_mode & 0o777 == 0o644
     assert [p.name for p in path.parent.iterdir()] == ["generated-code.bin"]  # no temporaries
     attrs, dataclasses = generated_code._load(path)
-    assert attrs["<attrs generated D>"][0] == "x = 1\n" and set(dataclasses) == {"y = 2\n"}
+    assert attrs["<attrs generated D>"][0] == generated_code.digest("x = 1\n")
+    assert set(dataclasses) == {generated_code.digest("y = 2\n")}

@@ -17,10 +17,12 @@ processes instead of compiling again.
 Invariants, enforced in ``_Served`` and ``_load``:
 
 - a recorded code object is used only for a script identical to the one it was
-  compiled from (attrs: same generated file name and text; dataclasses: same text), so
-  a class that changed, or a new version of a library, compiles as before (so do the
-  few hashable attrs classes, 10 of the server's 580: attrs writes a seed taken from
-  the process's string hashes into their ``__hash__``);
+  compiled from (the same BLAKE2b digest of its text, and for attrs the same generated
+  file name), so a class that changed, or a new version of a library, compiles as
+  before (so do the few hashable attrs classes, 10 of the server's 580: attrs writes a
+  seed taken from the process's string hashes into their ``__hash__``). The file keeps
+  digests, not the scripts: loaded, their text would stay behind in the process's
+  memory (2-3 MB) after the classes are made;
 - a script is compiled with the ``__future__`` flags of the module that generates it,
   as that module's own call would (``_future_flags``), whether here or when recorded;
 - a file of another interpreter (its bytecode magic number) or one that cannot be read
@@ -33,6 +35,7 @@ from __future__ import annotations
 import __future__
 
 import builtins
+import hashlib
 import importlib
 import importlib.util
 import marshal
@@ -51,9 +54,14 @@ CACHE_FILE = Path(__file__).parent / "__pycache__" / f"generated-code.{_TAG}.bin
 # What ``wfls check`` imports beyond what the server imports before its first analysis.
 CHECK_MODULES = ("wfls.check_cmd",)
 
-# attrs: generated file name -> (script, code); dataclasses: script -> code.
-AttrsTable = dict[str, tuple[str, CodeType]]
-DataclassTable = dict[str, CodeType]
+# attrs: generated file name -> (digest of the script, code); dataclasses: digest -> code.
+AttrsTable = dict[str, tuple[bytes, CodeType]]
+DataclassTable = dict[bytes, CodeType]
+
+
+def digest(script: str) -> bytes:
+    """What a script is recognised by (the ``hashlib`` import is the analysis's anyway)."""
+    return hashlib.blake2b(script.encode("utf-8", "surrogatepass"), digest_size=16).digest()
 
 
 def _future_flags(module: ModuleType) -> int:
@@ -70,8 +78,7 @@ def _future_flags(module: ModuleType) -> int:
 
 class _Served:
     """The stand-ins for attrs' ``compile`` and dataclasses' ``exec``. An entry goes once
-    served (a class is made once), so the tables do not outlive the imports: 2-3 MB of
-    scripts and code."""
+    served (a class is made once): the class holds its code from then on."""
 
     def __init__(self, attrs: AttrsTable, dataclasses: DataclassTable) -> None:
         import dataclasses as dataclasses_module
@@ -88,7 +95,7 @@ class _Served:
         if args or kwargs or mode != "exec" or not isinstance(source, str):
             return builtins.compile(source, filename, mode, *args, **kwargs)
         entry = self.attrs.get(filename)
-        if entry is not None and entry[0] == source:
+        if entry is not None and entry[0] == digest(source):
             del self.attrs[filename]
             self.hits += 1
             return entry[1]
@@ -96,7 +103,7 @@ class _Served:
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None) -> None:
         if isinstance(source, str):
-            code = self.dataclasses.pop(source, None)
+            code = self.dataclasses.pop(digest(source), None)
             if code is None:
                 code = builtins.compile(source, "<string>", "exec", self._dataclass_flags, True)
             else:
@@ -116,7 +123,7 @@ def _load(path: Path) -> tuple[AttrsTable, DataclassTable]:
     if not data.startswith(magic):
         return {}, {}
     try:
-        tables = marshal.loads(data[len(magic) :])
+        tables = marshal.loads(memoryview(data)[len(magic) :])
     except (EOFError, ValueError, TypeError):
         return {}, {}
     if not (isinstance(tables, tuple) and len(tables) == 2):
@@ -131,13 +138,13 @@ def _load(path: Path) -> tuple[AttrsTable, DataclassTable]:
             if isinstance(name, str)
             and isinstance(entry, tuple)
             and len(entry) == 2
-            and isinstance(entry[0], str)
+            and isinstance(entry[0], bytes)
             and isinstance(entry[1], CodeType)
         },
         {
-            script: code
-            for script, code in dataclasses.items()
-            if isinstance(script, str) and isinstance(code, CodeType)
+            key: code
+            for key, code in dataclasses.items()
+            if isinstance(key, bytes) and isinstance(code, CodeType)
         },
     )
 
@@ -174,13 +181,13 @@ def _recording(attrs: AttrsTable, dataclasses: DataclassTable) -> Iterator[None]
         if args or mode != "exec" or not isinstance(source, str):
             return builtins.compile(source, filename, mode, *args)
         code = builtins.compile(source, filename, mode, attrs_flags, True)
-        attrs[filename] = (source, code)
+        attrs[filename] = (digest(source), code)
         return code
 
     def exec_and_record(source: Any, globals: Any = None, locals: Any = None) -> None:
         if isinstance(source, str):
             code = builtins.compile(source, "<string>", "exec", dataclass_flags, True)
-            dataclasses[source] = code
+            dataclasses[digest(source)] = code
             source = code
         builtins.exec(source, globals, locals)
 
