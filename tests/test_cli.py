@@ -248,14 +248,15 @@ def test_schema_command_validates_the_examples(capsys) -> None:
         jsonschema.validate({"name": 1}, schema)
 
 
-def test_console_script_entry_point() -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "wfls", "check", str(BILLING)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
+def _python(*args: str) -> subprocess.CompletedProcess[str]:
+    """This interpreter run with ``args``, its output captured as text."""
+    return subprocess.run(
+        [sys.executable, *args], capture_output=True, text=True, timeout=60, check=False
     )
+
+
+def test_console_script_entry_point() -> None:
+    result = _python("-m", "wfls", "check", str(BILLING))
     assert result.returncode == 0, result.stderr
     assert "1 file(s) checked: 0 error(s)" in result.stderr
 
@@ -265,13 +266,7 @@ def test_the_executable_delivers_a_batch_commands_whole_output(capsys, fmt: str)
     """A batch command ends the process without tearing its objects down: everything it
     wrote must still arrive, with the exit status ``main`` returns in process."""
     code, out, err = run(capsys, "check", "--format", fmt, str(ROOT / "examples"))
-    result = subprocess.run(
-        [sys.executable, "-m", "wfls", "check", "--format", fmt, str(ROOT / "examples")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = _python("-m", "wfls", "check", "--format", fmt, str(ROOT / "examples"))
     assert out.count("\n") > 5
     assert (result.returncode, result.stdout, result.stderr) == (code, out, err)
 
@@ -389,12 +384,6 @@ def test_the_executable_keeps_the_collector_off_to_the_end_of_a_batch_command() 
         "from wfls.cli import entry\n"
         "entry()\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script, str(BILLING)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
+    result = _python("-c", script, str(BILLING))
     assert result.returncode == 0, result.stderr
     assert "collector False" in result.stderr

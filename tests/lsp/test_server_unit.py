@@ -566,15 +566,28 @@ def _answer(sink, request_id: int):
     return next((m for m in sink.messages if m.get("id") == request_id), None)
 
 
+async def _opened_while_the_first_index_is_held(monkeypatch, uri: str, text: str):
+    """A server with ``text`` open, its diagnostics published and its first index build
+    held until the returned event is set: ``(server, sink, builds, release)``."""
+    builds, release = _hold_first_index(monkeypatch)
+    server, sink = initialized_server("visual-studio-code")
+    did_open(server, uri, text)
+    try:
+        await until(lambda: published(sink, 1) and builds, "the diagnostics and the index build")
+    except BaseException:
+        release.set()
+        raise
+    return server, sink, builds, release
+
+
 async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(monkeypatch):
     """While a document's first index is being built (seconds at 16,000 nodes), a
     completion inside a node is answered from the index of that node alone."""
-    builds, release = _hold_first_index(monkeypatch)
     uri = "file:///w/billing.wf.toml"
-    server, sink = initialized_server("visual-studio-code")
+    server, sink, builds, release = await _opened_while_the_first_index_is_held(
+        monkeypatch, uri, BILLING
+    )
     try:
-        did_open(server, uri, BILLING)
-        await until(lambda: published(sink, 1) and builds, "the diagnostics and the index build")
         _completion_at(server, uri, BILLING, "customers.item.", 9)
         await until(lambda: _answer(sink, 9) is not None, "the completion")
         assert not builds[0].has_index  # answered while the first index was held
@@ -605,12 +618,11 @@ to = "__end__"
 async def test_a_hover_that_needs_the_whole_index_waits_for_it(monkeypatch):
     """A property's hover counts its readers in the whole document: asked before the
     first index is built, it is answered once that index is."""
-    builds, release = _hold_first_index(monkeypatch)
     uri = "file:///w/parent.wf.toml"
-    server, sink = initialized_server("visual-studio-code")
+    server, sink, builds, release = await _opened_while_the_first_index_is_held(
+        monkeypatch, uri, SUBGRAPH_CALLER
+    )
     try:
-        did_open(server, uri, SUBGRAPH_CALLER)
-        await until(lambda: published(sink, 1) and builds, "the diagnostics and the index build")
         offset = SUBGRAPH_CALLER.index("total = { type")
         server.protocol.handle_message(
             types.HoverRequest(
