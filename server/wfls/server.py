@@ -712,11 +712,16 @@ class WflsServer(LanguageServer):
 
     def _at_node(self, view: AnalysisView, position: types.Position) -> AnalysisView | None:
         """``view`` through the index of the node at ``position`` (few milliseconds, on
-        the loop), or None when the position is not inside a node."""
+        the loop), or None when the position is not inside a node, or when making that
+        view failed (logged): the request then waits for the whole index."""
         from wf_core.node_view import at_node
 
         codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
-        return at_node(view, codec.offset(position))
+        try:
+            return at_node(view, codec.offset(position))
+        except Exception:
+            logger.exception("the index of the node at %s could not be made", position)
+            return None
 
     def remember_run(self, uri: str, run: LastRun) -> None:
         """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""

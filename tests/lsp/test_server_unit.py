@@ -640,3 +640,28 @@ async def test_a_hover_that_needs_the_whole_index_waits_for_it(monkeypatch):
     await until(lambda: _answer(sink, 10) is not None, "the hover")
     assert builds[0].has_index
     assert "**property `total`**" in _answer(sink, 10)["result"]["contents"]["value"]
+
+
+async def test_a_node_view_that_fails_leaves_the_request_to_the_whole_index(monkeypatch, caplog):
+    """Should making the node's index fail, the request is answered from the whole index
+    once built, and the failure is logged."""
+    from wf_core import node_view
+
+    def broken(view, offset):
+        raise RuntimeError("broken node view")
+
+    monkeypatch.setattr(node_view, "at_node", broken)
+    uri = "file:///w/billing.wf.toml"
+    server, sink, builds, release = await _opened_while_the_first_index_is_held(
+        monkeypatch, uri, BILLING
+    )
+    try:
+        _completion_at(server, uri, BILLING, "customers.item.", 11)
+        await asyncio.sleep(0.2)
+        assert _answer(sink, 11) is None  # waiting for the whole index
+    finally:
+        release.set()
+    await until(lambda: _answer(sink, 11) is not None, "the completion")
+    assert builds[0].has_index
+    assert {"name", "orders"} <= {item["label"] for item in _answer(sink, 11)["result"]["items"]}
+    assert "could not be made" in caplog.text
