@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from wfls import generated_code
-from wfls.generated_code import _Served
+from wfls.generated_code import _Hooks
 
 # In a fresh interpreter: take the code from FILE, import what the server and `wfls
 # check` import, check that classes made from served code behave, and print how many
@@ -98,8 +98,8 @@ def test_a_recorded_file_serves_every_script_the_server_and_check_compile(
 
 def _served(
     attrs: dict[str, Any] | None = None, dataclasses: dict[str, Any] | None = None
-) -> _Served:
-    return _Served(attrs or {}, dataclasses or {})
+) -> _Hooks:
+    return _Hooks(attrs or {}, dataclasses or {})
 
 
 def test_an_attrs_script_that_changed_is_compiled_not_served() -> None:

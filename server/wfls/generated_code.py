@@ -14,7 +14,7 @@ and ``wfls check`` import, records each script's code object, and writes them to
 beside the package's bytecode; ``install`` hands them to attrs and dataclasses in later
 processes instead of compiling again.
 
-Invariants, enforced in ``_Served`` and ``_load``:
+Invariants, enforced in ``_Hooks`` and ``_load``:
 
 - a recorded code object is used only for a script identical to the one it was
   compiled from (the same BLAKE2b digest of its text, and for attrs the same generated
@@ -42,8 +42,7 @@ import marshal
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
@@ -76,17 +75,22 @@ def _future_flags(module: ModuleType) -> int:
     return flags
 
 
-class _Served:
-    """The stand-ins for attrs' ``compile`` and dataclasses' ``exec``. An entry goes once
-    served (a class is made once): the class holds its code from then on."""
+class _Hooks:
+    """The stand-ins for attrs' ``compile`` and dataclasses' ``exec``: each compiles as
+    the generating module would, and either serves a recorded code object for the very
+    script it was made from (an entry goes once served: a class is made once, and holds
+    its code from then on) or, ``recording``, records what it compiled."""
 
-    def __init__(self, attrs: AttrsTable, dataclasses: DataclassTable) -> None:
+    def __init__(
+        self, attrs: AttrsTable, dataclasses: DataclassTable, *, recording: bool = False
+    ) -> None:
         import dataclasses as dataclasses_module
 
         import attr._make
 
         self.attrs = attrs
         self.dataclasses = dataclasses
+        self.recording = recording
         self.hits = 0
         self._attrs_flags = _future_flags(attr._make)
         self._dataclass_flags = _future_flags(dataclasses_module)
@@ -94,22 +98,50 @@ class _Served:
     def compile(self, source: Any, filename: str, mode: str, *args: Any, **kwargs: Any) -> Any:
         if args or kwargs or mode != "exec" or not isinstance(source, str):
             return builtins.compile(source, filename, mode, *args, **kwargs)
+        key = digest(source)
         entry = self.attrs.get(filename)
-        if entry is not None and entry[0] == digest(source):
+        if not self.recording and entry is not None and entry[0] == key:
             del self.attrs[filename]
             self.hits += 1
             return entry[1]
-        return builtins.compile(source, filename, mode, self._attrs_flags, True)
+        code = builtins.compile(source, filename, mode, self._attrs_flags, True)
+        if self.recording:
+            self.attrs[filename] = (key, code)
+        return code
 
     def exec(self, source: Any, globals: Any = None, locals: Any = None) -> None:
         if isinstance(source, str):
-            code = self.dataclasses.pop(digest(source), None)
-            if code is None:
-                code = builtins.compile(source, "<string>", "exec", self._dataclass_flags, True)
-            else:
+            key = digest(source)
+            code = None if self.recording else self.dataclasses.pop(key, None)
+            if code is not None:
                 self.hits += 1
+            else:
+                code = builtins.compile(source, "<string>", "exec", self._dataclass_flags, True)
+                if self.recording:
+                    self.dataclasses[key] = code
             source = code
         builtins.exec(source, globals, locals)
+
+    def hook(self) -> None:
+        """Put these in place. Each compiles through a name in its module's globals
+        (``compile``, ``exec``): a global of that name takes precedence over the builtin
+        there, and nowhere else."""
+        import dataclasses as dataclasses_module
+
+        import attr._make
+
+        attr._make.compile = self.compile  # type: ignore[attr-defined]
+        dataclasses_module.exec = self.exec  # type: ignore[attr-defined]
+
+    @staticmethod
+    def unhook() -> None:
+        """attrs and dataclasses compile with the builtins again."""
+        import dataclasses as dataclasses_module
+
+        import attr._make
+
+        del attr._make.compile  # type: ignore[attr-defined]
+        del dataclasses_module.exec  # type: ignore[attr-defined]
 
 
 def _load(path: Path) -> tuple[AttrsTable, DataclassTable]:
@@ -149,55 +181,16 @@ def _load(path: Path) -> tuple[AttrsTable, DataclassTable]:
     )
 
 
-def install(path: Path = CACHE_FILE) -> _Served | None:
+def install(path: Path = CACHE_FILE) -> _Hooks | None:
     """Let attrs and dataclasses take the code they would compile from ``path`` where it
     was recorded (call before importing what defines their classes). None when ``path``
     holds nothing usable: they compile as usual."""
     attrs, dataclasses = _load(path)
     if not attrs and not dataclasses:
         return None
-    import dataclasses as dataclasses_module
-
-    import attr._make
-
-    served = _Served(attrs, dataclasses)
-    # Each compiles through a name in its module's globals (``compile``, ``exec``): a
-    # global of that name takes precedence over the builtin there, and nowhere else.
-    attr._make.compile = served.compile  # type: ignore[attr-defined]
-    dataclasses_module.exec = served.exec  # type: ignore[attr-defined]
+    served = _Hooks(attrs, dataclasses)
+    served.hook()
     return served
-
-
-@contextmanager
-def _recording(attrs: AttrsTable, dataclasses: DataclassTable) -> Iterator[None]:
-    import dataclasses as dataclasses_module
-
-    import attr._make
-
-    attrs_flags = _future_flags(attr._make)
-    dataclass_flags = _future_flags(dataclasses_module)
-
-    def compile_and_record(source: Any, filename: str, mode: str, *args: Any) -> Any:
-        if args or mode != "exec" or not isinstance(source, str):
-            return builtins.compile(source, filename, mode, *args)
-        code = builtins.compile(source, filename, mode, attrs_flags, True)
-        attrs[filename] = (digest(source), code)
-        return code
-
-    def exec_and_record(source: Any, globals: Any = None, locals: Any = None) -> None:
-        if isinstance(source, str):
-            code = builtins.compile(source, "<string>", "exec", dataclass_flags, True)
-            dataclasses[digest(source)] = code
-            source = code
-        builtins.exec(source, globals, locals)
-
-    attr._make.compile = compile_and_record  # type: ignore[attr-defined]
-    dataclasses_module.exec = exec_and_record  # type: ignore[attr-defined]
-    try:
-        yield
-    finally:
-        del attr._make.compile  # type: ignore[attr-defined]
-        del dataclasses_module.exec  # type: ignore[attr-defined]
 
 
 def record(modules: Iterable[str] | None = None) -> tuple[AttrsTable, DataclassTable]:
@@ -205,16 +198,18 @@ def record(modules: Iterable[str] | None = None) -> tuple[AttrsTable, DataclassT
     ``wfls.server`` and its ``ANALYSIS_MODULES``, and what ``wfls check`` adds) and return
     the code of every script attrs and dataclasses compiled meanwhile. Run in a fresh
     process: a class already made is not made again."""
-    attrs: AttrsTable = {}
-    dataclasses: DataclassTable = {}
-    with _recording(attrs, dataclasses):
+    recorder = _Hooks({}, {}, recording=True)
+    recorder.hook()
+    try:
         if modules is None:
             from wfls import server
 
             modules = (*server.ANALYSIS_MODULES, *CHECK_MODULES)
         for name in modules:
             importlib.import_module(name)
-    return attrs, dataclasses
+    finally:
+        recorder.unhook()
+    return recorder.attrs, recorder.dataclasses
 
 
 def write(tables: tuple[AttrsTable, DataclassTable], path: Path = CACHE_FILE) -> None:
