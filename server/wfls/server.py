@@ -691,14 +691,15 @@ class WflsServer(LanguageServer):
 
         # The semantic index of a large document takes a while to build: off the loop.
         indexable = view.base if isinstance(view, EditedSnapshot) else view
+        # (a node's view has the lines of the view it is made from)
+        codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
         if isinstance(indexable, DocumentSnapshot) and not indexable.has_index:
-            local = self._at_node(view, at) if at is not None else None
+            local = self._at_node(view, codec.offset(at)) if at is not None else None
             if local is not None:
                 view = local
             else:
                 await self.in_worker(getattr, indexable, "index")
                 self.store.mark_indexed(uri, indexable)
-        codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
         return RequestContext(
             uri,
             view,
@@ -710,17 +711,16 @@ class WflsServer(LanguageServer):
             self._last_runs.get(uri),
         )
 
-    def _at_node(self, view: AnalysisView, position: types.Position) -> AnalysisView | None:
-        """``view`` through the index of the node at ``position`` (few milliseconds, on
-        the loop), or None when the position is not inside a node, or when making that
-        view failed (logged): the request then waits for the whole index."""
+    def _at_node(self, view: AnalysisView, offset: int) -> AnalysisView | None:
+        """``view`` through the index of the node at ``offset`` (few milliseconds, on the
+        loop), or None when the offset is not inside a node, or when making that view
+        failed (logged): the request then waits for the whole index."""
         from wf_core.node_view import at_node
 
-        codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
         try:
-            return at_node(view, codec.offset(position))
+            return at_node(view, offset)
         except Exception:
-            logger.exception("the index of the node at %s could not be made", position)
+            logger.exception("the index of the node at offset %d could not be made", offset)
             return None
 
     def remember_run(self, uri: str, run: LastRun) -> None:
