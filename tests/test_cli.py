@@ -339,6 +339,18 @@ def test_a_long_running_command_collects_after_its_imports(
     assert gc.isenabled()
 
 
+def test_the_server_collects_the_classes_attrs_replaced_as_the_protocol_was_imported() -> None:
+    """In a fresh interpreter, as ``wfls serve`` imports: after ``_import_protocol`` and
+    the server's imports, a full collection finds next to nothing; imported plainly, the
+    protocol library leaves thousands of objects in reference cycles behind."""
+    found = "import gc; gc.disable(); {}; import wfls.server; print(gc.collect())"
+    plain = _python("-c", found.format("import lsprotocol.types"))
+    collected = _python("-c", found.format("from wfls.cli import _import_protocol as i; i()"))
+    assert plain.returncode == collected.returncode == 0, plain.stderr + collected.stderr
+    assert int(plain.stdout) > 10_000
+    assert int(collected.stdout) < 1_000
+
+
 def test_check_holds_its_analyses_only_for_a_caller_about_to_exit(
     capsys, monkeypatch: pytest.MonkeyPatch
 ) -> None:
