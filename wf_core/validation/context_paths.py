@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
+from wf_core.analysis.control_regions import ForeachOwnerStack
 from wf_core.context_contracts import (
     FOREACH_CONTEXT_KEY,
     LOOP_INDEX_KEY,
@@ -22,7 +23,8 @@ from wf_core.context_contracts import (
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location, NodeRef
 from wf_core.paths import GraphSourcePath, format_segments
-from wf_core.schema_nav import SchemaNavigator
+from wf_core.records import record
+from wf_core.schema_nav import SchemaNavigator, UnknownSegment
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import ValidationMemo
@@ -42,6 +44,7 @@ def validate_context_paths(
     """Reads in node order, then the workflow output's. A node's reads depend on the node,
     its index and the context model only, so ``memo`` may hand back their findings."""
     _check_alias_ownership(workflow, model, report)
+    walks = _Walks(model)
     for index, node in enumerate(workflow.nodes):
         findings = memo.get("context", index, node) if memo is not None else None
         if findings is None:
@@ -49,7 +52,7 @@ def validate_context_paths(
             hints: list[Issue] = []
             for read in node_reads(node, index):
                 if read.path.root == "context":
-                    _check_read(read, model, found, hints)
+                    _check_read(read, walks, found, hints)
             findings = (tuple(found.issues), tuple(hints))
             if memo is not None:
                 memo.put("context", index, node, findings)
@@ -57,7 +60,7 @@ def validate_context_paths(
         extras.extend(findings[1])
     for path, location in binding_reads(workflow.output, ("output",)):
         if path.root == "context":
-            _check_read(PathRead("output", path, location, location, None), model, report, extras)
+            _check_read(PathRead("output", path, location, location, None), walks, report, extras)
 
 
 def node_index_by_id(workflow: Any) -> dict[str, int]:
@@ -110,19 +113,62 @@ def _check_alias_ownership(workflow: Any, model: ContextModel, report: Validatio
                 )
 
 
+@record
+class _Walk:
+    """What one path finds in the context of one owner stack, whichever node reads it."""
+
+    navigator: SchemaNavigator
+    unknown: UnknownSegment | None
+    not_an_array: bool  # read as a foreach source, it resolves to something else
+    replacement: str | None  # the structured path a convenience key stands for
+    hint: str  # the message of a read of that convenience key ("" when none)
+
+
+class _Walks:
+    """Each (stack, path, read kind)'s walk, made once per validation.
+
+    The nodes of a loop body read the same few paths over and over (every task of
+    a loop reads its item), and what a read finds depends on its stack, its path
+    and whether it is a foreach source, never on the node: only the findings'
+    messages and locations do.
+    """
+
+    def __init__(self, model: ContextModel) -> None:
+        self.model = model
+        self._walks: dict[tuple[ForeachOwnerStack | None, tuple[str, ...], bool], _Walk] = {}
+
+    def of(self, stack: ForeachOwnerStack | None, path: GraphSourcePath, over: bool) -> _Walk:
+        """``stack`` None: the workflow output's reads, of the root context."""
+        key = (stack, path.parts, over)
+        walk = self._walks.get(key)
+        if walk is None:
+            navigator = self.model.navigator_for_stack(stack)
+            unknown = navigator.first_unknown(path.parts)
+            not_an_array = False
+            if over and unknown is None:
+                view = navigator.at_path(path.parts)
+                not_an_array = view is not None and not view.declares_array()
+            structured = structured_replacement(path, stack or (), self.model)
+            replacement = hint = None
+            if structured is not None:
+                replacement = str(structured)
+                hint = (
+                    f"{format_segments(('context', path.parts[0]))!r} is a convenience key; "
+                    f"read {replacement!r} instead"
+                )
+            walk = _Walk(navigator, unknown, not_an_array, replacement, hint or "")
+            self._walks[key] = walk
+        return walk
+
+
 def _check_read(
-    read: PathRead, model: ContextModel, report: ValidationReport, extras: list[Issue]
+    read: PathRead, walks: _Walks, report: ValidationReport, extras: list[Issue]
 ) -> None:
     path = read.path
+    model = walks.model
     node_id = read.node_id or WORKFLOW_OUTPUT_ID
-    navigator: SchemaNavigator | None
-    if read.node_id is None:
-        navigator = model.navigator_for_stack(None)
-        stack: tuple[str, ...] = ()
-    else:
-        navigator = model.navigator_for_node(read.node_id)
-        stack = model.stack_of(read.node_id) or ()
-    if navigator is None:
+    stack = None if read.node_id is None else model.stack_of(read.node_id)
+    if stack is None and read.node_id is not None:
         report.add(
             Code.INVALID_CONTEXT_PATH,
             read.location,
@@ -130,7 +176,8 @@ def _check_read(
             "program location",
         )
         return
-    unknown = navigator.first_unknown(path.parts)
+    walk = walks.of(stack, path, read.kind == "over")
+    unknown = walk.unknown
     if unknown is not None:
         segment = path.parts[unknown.index]
         available = f" (available: {','.join(unknown.available)})" if unknown.available else ""
@@ -153,29 +200,27 @@ def _check_read(
             segment=unknown.index + 1,
             related=related,
             **did_you_mean(
-                segment, navigator.replacements(path.parts, unknown.index, unknown.available)
+                segment,
+                walk.navigator.replacements(path.parts, unknown.index, unknown.available),
             ),
         )
         return
-    if read.kind == "over":
-        view = navigator.at_path(path.parts)
-        if view is not None and not view.declares_array():
-            report.add(
-                Code.INVALID_FOREACH_SOURCE,
-                read.location,
-                f"foreach source {str(path)!r} must resolve to an array",
-            )
-    replacement = structured_replacement(path, stack, model)
+    if walk.not_an_array:
+        report.add(
+            Code.INVALID_FOREACH_SOURCE,
+            read.location,
+            f"foreach source {str(path)!r} must resolve to an array",
+        )
+    replacement = walk.replacement
     if replacement is not None:
         extras.append(
             Issue(
                 code=ProjectCode.DEPRECATED_CONTEXT_KEY,
                 location=read.location,
-                message=f"{format_segments(('context', path.parts[0]))!r} is a convenience key; "
-                f"read {str(replacement)!r} instead",
+                message=walk.hint,
                 severity=Severity.HINT,
                 segment=1,
-                data={"replacement": str(replacement)},
+                data={"replacement": replacement},
             )
         )
 
