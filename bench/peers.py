@@ -15,7 +15,8 @@ Each server is started in turn by the same client (``bench/lspclient.py``):
   (Taplo only accepts it), so they get full sync, as many clients send.
 
 Figures: initialize (process start → initialize answer, median of ``STARTS``
-processes), open → diagnostics
+processes: all but one started in rotation with the other servers', before the
+rest is measured, and the one whose session measures the rest), open → diagnostics
 (``didOpen`` → the first diagnostics that carry the validation: for the
 peers, the ones with the deliberate schema error; the very first publication
 is recorded too), completion and hover warm (median of ``--requests``
@@ -207,22 +208,33 @@ STARTS = 5
 varies by a third from the next on this machine."""
 
 
-async def initialize_times(target: Target, log: Path, starts: int) -> list[float]:
-    """``initialize`` times (ms) of ``starts`` fresh processes, each shut down at once."""
-    times = []
-    for _ in range(starts):
-        server = target.make_server(log)
-        try:
-            await server.start(target.path.parent)
-            times.append(server.initialize_time * 1000)
-        finally:
-            await server.close()
+def _log(target: Target) -> Path:
+    return RESULTS / "peers" / f"{target.label.split()[0]}.log"
+
+
+async def initialize_times(targets: list[Target], rounds: int) -> dict[str, list[float]]:
+    """``initialize`` times (ms) of ``rounds`` fresh processes of each target, by label,
+    each shut down at once. The servers start in rotation, one of each per round: the
+    machine's speed drifts over minutes, and a drift then weighs on every server alike
+    instead of on whichever was measured while it lasted."""
+    times: dict[str, list[float]] = {target.label: [] for target in targets}
+    for _ in range(rounds):
+        for target in targets:
+            server = target.make_server(_log(target))
+            try:
+                await server.start(target.path.parent)
+                times[target.label].append(server.initialize_time * 1000)
+            finally:
+                await server.close()
     return times
 
 
-async def measure(target: Target, requests: int, edits: int) -> dict[str, Any]:
-    log = RESULTS / "peers" / f"{target.label.split()[0]}.log"
-    starts = await initialize_times(target, log, STARTS - 1)
+async def measure(target: Target, requests: int, edits: int, starts: list[float]) -> dict[str, Any]:
+    """Every figure of one server; ``starts``: its ``initialize`` times measured in
+    rotation with the other servers' (``initialize_times``), to which the start of the
+    session measured here is added."""
+    log = _log(target)
+    starts = list(starts)
     server = target.make_server(log)
     row: dict[str, Any] = {
         "server": target.label,
@@ -304,9 +316,10 @@ def run(targets: list[Target], args: argparse.Namespace, scaled: bool = False) -
         )
     )
     rows = []
+    starts = asyncio.run(initialize_times(targets, STARTS - 1))
     for target in targets:
         print(f"measuring {target.label} on {target.text.count(chr(10)):,} lines ...", flush=True)
-        row = asyncio.run(measure(target, requests, edits))
+        row = asyncio.run(measure(target, requests, edits, starts[target.label]))
         rows.append(row)
         if "verified" in row:
             check = row["schema_error"]
