@@ -546,6 +546,69 @@ def test_deprecated_convenience_keys_get_hints() -> None:
     assert all(i.severity == "hint" for i in report.issues if i.code == "deprecated_context_key")
 
 
+def test_one_path_read_by_many_nodes_gets_each_reads_own_findings() -> None:
+    """A path is walked once per owner stack; each read still gets its own finding, at its
+    own location, naming its own node, and a node under another stack its own walk."""
+    paths = ("context.order.qty", "context.foreach.customers.item.nme")
+    workflow = build(
+        [
+            foreach("customers", "input.customers", "customer"),
+            foreach("orders.v2", "context.foreach.customers.item.orders", "order"),
+            task("charge", *paths),
+            task("refund", *paths),
+            task("after", *paths),
+        ],
+        [
+            "customers:loop->orders.v2",
+            "orders.v2:loop->charge",
+            "charge:ok->refund",
+            "refund:ok->orders.v2",
+            "orders.v2:done->customers",
+            "customers:done->after",
+            "after:ok->__end__",
+        ],
+        input_schema=CUSTOMERS_INPUT,
+    )
+    found = [
+        (str(i.code), i.model_path, i.message)
+        for i in validate_workflow(workflow).issues
+        if i.code in ("invalid_context_path", "deprecated_context_key")
+    ]
+    hint = (
+        "'context.order' is a convenience key; read 'context.foreach.\"orders.v2\".item.qty' "
+        "instead"
+    )
+    assert found == [
+        (
+            "invalid_context_path",
+            "nodes[2].input[1].path",
+            "invalid context path 'context.foreach.customers.item.nme' at 'charge': unknown "
+            "segment 'nme' (available: name,orders)",
+        ),
+        (
+            "invalid_context_path",
+            "nodes[3].input[1].path",
+            "invalid context path 'context.foreach.customers.item.nme' at 'refund': unknown "
+            "segment 'nme' (available: name,orders)",
+        ),
+        (
+            "invalid_context_path",
+            "nodes[4].input[0].path",
+            "invalid context path 'context.order.qty' at 'after': unknown segment 'order' "
+            "(available: activated_incoming_edge,foreach,lineage_id,parent_lineage_id,"
+            "prior_outcome,scope_id)",
+        ),
+        (
+            "invalid_context_path",
+            "nodes[4].input[1].path",
+            "invalid context path 'context.foreach.customers.item.nme' at 'after': unknown "
+            "segment 'customers'",
+        ),
+        ("deprecated_context_key", "nodes[2].input[0].path", hint),
+        ("deprecated_context_key", "nodes[3].input[0].path", hint),
+    ]
+
+
 def test_input_paths_are_walked_to_full_depth() -> None:
     workflow = build(
         [task("t", "input.customers", "input.limit.digits", "input.nope")],
