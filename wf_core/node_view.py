@@ -17,6 +17,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from wf_core.semantic.cursor import node_of
 from wf_core.semantic.index import IndexIncomplete, IndexView, NodeIndex
 
 if TYPE_CHECKING:
@@ -42,12 +43,10 @@ def node_index_at(snapshot: DocumentSnapshot, offset: int) -> NodeIndex | None:
 
     source_map = snapshot.parsed.source_map
     located = source_map.locate(offset)
-    if located is None:
+    node = node_of(located) if located is not None else None
+    if node is None:
         return None
-    location = located.location
-    if len(location) < 2 or location[0] != "nodes" or not isinstance(location[1], int):
-        return None
-    entry = source_map.get(("nodes", location[1]))
+    entry = source_map.get(("nodes", node))
     if entry is None:
         return None
     resolver = _resolvers.get(snapshot)
@@ -55,9 +54,9 @@ def node_index_at(snapshot: DocumentSnapshot, offset: int) -> NodeIndex | None:
         resolver = PathResolver(snapshot.parsed.values, snapshot.context)
         _resolvers[snapshot] = resolver
     builder = IndexBuilder(snapshot.parsed.values, source_map, snapshot.context, resolver=resolver)
-    if not 0 <= location[1] < len(builder.resolver.nodes):
+    if not 0 <= node < len(builder.resolver.nodes):
         return None
-    return builder.node_index(location[1], entry.value)
+    return builder.node_index(node, entry.value)
 
 
 def at_node(view: AnalysisView, offset: int) -> AnalysisView | None:

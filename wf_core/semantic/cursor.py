@@ -81,6 +81,16 @@ def classify(view: AnalysisView, offset: int) -> Cursor:
     return Cursor(offset, occurrence, path, segment, string_at(view, offset), located, node)
 
 
+def node_of(located: Located) -> int | None:
+    """The document index of the ``nodes`` entry a located key or value lies in (a
+    ``[[nodes]]`` header, or the space between JSON elements, lies in none: see
+    ``node_index_at``)."""
+    location = located.location
+    if len(location) >= 2 and location[0] == "nodes" and isinstance(location[1], int):
+        return location[1]
+    return None
+
+
 def node_index_at(view: AnalysisView, offset: int, located: Located | None) -> int | None:
     """The document index of the node whose entry holds ``offset``.
 
@@ -91,10 +101,10 @@ def node_index_at(view: AnalysisView, offset: int, located: Located | None) -> i
     """
     if located is None:
         return None
-    location = located.location
-    if len(location) >= 2 and location[0] == "nodes" and isinstance(location[1], int):
-        return location[1]
-    if tuple(location) != ("nodes",):
+    inside = node_of(located)
+    if inside is not None:
+        return inside
+    if tuple(located.location) != ("nodes",):
         return None
     source_map = view.parsed.source_map
     count = len(view.index.resolver.nodes)
