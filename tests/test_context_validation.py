@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import sys
 from pathlib import Path
 from typing import Any
@@ -47,19 +48,26 @@ CUSTOMERS_INPUT = {
 }
 
 
-def nested(*paths: str, output: list[dict[str, Any]] | None = None, **kwargs: Any):
-    """customers > orders.v2 > charge(paths...), then after(paths...)."""
+def nested(
+    *paths: str,
+    output: list[dict[str, Any]] | None = None,
+    body: tuple[str, ...] = ("charge",),
+    **kwargs: Any,
+):
+    """customers > orders.v2 > charge(paths...) (or the ``body`` tasks, in a chain), then
+    after(paths...)."""
+    chain = [*body, "orders.v2"]
     return build(
         [
             foreach("customers", "input.customers", "customer"),
             foreach("orders.v2", "context.foreach.customers.item.orders", "order"),
-            task("charge", *paths),
+            *(task(name, *paths) for name in body),
             task("after", *paths),
         ],
         [
             "customers:loop->orders.v2",
-            "orders.v2:loop->charge",
-            "charge:ok->orders.v2",
+            f"orders.v2:loop->{body[0]}",
+            *(f"{a}:ok->{b}" for a, b in itertools.pairwise(chain)),
             "orders.v2:done->customers",
             "customers:done->after",
             "after:ok->__end__",
@@ -550,25 +558,7 @@ def test_one_path_read_by_many_nodes_gets_each_reads_own_findings() -> None:
     """A path is walked once per owner stack; each read still gets its own finding, at its
     own location, naming its own node, and a node under another stack its own walk."""
     paths = ("context.order.qty", "context.foreach.customers.item.nme")
-    workflow = build(
-        [
-            foreach("customers", "input.customers", "customer"),
-            foreach("orders.v2", "context.foreach.customers.item.orders", "order"),
-            task("charge", *paths),
-            task("refund", *paths),
-            task("after", *paths),
-        ],
-        [
-            "customers:loop->orders.v2",
-            "orders.v2:loop->charge",
-            "charge:ok->refund",
-            "refund:ok->orders.v2",
-            "orders.v2:done->customers",
-            "customers:done->after",
-            "after:ok->__end__",
-        ],
-        input_schema=CUSTOMERS_INPUT,
-    )
+    workflow = nested(*paths, body=("charge", "refund"))
     found = [
         (str(i.code), i.model_path, i.message)
         for i in validate_workflow(workflow).issues
