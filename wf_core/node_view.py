@@ -42,8 +42,7 @@ def node_index_at(snapshot: DocumentSnapshot, offset: int) -> NodeIndex | None:
     from wf_core.semantic.build import IndexBuilder, PathResolver
 
     source_map = snapshot.parsed.source_map
-    located = source_map.locate(offset)
-    node = node_of(located) if located is not None else None
+    node = node_of(source_map.locate(offset))
     if node is None:
         return None
     entry = source_map.get(("nodes", node))

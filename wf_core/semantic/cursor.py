@@ -81,10 +81,12 @@ def classify(view: AnalysisView, offset: int) -> Cursor:
     return Cursor(offset, occurrence, path, segment, string_at(view, offset), located, node)
 
 
-def node_of(located: Located) -> int | None:
+def node_of(located: Located | None) -> int | None:
     """The document index of the ``nodes`` entry a located key or value lies in (a
     ``[[nodes]]`` header, or the space between JSON elements, lies in none: see
     ``node_index_at``)."""
+    if located is None:
+        return None
     location = located.location
     if len(location) >= 2 and location[0] == "nodes" and isinstance(location[1], int):
         return location[1]
@@ -99,10 +101,8 @@ def node_index_at(view: AnalysisView, offset: int, located: Located | None) -> i
     header and the space between JSON elements belong to the array, so the
     element is found by its span.
     """
-    if located is None:
-        return None
     inside = node_of(located)
-    if inside is not None:
+    if inside is not None or located is None:
         return inside
     if tuple(located.location) != ("nodes",):
         return None
