@@ -120,8 +120,8 @@ class _Walk:
     navigator: SchemaNavigator
     unknown: UnknownSegment | None
     not_an_array: bool  # read as a foreach source, it resolves to something else
-    replacement: str | None  # the structured path a convenience key stands for
-    hint: str  # the message of a read of that convenience key ("" when none)
+    # A convenience key's hint: its message, and the structured path the key stands for.
+    hint: tuple[str, str] | None
 
 
 class _Walks:
@@ -149,14 +149,15 @@ class _Walks:
                 view = navigator.at_path(path.parts)
                 not_an_array = view is not None and not view.declares_array()
             structured = structured_replacement(path, stack or (), self.model)
-            replacement = hint = None
+            hint = None
             if structured is not None:
                 replacement = str(structured)
-                hint = (
+                message = (
                     f"{format_segments(('context', path.parts[0]))!r} is a convenience key; "
                     f"read {replacement!r} instead"
                 )
-            walk = _Walk(navigator, unknown, not_an_array, replacement, hint or "")
+                hint = (message, replacement)
+            walk = _Walk(navigator, unknown, not_an_array, hint)
             self._walks[key] = walk
         return walk
 
@@ -211,13 +212,13 @@ def _check_read(
             read.location,
             f"foreach source {str(path)!r} must resolve to an array",
         )
-    replacement = walk.replacement
-    if replacement is not None:
+    if walk.hint is not None:
+        message, replacement = walk.hint
         extras.append(
             Issue(
                 code=ProjectCode.DEPRECATED_CONTEXT_KEY,
                 location=read.location,
-                message=walk.hint,
+                message=message,
                 severity=Severity.HINT,
                 segment=1,
                 data={"replacement": replacement},
