@@ -112,6 +112,15 @@ WORKFLOW = _with(WORKFLOW, "item' },\n", "item' },  # comment\n")
         ('a = { b = "x", }\n', "tree"),
         ('a = { b = "x" c = "y" }\n', "tree"),
         ('a = { b = "x", b = "y" }\n', "tree"),
+        # one match reads up to three pairs; longer tables are read pair by pair
+        ("a = { b = 'x', c = \"y\", d = 'z', e = \"w\" }\n", "without tree"),
+        ('a = [{ b = "x", c = "y", d = "z", e = "w", f = "v" }]\n', "without tree"),
+        ('a = { b = "x", c = "y", d = "z", e = "w", }\n', "tree"),
+        ('a = { b = "x", c = "y", b = "z" }\n', "tree"),
+        ('a = { b = "x", c = "y", d = "z", b = "w" }\n', "tree"),
+        ("a = { b = 'x''', c = \"y\" }\n", "tree"),
+        ('a = { b = "x", c = "y", d = { e = "z" } }\n', "without tree"),
+        ("a = {\tb\t=\t'x'\t,\tc='y'\t}\n", "without tree"),
     ],
 )
 def test_read_without_tree_equals_the_tree(text: str, way: Way) -> None:

@@ -54,6 +54,16 @@ _STRING_LINE = re.compile(
 # ``flat_inline_table``), with what follows it up to the next key or the closing
 # brace. Groups: key, basic content, literal content, the comma after it.
 _FLAT_PAIR = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:(,)[ \t]*)?")
+# A whole inline table of one to three such pairs, the commonest inline tables of a
+# workflow (a binding, an edge), read by one match. Groups, pair by pair: key, basic
+# content, literal content (absent pairs' are None). Blanks are matched possessively:
+# nothing is given back, so a failing match is linear in the text it looked at.
+_TABLE_PAIR = r"([A-Za-z0-9_-]+)[ \t]*+=[ \t]*+" + _STRING
+_NEXT_PAIR = r"[ \t]*+,[ \t]*+" + _TABLE_PAIR
+_FLAT_TABLE = re.compile(
+    r"\{[ \t]*+" + _TABLE_PAIR + r"(?:" + _NEXT_PAIR + r"(?:" + _NEXT_PAIR + r")?)?[ \t]*+\}"
+)
+_FLAT_TABLE_PAIRS = (0, 3, 6)
 # After an array element: blanks, maybe a comma, blanks. Group 1: the comma.
 _ARRAY_SEPARATOR = re.compile(_BLANKS + r"(,)?" + _BLANKS)
 _STRING_KIND = Kind.STRING
@@ -220,6 +230,41 @@ class _Reader:
     def flat_inline_table(self, start: int, loc: Location) -> tuple[Any, Kind, int, Any] | None:
         """``{ a = "x", b = 'y' }`` at ``start``: bare keys and one-line strings only, read
         in one pass; None for any other inline table (``inline_table`` reads those)."""
+        match = _FLAT_TABLE.match(self.text, start)
+        if match is None:
+            return self.flat_pairs(start, loc)
+        groups = match.groups()
+        table: dict[str, Any] = {}
+        entries = self.entries
+        for first in _FLAT_TABLE_PAIRS:
+            name = groups[first]
+            if name is None:
+                break
+            if name in table:
+                raise _GiveUp
+            basic = groups[first + 1]
+            if basic is not None:
+                table[name] = basic
+                value_start, value_end = match.span(first + 2)
+                style = "basic"
+            else:
+                table[name] = groups[first + 2]
+                value_start, value_end = match.span(first + 3)
+                style = "literal"
+            key_start = match.start(first + 1)
+            entries[(*loc, name)] = (
+                key_start,
+                key_start + len(name),
+                value_start - 1,
+                value_end + 1,
+                _STRING_KIND,
+                style,
+            )
+        return table, _OBJECT_KIND, match.end(), None
+
+    def flat_pairs(self, start: int, loc: Location) -> tuple[Any, Kind, int, Any] | None:
+        """``flat_inline_table`` for any number of pairs, a pair at a time: the entries
+        are recorded once the table is known to be flat."""
         text = self.text
         pos = WS.match(text, start + 1).end()  # type: ignore[union-attr]
         table: dict[str, Any] = {}
