@@ -86,7 +86,7 @@ def test_a_recorded_file_serves_every_script_the_server_and_check_compile(
     _run(
         "import sys; from wfls import generated_code; generated_code.main(sys.argv[1:])", str(path)
     )
-    attrs, dataclasses = generated_code._load(path)
+    attrs, dataclasses, _cattrs = generated_code._load(path)
     assert len(attrs) > 500  # the protocol library alone makes some 570 classes
     assert len(dataclasses) > 300  # the analysis's records among them
     hits, attrs_asked, dataclass_asked, seeded = map(int, _run(_SERVED, str(path)).split())
@@ -94,6 +94,82 @@ def test_a_recorded_file_serves_every_script_the_server_and_check_compile(
     assert len(attrs) == attrs_asked + seeded
     assert len(dataclasses) == dataclass_asked
     assert hits == attrs_asked + dataclass_asked
+
+
+# In a fresh interpreter: take the code from FILE; decode the ``initialize`` of the
+# client PRESET as the server does, and print how many cattrs scripts were served and
+# how many compiled (the capabilities are turned into JSON before the server starts).
+_DECODED = """
+import json, sys
+from pathlib import Path
+from wfls import generated_code
+
+served = generated_code.install(Path(sys.argv[1]))
+assert served is not None and "cattrs" not in sys.modules  # (`wfls check` never needs it)
+import pytest_lsp
+from lsprotocol import converters
+capabilities = converters.get_converter().unstructure(pytest_lsp.client_capabilities(sys.argv[2]))
+from wfls.server import create_server
+server = create_server()
+import cattrs.gen
+compiled = []
+serve = cattrs.gen.compile
+def counting(source, filename, *args):
+    hits = served.hits
+    code = serve(source, filename, *args)
+    if served.hits == hits:
+        compiled.append(filename)
+    return code
+cattrs.gen.compile = counting
+before = served.hits
+request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+    "processId": None, "rootUri": None, "capabilities": capabilities}}
+server.protocol.structure_message(request)
+print(served.hits - before, len(compiled))
+"""
+
+
+@pytest.mark.parametrize("preset", ["visual-studio-code", "neovim"])
+def test_a_recorded_file_serves_every_converter_function_a_full_clients_initialize_needs(
+    tmp_path: Path, preset: str
+) -> None:
+    path = tmp_path / "generated-code.bin"
+    _run(
+        "import sys; from wfls import generated_code; generated_code.main(sys.argv[1:])", str(path)
+    )
+    _attrs, _dataclasses, cattrs = generated_code._load(path)
+    assert len(cattrs) > 60
+    assert all(name.startswith("<cattrs generated ") for name in cattrs)
+    served, compiled = map(int, _run(_DECODED, str(path), preset).split())
+    assert served > 50 and compiled == 0
+
+
+def test_every_capability_is_declared_by_the_recording_client() -> None:
+    """The client whose ``initialize`` is recorded declares something in every field of
+    every capability class (a class the recording never meets would be compiled when a
+    client declares it) but those of any JSON value (``experimental``)."""
+    import typing
+
+    import attrs
+    from lsprotocol import converters, types
+
+    converters.get_converter()  # (resolves the protocol classes' annotations, as there)
+    client = generated_code._every_value(types.ClientCapabilities)
+    unset: list[str] = []
+
+    def walk(value: Any, where: str) -> None:
+        if attrs.has(type(value)):
+            for field in attrs.fields(type(value)):
+                inner = getattr(value, field.name)
+                if inner is None and typing.Any not in typing.get_args(field.type):
+                    unset.append(f"{where}.{field.name}")
+                walk(inner, f"{where}.{field.name}")
+        elif isinstance(value, list):
+            for item in value:
+                walk(item, where)
+
+    walk(client, "capabilities")
+    assert unset == []
 
 
 def _served(
@@ -144,12 +220,23 @@ def test_a_dataclass_script_is_served_for_its_very_text_and_compiled_as_dataclas
         b"",
         b"not bytecode",
         importlib.util.MAGIC_NUMBER,  # nothing after the header
-        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": (b"s", 1)}, {}))[:-3],  # cut short
+        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": (b"s", 1)}, {}, {}))[:-3],  # cut short
         importlib.util.MAGIC_NUMBER + marshal.dumps(["a list"]),
-        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": (b"s", "not code")}, {b"s": 1})),
-        b"\x00\x00\r\n" + marshal.dumps(({}, {b"s": compile("", "x", "exec")})),  # another
+        importlib.util.MAGIC_NUMBER + marshal.dumps(({"x": (b"s", "not code")}, {b"s": 1}, {})),
+        # a file of the two tables before cattrs' was added
+        importlib.util.MAGIC_NUMBER + marshal.dumps(({}, {b"s": compile("", "x", "exec")})),
+        b"\x00\x00\r\n" + marshal.dumps(({}, {b"s": compile("", "x", "exec")}, {})),  # another
     ],
-    ids=["empty", "garbage", "header only", "cut short", "a list", "no code", "other magic"],
+    ids=[
+        "empty",
+        "garbage",
+        "header only",
+        "cut short",
+        "a list",
+        "no code",
+        "two tables",
+        "other magic",
+    ],
 )
 def test_an_unusable_file_is_ignored(tmp_path: Path, content: bytes) -> None:
     import dataclasses
@@ -158,7 +245,7 @@ def test_an_unusable_file_is_ignored(tmp_path: Path, content: bytes) -> None:
 
     path = tmp_path / "generated-code.bin"
     path.write_bytes(content)
-    assert generated_code._load(path) == ({}, {})
+    assert generated_code._load(path) == ({}, {}, {})
     assert generated_code.install(path) is None
     assert generated_code.install(tmp_path / "missing.bin") is None
     # attrs and dataclasses compile as they always do
@@ -171,11 +258,13 @@ def test_the_written_file_is_readable_by_all_and_replaced_whole(tmp_path: Path) 
     tables = (
         {"<attrs generated D>": (generated_code.digest("x = 1\n"), code)},
         {generated_code.digest("y = 2\n"): code},
+        {"<cattrs generated E>": (generated_code.digest("z = 3\n"), code)},
     )
     generated_code.write(tables, path)
     generated_code.write(tables, path)
     assert path.stat().st_mode & 0o777 == 0o644
     assert [p.name for p in path.parent.iterdir()] == ["generated-code.bin"]  # no temporaries
-    attrs, dataclasses = generated_code._load(path)
+    attrs, dataclasses, cattrs = generated_code._load(path)
     assert attrs["<attrs generated D>"][0] == generated_code.digest("x = 1\n")
     assert set(dataclasses) == {generated_code.digest("y = 2\n")}
+    assert cattrs["<cattrs generated E>"][0] == generated_code.digest("z = 3\n")
