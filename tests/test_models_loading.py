@@ -278,6 +278,25 @@ def test_bad_node_def_and_output_binding() -> None:
     assert result.document_location(("node_defs", 0, "name")) == ("node_defs", 1, "name")
 
 
+def test_only_lists_that_lost_an_element_are_mapped() -> None:
+    """A list whose every element loaded, or none, has the document's indexes (mapping it
+    is skipped); losing a node, or a binding inside one, makes the nodes mapped."""
+    assert load_workflow(billing_document()).complete == {"nodes", "edges", "output", "node_defs"}
+    document = billing_document()
+    document["edges"][0]["to"] = ["x"]
+    result = load_workflow(document)
+    assert result.complete == {"nodes", "output", "node_defs"}
+    assert result.document_location(("edges", 0, "to")) == ("edges", 1, "to")
+    assert result.document_location(("nodes", 1, "over")) == ("nodes", 1, "over")
+    document = billing_document()
+    document["nodes"][2]["input"].insert(0, {"target": "x"})
+    assert "nodes" not in load_workflow(document).complete
+    document = billing_document()
+    document["nodes"] = [{"id": 1}]
+    result = load_workflow(document)
+    assert "nodes" in result.complete and result.node_positions == ()
+
+
 def test_graph_level_locations_pass_through() -> None:
     document = copy.deepcopy(billing_document())
     document["nodes"].insert(0, {"id": "x", "type": "nope"})

@@ -100,6 +100,10 @@ class LoadResult:
     invalid_node_def_names: frozenset[str] = frozenset()
     stand_ins: frozenset[Location] = frozenset()
     substituted: frozenset[str] = frozenset()
+    # The lists whose model indexes are the document's (every element loaded, bindings
+    # included, or none did): ``document_location`` has nothing to map there. Empty
+    # unless given: every list is then mapped.
+    complete: frozenset[str] = frozenset()
 
     def document_location(self, location: Location) -> Location:
         """A model location (``("nodes", 2, "input", 0, "path")``) in document indexes.
@@ -107,6 +111,8 @@ class LoadResult:
         Graph-level locations that name a node by id (``("nodes", NodeRef("charge"))``)
         and indexes outside the maps are returned unchanged.
         """
+        if location and location[0] in self.complete:
+            return location
         if len(location) < 2 or not isinstance(location[1], int):
             return location
         head, index = location[0], location[1]
@@ -499,4 +505,9 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
         invalid_node_def_names=frozenset(invalid_defs),
         stand_ins=frozenset(stand_ins),
         substituted=frozenset(substituted),
+        complete=frozenset(
+            key
+            for key, kept in positions.items()
+            if (not kept or kept[-1] == len(kept) - 1) and (key != "nodes" or not binding_positions)
+        ),
     )
