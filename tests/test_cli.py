@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 from pathlib import Path
 
 import jsonschema
@@ -313,9 +312,7 @@ def test_a_long_running_command_collects_after_its_imports(
 ) -> None:
     """``serve`` and ``run`` import without the collector, then turn it on with the
     objects their imports built frozen (out of its scans) and the young generation
-    collected less often: ``run`` before it runs, ``serve`` once it has answered
-    ``initialize`` (the callback it is given); called in process, the collector is left
-    on."""
+    collected less often; called in process, the collector is left on."""
     import gc
 
     import wfls.run_cmd
@@ -323,14 +320,8 @@ def test_a_long_running_command_collects_after_its_imports(
 
     seen: list[tuple[bool, int, int]] = []
 
-    def state() -> tuple[bool, int, int]:
-        return gc.isenabled(), gc.get_threshold()[0], gc.get_freeze_count()
-
-    def spy(*args: object, answered: Callable[[], None] | None = None, **kwargs: object) -> int:
-        seen.append(state())
-        if answered is not None:
-            answered()
-            seen.append(state())
+    def spy(*args: object, **kwargs: object) -> int:
+        seen.append((gc.isenabled(), gc.get_threshold()[0], gc.get_freeze_count()))
         return 0
 
     monkeypatch.setattr(wfls.server, "serve", spy)
@@ -342,8 +333,6 @@ def test_a_long_running_command_collects_after_its_imports(
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
-    if command == "serve":
-        assert len(seen) == 2 and not seen.pop(0)[0]  # still off while it starts serving
     assert len(seen) == 1
     enabled, young, frozen = seen[0]
     assert enabled and young == 50_000 and frozen > 0
@@ -351,20 +340,15 @@ def test_a_long_running_command_collects_after_its_imports(
 
 
 def test_the_server_collects_the_classes_attrs_replaced_as_the_protocol_was_imported() -> None:
-    """In a fresh interpreter, as ``wfls serve`` starts: the server's imports leave
-    thousands of objects in reference cycles behind (the protocol library's classes that
-    attrs replaced); once ``initialize`` is answered (``_settle_after_initialize``) they
-    are collected, not frozen: a full collection of everything, the frozen included,
-    then finds next to nothing."""
-    imports = "import gc; gc.disable(); gc.freeze(); import wfls.server; "
-    full = "gc.disable(); gc.unfreeze(); print(gc.collect())"
-    left = _python("-c", imports + full)
-    settled = _python(
-        "-c", imports + "from wfls.cli import _settle_after_initialize as s; s(); " + full
-    )
-    assert left.returncode == settled.returncode == 0, left.stderr + settled.stderr
-    assert int(left.stdout) > 10_000
-    assert int(settled.stdout) < 1_000
+    """In a fresh interpreter, as ``wfls serve`` imports: after ``_import_protocol`` and
+    the server's imports, a full collection finds next to nothing; imported plainly, the
+    protocol library leaves thousands of objects in reference cycles behind."""
+    found = "import gc; gc.disable(); {}; import wfls.server; print(gc.collect())"
+    plain = _python("-c", found.format("import lsprotocol.types"))
+    collected = _python("-c", found.format("from wfls.cli import _import_protocol as i; i()"))
+    assert plain.returncode == collected.returncode == 0, plain.stderr + collected.stderr
+    assert int(plain.stdout) > 10_000
+    assert int(collected.stdout) < 1_000
 
 
 def test_check_holds_its_analyses_only_for_a_caller_about_to_exit(

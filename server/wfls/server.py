@@ -361,16 +361,13 @@ class DiagnosticsResult:
 class WflsServer(LanguageServer):
     protocol: WflsProtocol
 
-    def __init__(self, answered: Callable[[], None] | None = None) -> None:
+    def __init__(self) -> None:
         super().__init__(
             "wfls",
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=WflsProtocol,
         )
-        # Run once ``initialize`` is answered, before the analysis is imported: the
-        # process's own housekeeping, which that answer need not wait for (``serve``).
-        self._answered = answered
         self._store: DocumentStore | None = None
         self._roots = Roots([])
         self._workflows: Workspace | None = None
@@ -440,11 +437,7 @@ class WflsServer(LanguageServer):
     def load_analysis(self) -> None:
         """Import the analysis (on the event loop, right after the answer to ``initialize``
         is sent): a client takes the answer in and opens its documents meanwhile, and the
-        first of them then waits for less of it, or none. What was to run once the answer
-        was sent (``answered``) runs first."""
-        answered, self._answered = self._answered, None
-        if answered is not None:
-            answered()
+        first of them then waits for less of it, or none."""
         for name in ANALYSIS_MODULES:
             importlib.import_module(name)
         _ = self._encode_diagnostic  # made now, while the client opens its documents
@@ -1338,14 +1331,13 @@ def _register_commands(
         server.command(name)(command(name))
 
 
-def create_server(answered: Callable[[], None] | None = None) -> WflsServer:
-    """A server that knows only ``initialize``; the rest is registered for the client.
-    ``answered`` runs once the answer to ``initialize`` is sent (``load_analysis``)."""
+def create_server() -> WflsServer:
+    """A server that knows only ``initialize``; the rest is registered for the client."""
     # The protocol converter's functions are compiled ahead, when they were recorded (a
     # full client's ``initialize`` needs some sixty: 25-30 ms of compiling before the
     # answer otherwise).
     generated_code.install_cattrs()
-    server = WflsServer(answered)
+    server = WflsServer()
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: WflsServer, params: types.InitializeParams) -> None:
@@ -1363,10 +1355,8 @@ def create_server(answered: Callable[[], None] | None = None) -> WflsServer:
     return server
 
 
-def serve(tcp: str | None = None, answered: Callable[[], None] | None = None) -> int:
-    """Run the server on stdio (or a TCP socket) until the client exits; ``answered``
-    runs once the answer to ``initialize`` is sent (``wfls serve`` collects and freezes
-    what its imports left then: ``wfls.cli``).
+def serve(tcp: str | None = None) -> int:
+    """Run the server on stdio (or a TCP socket) until the client exits.
 
     Returns 0 after an orderly shutdown, 1 when the client went away without
     one (the LSP exit-code convention), 2 for a bad ``--tcp`` argument.
@@ -1380,7 +1370,7 @@ def serve(tcp: str | None = None, answered: Callable[[], None] | None = None) ->
     # event loop waits up to 5 ms for the GIL at every read, write and hand-off of a
     # request, which adds tens of milliseconds to a completion while an analysis runs.
     sys.setswitchinterval(SWITCH_INTERVAL)
-    server = create_server(answered)
+    server = create_server()
     if tcp is not None:
         host, _, port = tcp.rpartition(":")
         if not host or not port.isdigit() or not 0 < int(port) < 65536:

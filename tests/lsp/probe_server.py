@@ -12,7 +12,6 @@ that is not open.
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from typing import Any
 from urllib.parse import unquote
 
@@ -22,8 +21,8 @@ TEXT_METHOD = "wflsTest/documentText"
 _create = wfls_server.create_server
 
 
-def create_server(answered: Callable[[], None] | None = None) -> wfls_server.WflsServer:
-    server = _create(answered)
+def create_server() -> wfls_server.WflsServer:
+    server = _create()
 
     # Async, as wfls' own handlers are: it runs after the tasks of the messages before
     # it have started, so its reply also tells that they have (a barrier for tests).
