@@ -50,10 +50,6 @@ _STRING = r"""(?:"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"|'([^'\x00-\x08\x0a-\x1f\x7f]*
 _STRING_LINE = re.compile(
     _BLANKS + r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)"
 )
-# One pair of an inline table of bare keys and one-line strings only (see
-# ``flat_inline_table``), with what follows it up to the next key or the closing
-# brace. Groups: key, basic content, literal content, the comma after it.
-_FLAT_PAIR = re.compile(r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:(,)[ \t]*)?")
 # A whole inline table of one to three such pairs, the commonest inline tables of a
 # workflow (a binding, an edge), read by one match. Groups, pair by pair: key, basic
 # content, literal content (absent pairs' are None). Blanks are matched possessively:
@@ -229,10 +225,11 @@ class _Reader:
 
     def flat_inline_table(self, start: int, loc: Location) -> tuple[Any, Kind, int, Any] | None:
         """``{ a = "x", b = 'y' }`` at ``start``: bare keys and one-line strings only, read
-        in one pass; None for any other inline table (``inline_table`` reads those)."""
+        in one match; None for any other inline table, including one of four or more
+        pairs (``inline_table`` reads those)."""
         match = _FLAT_TABLE.match(self.text, start)
         if match is None:
-            return self.flat_pairs(start, loc)
+            return None
         groups = match.groups()
         table: dict[str, Any] = {}
         entries = self.entries
@@ -261,48 +258,6 @@ class _Reader:
                 style,
             )
         return table, _OBJECT_KIND, match.end(), None
-
-    def flat_pairs(self, start: int, loc: Location) -> tuple[Any, Kind, int, Any] | None:
-        """``flat_inline_table`` for any number of pairs, a pair at a time: the entries
-        are recorded once the table is known to be flat."""
-        text = self.text
-        pos = WS.match(text, start + 1).end()  # type: ignore[union-attr]
-        table: dict[str, Any] = {}
-        found: list[tuple[str, int, int, int, str]] = []
-        pair = _FLAT_PAIR.match
-        while True:
-            match = pair(text, pos)
-            if match is None:
-                return None
-            name, basic, literal, comma = match.group(1, 2, 3, 4)
-            if name in table:
-                raise _GiveUp
-            if basic is not None:
-                value_start, value_end = match.span(2)
-                table[name] = basic
-                found.append((name, match.start(), value_start, value_end, "basic"))
-            else:
-                value_start, value_end = match.span(3)
-                table[name] = literal
-                found.append((name, match.start(), value_start, value_end, "literal"))
-            pos = match.end()
-            if text[pos : pos + 1] == "}":
-                if comma is not None:
-                    return None  # a trailing comma: the general path reports it
-                break
-            if comma is None:
-                return None
-        entries = self.entries
-        for name, key_start, value_start, value_end, style in found:
-            entries[(*loc, name)] = (
-                key_start,
-                key_start + len(name),
-                value_start - 1,
-                value_end + 1,
-                _STRING_KIND,
-                style,
-            )
-        return table, _OBJECT_KIND, pos + 1, None
 
     def inline_table(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
         text = self.text
