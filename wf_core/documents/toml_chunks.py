@@ -358,3 +358,24 @@ def read_chunk(text: str, section: bool) -> Chunk | None:
     chunk.entries = reader.entries
     chunk.occ = reader.occ
     return chunk
+
+
+ChunkState = tuple[Any, ...]
+
+
+def chunk_state(chunk: Chunk | None) -> ChunkState | None:
+    """What ``read_chunk`` built, as plain data to send to another process (its text
+    is not sent: the receiver has it)."""
+    if chunk is None:
+        return None
+    return (chunk.table, chunk.tables, chunk.header, chunk.end, chunk.key, chunk.entries, chunk.occ)
+
+
+def chunk_from_state(text: str, state: ChunkState) -> Chunk:
+    """The chunk ``read_chunk(text, ...)`` built, from its ``chunk_state``."""
+    chunk = Chunk(text)
+    chunk.derived = True
+    chunk.table, chunk.tables, chunk.header, chunk.end, chunk.key, entries, occ = state
+    chunk.entries = entries
+    chunk.occ = occ
+    return chunk

@@ -27,7 +27,7 @@ from wf_core.records import record
 from wf_core.schema_nav import SchemaNavigator, UnknownSegment
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
-from wf_core.validation.memo import ValidationMemo
+from wf_core.validation.memo import Findings, ValidationMemo
 from wf_core.validation.reads import PathRead, binding_reads, node_reads
 from wf_core.validation.suggest import did_you_mean
 
@@ -44,16 +44,11 @@ def validate_context_paths(
     """Reads in node order, then the workflow output's. A node's reads depend on the node,
     its index and the context model only, so ``memo`` may hand back their findings."""
     _check_alias_ownership(workflow, model, report)
-    walks = _Walks(model)
+    walks = Walks(model)
     for index, node in enumerate(workflow.nodes):
         findings = memo.get("context", index, node) if memo is not None else None
         if findings is None:
-            found = ValidationReport()
-            hints: list[Issue] = []
-            for read in node_reads(node, index):
-                if read.path.root == "context":
-                    _check_read(read, walks, found, hints)
-            findings = (tuple(found.issues), tuple(hints))
+            findings = node_context_findings(node, index, walks)
             if memo is not None:
                 memo.put("context", index, node, findings)
         report.issues.extend(findings[0])
@@ -61,6 +56,17 @@ def validate_context_paths(
     for path, location in binding_reads(workflow.output, ("output",)):
         if path.root == "context":
             _check_read(PathRead("output", path, location, location, None), walks, report, extras)
+
+
+def node_context_findings(node: Any, index: int, walks: Walks) -> Findings:
+    """The findings of one node's ``context.*`` reads: a function of the node, its index
+    and the context model only."""
+    found = ValidationReport()
+    hints: list[Issue] = []
+    for read in node_reads(node, index):
+        if read.path.root == "context":
+            _check_read(read, walks, found, hints)
+    return tuple(found.issues), tuple(hints)
 
 
 def node_index_by_id(workflow: Any) -> dict[str, int]:
@@ -124,7 +130,7 @@ class _Walk:
     hint: tuple[str, str] | None
 
 
-class _Walks:
+class Walks:
     """Each (stack, path, read kind)'s walk, made once per validation.
 
     The nodes of a loop body read the same few paths over and over (every task of
@@ -163,7 +169,7 @@ class _Walks:
 
 
 def _check_read(
-    read: PathRead, walks: _Walks, report: ValidationReport, extras: list[Issue]
+    read: PathRead, walks: Walks, report: ValidationReport, extras: list[Issue]
 ) -> None:
     path = read.path
     model = walks.model

@@ -67,6 +67,14 @@ class ValidationMemo:
     def put(self, part: Part, index: int, node: Any, findings: Findings) -> None:
         self._current[part][index] = (node, findings)
 
+    def adopt(self, nodes: Sequence[Any], found: dict[Part, dict[int, Findings]]) -> None:
+        """File findings made for ``nodes[index]`` elsewhere (``core.node_findings``,
+        maybe in a forked child) under the model this memo began with."""
+        for part, by_index in found.items():
+            current = self._current[part]
+            for index, findings in by_index.items():
+                current[index] = (nodes[index], findings)
+
 
 def _empty() -> dict[Part, dict[int, tuple[Any, Findings]]]:
     return {"node": {}, "context": {}}

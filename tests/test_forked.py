@@ -1,0 +1,209 @@
+"""A forked child changes how long a large check takes, never what it finds.
+
+``wfls check`` may have a forked child read the last part of a large TOML document's
+statements and check the last half of its nodes (``wf_core.forked``). Here the
+thresholds are lowered so that small documents take that path too, and every
+finding must be what the same analysis finds without a child: when the child does
+its part, and when it fails and the parent does that part itself.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from builders import APPROVALS_WITH_MISTAKES, BILLING_WITH_MISTAKES
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wf_core import forked
+from wf_core.documents import toml_statements
+from wf_core.snapshot import analyze_text
+from wf_core.validation import core
+
+ROOT = Path(__file__).parent.parent
+sys.path.insert(0, str(ROOT / "bench"))
+from generate import generate_toml  # noqa: E402
+
+EXAMPLES = ROOT / "examples"
+
+
+def _generated_with_mistakes() -> str:
+    """A generated workflow with a wrong read, an unknown node def and a duplicate id
+    among the last nodes (the child's half), and a wrong read among the first."""
+    text = generate_toml(60).replace(".item.name", ".item.nam", 1)
+    last = text.rindex('node = "charge_order"')
+    text = text[:last] + 'node = "charge_ordr"' + text[last + len('node = "charge_order"') :]
+    last = text.rindex(".item.name")
+    text = text[:last] + ".item.nme" + text[last + len(".item.name") :]
+    return text + '\n[[nodes]]\nid = "g1_t0"\ntype = "end"\noutcome = "ok"\n'
+
+
+DOCUMENTS = {
+    "billing-mistaken.wf.toml": BILLING_WITH_MISTAKES,
+    "approvals-mistaken.wf.json": APPROVALS_WITH_MISTAKES,
+    "store_audit.wf.toml": (EXAMPLES / "store_audit.wf.toml").read_text(encoding="utf-8"),
+    "generated-mistaken.wf.toml": _generated_with_mistakes(),
+}
+
+
+def syntax_of(name: str) -> str:
+    return "json" if name.endswith(".json") else "toml"
+
+
+def findings(text: str, syntax: str) -> list[tuple[Any, ...]]:
+    snapshot = analyze_text(text, syntax)  # type: ignore[arg-type]
+    return [
+        (p.code, p.message, p.severity, p.span, p.location, p.related, p.issue.data)
+        for p in snapshot.issues
+    ]
+
+
+class Children:
+    """The children forked while it is active, and what each sent back."""
+
+    def __init__(self) -> None:
+        self.results: list[bool] = []  # per child: whether a value came back
+
+
+@pytest.fixture
+def forking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Children]:
+    """Forking allowed, from the smallest document on; records each child's fate."""
+    children = Children()
+    result = forked.Pending.result
+
+    def recorded(self: forked.Pending) -> Any:
+        value = result(self)
+        children.results.append(value is not None)
+        return value
+
+    monkeypatch.setattr(forked, "_allowed", True)
+    monkeypatch.setattr(forked.Pending, "result", recorded)
+    monkeypatch.setattr(core, "SPLIT_FROM", 1)
+    monkeypatch.setattr(toml_statements, "SPLIT_FROM", 1)
+    yield children
+
+
+def failing_in_child(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function``, raising when called in any process but this one."""
+    parent = os.getpid()
+
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if os.getpid() != parent:
+            raise RuntimeError("the child fails")
+        return function(*args, **kwargs)
+
+    return wrapped
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_what_a_child_reads_and_checks_is_what_the_parent_would_find(
+    name: str, forking: Children
+) -> None:
+    text = DOCUMENTS[name]
+    forked._allowed = False
+    serial = findings(text, syntax_of(name))
+    assert any(f[2].value == "error" for f in serial), "each document has mistakes"
+    forked._allowed = True
+    assert findings(text, syntax_of(name)) == serial
+    # TOML: one child reads, one checks; JSON: only the checking is shared.
+    assert forking.results == [True, True] if name.endswith(".toml") else [True]
+
+
+@pytest.mark.parametrize("name", ["generated-mistaken.wf.toml", "approvals-mistaken.wf.json"])
+def test_when_the_child_fails_the_parent_does_its_part(
+    name: str, forking: Children, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = DOCUMENTS[name]
+    forked._allowed = False
+    serial = findings(text, syntax_of(name))
+    forked._allowed = True
+    monkeypatch.setattr(core, "node_findings", failing_in_child(core.node_findings))
+    monkeypatch.setattr(toml_statements, "read_chunk", failing_in_child(toml_statements.read_chunk))
+    assert findings(text, syntax_of(name)) == serial
+    assert forking.results and not any(forking.results)
+
+
+def test_a_statement_the_child_cannot_read_goes_the_general_way(forking: Children) -> None:
+    """The child gives up on a statement the fast reader does not cover (a multi-line
+    string in its part): the text is parsed with the tree, as without a child."""
+    text = DOCUMENTS["generated-mistaken.wf.toml"]
+    at = text.rindex('type = "node"')
+    text = text[:at] + 'description = """\nmany\nlines"""\n' + text[at:]
+    forked._allowed = False
+    serial = findings(text, "toml")
+    forked._allowed = True
+    assert findings(text, "toml") == serial
+    assert serial and forking.results == [True, True]
+
+
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    name=st.sampled_from(sorted(DOCUMENTS)),
+    where=st.floats(min_value=0, max_value=1, exclude_max=True),
+    insert=st.sampled_from(["x", "", ".", "item.", '"', "]", "\n", "[[nodes]]\n", " = "]),
+    delete=st.integers(min_value=0, max_value=3),
+)
+def test_an_edited_document_is_found_the_same_with_a_child(
+    name: str, where: float, insert: str, delete: int
+) -> None:
+    text = DOCUMENTS[name]
+    at = int(where * (len(text) + 1))
+    text = text[:at] + insert + text[at + delete :]
+    saved = (forked._allowed, core.SPLIT_FROM, toml_statements.SPLIT_FROM)
+    try:
+        forked._allowed = False
+        serial = findings(text, syntax_of(name))
+        forked._allowed, core.SPLIT_FROM, toml_statements.SPLIT_FROM = True, 1, 1
+        assert findings(text, syntax_of(name)) == serial
+    finally:
+        forked._allowed, core.SPLIT_FROM, toml_statements.SPLIT_FROM = saved
+
+
+def test_no_child_unless_the_process_allows_it() -> None:
+    assert not forked.allowed()
+    assert forked.in_child(lambda: 1) is None
+
+
+def test_a_child_given_up_on_is_reaped(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "_allowed", True)
+    pending = forked.in_child(lambda: "x" * 1_000_000)  # more than a pipe holds
+    assert pending is not None
+    pending.cancel()
+    with pytest.raises(ChildProcessError):
+        os.waitpid(pending._pid, os.WNOHANG)
+
+
+def test_wfls_check_prints_with_a_child_what_it_prints_without(tmp_path: Path) -> None:
+    """The executable forks on a document of 2,000 nodes; ``main`` (in process, as
+    the other tests call it) never does."""
+    path = tmp_path / "big.wf.toml"
+    text = generate_toml(2000).replace(".item.name", ".item.nam", 2)
+    last = text.rindex(".item.name")  # and one in the child's half
+    text = text[:last] + ".item.nme" + text[last + len(".item.name") :]
+    path.write_text(text, encoding="utf-8")
+    assert len(toml_statements.statements(text) or ()) >= toml_statements.SPLIT_FROM
+    command = [sys.executable, "-c", "from wfls.cli import entry; entry()", "check", str(path)]
+    with_child = subprocess.run(command, capture_output=True, text=True, check=False)
+    script = (
+        "import sys; from wf_core import forked; forked.allow = lambda: None; "
+        "from wfls.cli import entry; entry()"
+    )
+    without = subprocess.run(
+        [sys.executable, "-c", script, "check", str(path)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert with_child.returncode == without.returncode == 1
+    assert with_child.stdout == without.stdout
+    assert with_child.stdout.count("error[invalid_context_path]") == 3
