@@ -18,8 +18,10 @@ Figures: initialize (process start → initialize answer, median of ``STARTS``
 processes: all but one started in rotation with the other servers', before the
 rest is measured, and the one whose session measures the rest), open → diagnostics
 (``didOpen`` → the first diagnostics that carry the validation: for the
-peers, the ones with the deliberate schema error; the very first publication
-is recorded too), completion and hover warm (median of ``--requests``
+peers, the ones with the deliberate schema error; in the table, the median of
+the same ``STARTS`` processes, each opening the document once; in the plot's
+larger documents, the measured session's; its very first publication is
+recorded too), completion and hover warm (median of ``--requests``
 requests on the unchanged document after its diagnostics), edit → diagnostics
 (median of ``--edits`` edits of a path segment in the last task node, each a
 text no earlier version had, each until the diagnostics of its version) and
@@ -213,29 +215,46 @@ def _log(target: Target) -> Path:
     return RESULTS / "peers" / f"{target.label.split()[0]}.log"
 
 
-async def initialize_times(targets: list[Target], rounds: int) -> dict[str, list[float]]:
+async def start_times(
+    targets: list[Target], rounds: int, open_too: bool
+) -> dict[str, dict[str, list[float]]]:
     """``initialize`` times (ms) of ``rounds`` fresh processes of each target, by label,
-    each shut down at once. The servers start in rotation, one of each per round: the
-    machine's speed drifts over minutes, and a drift then weighs on every server alike
-    instead of on whichever was measured while it lasted."""
-    times: dict[str, list[float]] = {target.label: [] for target in targets}
+    and with ``open_too`` each one's open → diagnostics of its document; each process is
+    shut down then. The servers start in rotation, one of each per round: the machine's
+    speed drifts over minutes, and a drift then weighs on every server alike instead of
+    on whichever was measured while it lasted."""
+    times: dict[str, dict[str, list[float]]] = {
+        target.label: {"initialize": [], "open": []} for target in targets
+    }
     for _ in range(rounds):
         for target in targets:
             server = target.make_server(_log(target))
             try:
                 await server.start(target.path.parent)
-                times[target.label].append(server.initialize_time * 1000)
+                times[target.label]["initialize"].append(server.initialize_time * 1000)
+                if open_too:
+                    session = server.open(
+                        target.uri,
+                        target.language_id,
+                        target.text,
+                        incremental=target.incremental,
+                        accept=target.accept(),
+                    )
+                    times[target.label]["open"].append(await session.open_time() * 1000)
             finally:
                 await server.close()
     return times
 
 
-async def measure(target: Target, requests: int, edits: int, starts: list[float]) -> dict[str, Any]:
-    """Every figure of one server; ``starts``: its ``initialize`` times measured in
-    rotation with the other servers' (``initialize_times``), to which the start of the
-    session measured here is added."""
+async def measure(
+    target: Target, requests: int, edits: int, earlier: dict[str, list[float]]
+) -> dict[str, Any]:
+    """Every figure of one server; ``earlier``: its ``initialize`` (and maybe open)
+    times measured in rotation with the other servers' (``start_times``), to which
+    those of the session measured here are added."""
     log = _log(target)
-    starts = list(starts)
+    starts = list(earlier["initialize"])
+    opens = list(earlier["open"])
     server = target.make_server(log)
     row: dict[str, Any] = {
         "server": target.label,
@@ -255,7 +274,9 @@ async def measure(target: Target, requests: int, edits: int, starts: list[float]
             incremental=target.incremental,
             accept=target.accept(),
         )
-        row["open"] = await session.open_time() * 1000
+        opens.append(await session.open_time() * 1000)
+        row["open"] = statistics.median(opens)
+        row["open_times"] = opens
         row["first_publication"] = session.first_publication() * 1000
         opened = session.diagnostics(1)
         row["open_diagnostics"] = len(opened)
@@ -317,7 +338,9 @@ def run(targets: list[Target], args: argparse.Namespace, scaled: bool = False) -
         )
     )
     rows = []
-    starts = asyncio.run(initialize_times(targets, STARTS - 1))
+    # The table's opens too are medians of every start (one open varies by a fifth
+    # from the next); the plot's larger documents take one each.
+    starts = asyncio.run(start_times(targets, STARTS - 1, open_too=not scaled))
     for target in targets:
         print(f"measuring {target.label} on {target.text.count(chr(10)):,} lines ...", flush=True)
         row = asyncio.run(measure(target, requests, edits, starts[target.label]))
