@@ -2,7 +2,7 @@
 
 A batch command (``wfls check``) on a large document spends most of its time in
 two kinds of work made of independent pieces: reading the TOML statements
-(``documents.split_read``) and each node's own checks (``validation.split``).
+(``documents.toml_statements``) and each node's own checks (``validation.core``).
 The child is forked when the first half of the pieces is about to be done, so it
 starts with everything the parent had built (the text, the model, the context
 schemas) without copying any of it; it does the second half and sends back only
