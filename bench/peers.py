@@ -89,6 +89,16 @@ class Target:
     def uri(self) -> str:
         return self.path.as_uri()
 
+    def open_in(self, server: Server) -> Session:
+        """Open the document in ``server`` (started), with this target's sync."""
+        return server.open(
+            self.uri,
+            self.language_id,
+            self.text,
+            incremental=self.incremental,
+            accept=self.accept(),
+        )
+
     def accept(self) -> Callable[[list[types.Diagnostic]], bool] | None:
         """Peers publish syntax-only passes too; only a pass with the schema error counts."""
         document = self.document
@@ -233,13 +243,7 @@ async def start_times(
                 await server.start(target.path.parent)
                 times[target.label]["initialize"].append(server.initialize_time * 1000)
                 if open_too:
-                    session = server.open(
-                        target.uri,
-                        target.language_id,
-                        target.text,
-                        incremental=target.incremental,
-                        accept=target.accept(),
-                    )
+                    session = target.open_in(server)
                     times[target.label]["open"].append(await session.open_time() * 1000)
             finally:
                 await server.close()
@@ -267,13 +271,7 @@ async def measure(
         row["initialize"] = statistics.median(starts)
         row["initialize_starts"] = starts
         row["sync"] = "incremental" if target.incremental else "full"
-        session = server.open(
-            target.uri,
-            target.language_id,
-            target.text,
-            incremental=target.incremental,
-            accept=target.accept(),
-        )
+        session = target.open_in(server)
         opens.append(await session.open_time() * 1000)
         row["open"] = statistics.median(opens)
         row["open_times"] = opens
