@@ -22,7 +22,7 @@ from the client's side of the pipe (``bench/lspclient.py``):
 
 ``--sync`` chooses incremental changes (the default), full-document changes,
 or both. ``--check N...`` also times ``wfls check`` (wall clock of the
-command, median of three) on generated workflows of N nodes. Per-node costs
+command, median of five) on generated workflows of N nodes. Per-node costs
 (ms per 1,000 nodes) of the figures that grow with the document are printed,
 with the ratio of the per-node cost at the largest size to that at 2,000
 nodes (1.0 = linear).
@@ -123,7 +123,7 @@ async def measure(nodes: int, incremental: bool, edits: int, requests: int) -> d
     }
 
 
-def check_time(nodes: int, runs: int = 3) -> dict[str, Any]:
+def check_time(nodes: int, runs: int = 5) -> dict[str, Any]:
     """Wall clock of ``wfls check`` on a generated workflow (median of ``runs``)."""
     wfls = Path(sys.executable).with_name("wfls")
     command = [str(wfls)] if wfls.exists() else [sys.executable, "-m", "wfls"]
