@@ -143,6 +143,60 @@ def test_a_statement_the_child_cannot_read_goes_the_general_way(forking: Childre
     assert serial and forking.results == [True, True]
 
 
+def test_a_statement_the_parent_cannot_read_leaves_the_child_reaped(
+    forking: Children, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The text is given up before the child's part is reached (a multi-line string in
+    the parent's part): the child is not waited for but reaped, and the text is parsed
+    with the tree, as without a child."""
+    started: list[forked.Pending] = []
+    in_child = toml_statements.in_child
+
+    def spied(work: Callable[[], Any]) -> forked.Pending | None:
+        pending = in_child(work)
+        if pending is not None:
+            started.append(pending)
+        return pending
+
+    monkeypatch.setattr(toml_statements, "in_child", spied)
+    text = DOCUMENTS["generated-mistaken.wf.toml"]
+    at = text.index('type = "node"')
+    text = text[:at] + 'description = """\nmany\nlines"""\n' + text[at:]
+    forked._allowed = False
+    serial = findings(text, "toml")
+    forked._allowed = True
+    assert findings(text, "toml") == serial
+    assert len(started) == 1 and forking.results == [True]  # the reading child, unread
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started[0]._pid, os.WNOHANG)
+
+
+def test_when_the_parent_fails_its_part_the_child_is_reaped(
+    forking: Children, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    started: list[forked.Pending] = []
+    in_child = core.in_child
+
+    def spied(work: Callable[[], Any]) -> forked.Pending | None:
+        pending = in_child(work)
+        if pending is not None:
+            started.append(pending)
+        return pending
+
+    def failing(*args: Any) -> Any:
+        raise RuntimeError("the parent's part fails")
+
+    monkeypatch.setattr(core, "in_child", spied)
+    snapshot = analyze_text(DOCUMENTS["approvals-mistaken.wf.json"], "json")
+    assert snapshot.workflow is not None and snapshot.context is not None
+    monkeypatch.setattr(core, "node_findings", failing)
+    with pytest.raises(RuntimeError, match="the parent's part fails"):
+        core.validate_workflow(snapshot.workflow, context=snapshot.context)
+    assert len(started) == 1 and not forking.results
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started[0]._pid, os.WNOHANG)
+
+
 _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 
 
