@@ -228,6 +228,19 @@ def test_no_child_unless_the_process_allows_it() -> None:
     assert forked.in_child(lambda: 1) is None
 
 
+def test_a_process_on_one_processor_does_not_fork(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(forked, "_allowed", False)
+    if hasattr(os, "sched_getaffinity"):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+    else:
+        monkeypatch.setattr(os, "cpu_count", lambda: 1)
+    forked.allow()
+    assert not forked.allowed()
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    forked.allow()
+    assert forked.allowed() == hasattr(os, "fork")
+
+
 def test_a_child_given_up_on_is_reaped(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(forked, "_allowed", True)
     pending = forked.in_child(lambda: "x" * 1_000_000)  # more than a pipe holds

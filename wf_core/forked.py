@@ -33,7 +33,15 @@ def allow() -> None:
     """Let this process fork for the work of its large analyses. Only for a process with
     no other thread, whose output the child must not write to (``wfls check``)."""
     global _allowed
-    _allowed = hasattr(os, "fork") and (os.cpu_count() or 1) > 1
+    _allowed = hasattr(os, "fork") and _usable_cpus() > 1
+
+
+def _usable_cpus() -> int:
+    """The processors this process may run on (a container's or ``taskset``'s share, where
+    the system says), not all the machine has."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def allowed() -> bool:
