@@ -347,17 +347,9 @@ def read_chunk(text: str, section: bool) -> Chunk | None:
         table, header, end = reader.read(section)
     except _GiveUp:
         return None
-    chunk = Chunk(text)
-    chunk.derived = True
-    chunk.table = table
-    chunk.tables = reader.tables
-    chunk.header = header
-    chunk.end = end
-    if not section:
-        chunk.key = next(iter(table))
-    chunk.entries = reader.entries
-    chunk.occ = reader.occ
-    return chunk
+    key = None if section else next(iter(table))
+    state = (table, reader.tables, header, end, key, reader.entries, reader.occ)
+    return chunk_from_state(text, state)
 
 
 ChunkState = tuple[Any, ...]
@@ -372,7 +364,8 @@ def chunk_state(chunk: Chunk | None) -> ChunkState | None:
 
 
 def chunk_from_state(text: str, state: ChunkState) -> Chunk:
-    """The chunk ``read_chunk(text, ...)`` built, from its ``chunk_state``."""
+    """The chunk of ``text`` read as ``state`` says: how ``read_chunk`` builds its chunks,
+    and how a ``chunk_state`` sent from another process becomes one again."""
     chunk = Chunk(text)
     chunk.derived = True
     chunk.table, chunk.tables, chunk.header, chunk.end, chunk.key, entries, occ = state

@@ -93,8 +93,10 @@ def read_clean(text: str, chunks: dict[str, Chunk]) -> Converted | None:
     try:
         for n, (start, end, section) in enumerate(pieces):
             if n == halfway and pending is not None:
-                chunks = _with_read_ahead(text, pieces[halfway:], pending, chunks)
-                pending = None
+                # Handed over first: once its result is asked for, the child is the
+                # result's to reap, whatever happens next.
+                ahead, pending = pending, None
+                chunks = _with_read_ahead(text, pieces[halfway:], ahead, chunks)
             source = text[start:end]
             chunk = reuse_chunk(source, section, chunks, used, read_chunk)
             if chunk is None or not place_chunk(builder, chunk, start, section, problems):
