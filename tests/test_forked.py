@@ -90,6 +90,21 @@ def forking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Children]:
     yield children
 
 
+def children_started(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[forked.Pending]:
+    """The children ``module`` forks from now on (it calls ``in_child`` by that name)."""
+    started: list[forked.Pending] = []
+    in_child = module.in_child
+
+    def spied(work: Callable[[], Any]) -> forked.Pending | None:
+        pending = in_child(work)
+        if pending is not None:
+            started.append(pending)
+        return pending
+
+    monkeypatch.setattr(module, "in_child", spied)
+    return started
+
+
 def failing_in_child(function: Callable[..., Any]) -> Callable[..., Any]:
     """``function``, raising when called in any process but this one."""
     parent = os.getpid()
@@ -130,16 +145,27 @@ def test_when_the_child_fails_the_parent_does_its_part(
     assert forking.results and not any(forking.results)
 
 
+def with_a_multi_line_string(text: str, at: int) -> str:
+    """``text`` with a statement the fast reader does not cover inserted at ``at``."""
+    return text[:at] + 'description = """\nmany\nlines"""\n' + text[at:]
+
+
+def found_without_and_with_a_child(text: str) -> tuple[list[Any], list[Any]]:
+    """The findings of a TOML ``text`` in a process that may not fork, then in one that
+    may (the fixture ``forking`` set the rest up)."""
+    forked._allowed = False
+    serial = findings(text, "toml")
+    forked._allowed = True
+    return serial, findings(text, "toml")
+
+
 def test_a_statement_the_child_cannot_read_goes_the_general_way(forking: Children) -> None:
     """The child gives up on a statement the fast reader does not cover (a multi-line
     string in its part): the text is parsed with the tree, as without a child."""
     text = DOCUMENTS["generated-mistaken.wf.toml"]
-    at = text.rindex('type = "node"')
-    text = text[:at] + 'description = """\nmany\nlines"""\n' + text[at:]
-    forked._allowed = False
-    serial = findings(text, "toml")
-    forked._allowed = True
-    assert findings(text, "toml") == serial
+    text = with_a_multi_line_string(text, text.rindex('type = "node"'))
+    serial, with_child = found_without_and_with_a_child(text)
+    assert with_child == serial
     assert serial and forking.results == [True, True]
 
 
@@ -149,23 +175,11 @@ def test_a_statement_the_parent_cannot_read_leaves_the_child_reaped(
     """The text is given up before the child's part is reached (a multi-line string in
     the parent's part): the child is not waited for but reaped, and the text is parsed
     with the tree, as without a child."""
-    started: list[forked.Pending] = []
-    in_child = toml_statements.in_child
-
-    def spied(work: Callable[[], Any]) -> forked.Pending | None:
-        pending = in_child(work)
-        if pending is not None:
-            started.append(pending)
-        return pending
-
-    monkeypatch.setattr(toml_statements, "in_child", spied)
+    started = children_started(monkeypatch, toml_statements)
     text = DOCUMENTS["generated-mistaken.wf.toml"]
-    at = text.index('type = "node"')
-    text = text[:at] + 'description = """\nmany\nlines"""\n' + text[at:]
-    forked._allowed = False
-    serial = findings(text, "toml")
-    forked._allowed = True
-    assert findings(text, "toml") == serial
+    text = with_a_multi_line_string(text, text.index('type = "node"'))
+    serial, with_child = found_without_and_with_a_child(text)
+    assert with_child == serial
     assert len(started) == 1 and forking.results == [True]  # the reading child, unread
     with pytest.raises(ChildProcessError):
         os.waitpid(started[0]._pid, os.WNOHANG)
@@ -174,19 +188,10 @@ def test_a_statement_the_parent_cannot_read_leaves_the_child_reaped(
 def test_when_the_parent_fails_its_part_the_child_is_reaped(
     forking: Children, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    started: list[forked.Pending] = []
-    in_child = core.in_child
-
-    def spied(work: Callable[[], Any]) -> forked.Pending | None:
-        pending = in_child(work)
-        if pending is not None:
-            started.append(pending)
-        return pending
-
     def failing(*args: Any) -> Any:
         raise RuntimeError("the parent's part fails")
 
-    monkeypatch.setattr(core, "in_child", spied)
+    started = children_started(monkeypatch, core)
     snapshot = analyze_text(DOCUMENTS["approvals-mistaken.wf.json"], "json")
     assert snapshot.workflow is not None and snapshot.context is not None
     monkeypatch.setattr(core, "node_findings", failing)
