@@ -36,8 +36,14 @@ EXAMPLES = ROOT / "examples"
 
 def _generated_with_mistakes() -> str:
     """A generated workflow with a wrong read, an unknown node def and a duplicate id
-    among the last nodes (the child's half), and a wrong read among the first."""
+    among the last nodes (the child's half), a wrong read among the first, and edges
+    wrong in each way the whole-graph checks (made while the child works) find."""
     text = generate_toml(60).replace(".item.name", ".item.nam", 1)
+    edge = '{ from = "g0_t3", outcome = "ok", to = "g0_t4" },'
+    text = text.replace(
+        edge, f'{edge}\n  {edge[:-4]}4" }},\n  {{ from = "g0_t9", outcome = "ok", to = "g0_t5" }},'
+    )
+    text = text.replace('{ from = "g1_t2", outcome = "ok"', '{ from = "g1_t2", outcome = "okay"')
     last = text.rindex('node = "charge_order"')
     text = text[:last] + 'node = "charge_ordr"' + text[last + len('node = "charge_order"') :]
     last = text.rindex(".item.name")
@@ -200,6 +206,28 @@ def test_when_the_parent_fails_its_part_the_child_is_reaped(
     assert len(started) == 1 and not forking.results
     with pytest.raises(ChildProcessError):
         os.waitpid(started[0]._pid, os.WNOHANG)
+
+
+def test_the_callers_work_alongside_is_done_while_a_child_checks_and_only_then(
+    forking: Children,
+) -> None:
+    snapshot = analyze_text(DOCUMENTS["approvals-mistaken.wf.json"], "json")
+    assert snapshot.workflow is not None and snapshot.context is not None
+    done: list[int] = []
+
+    def validated() -> list[Any]:
+        report = core.validate_workflow(
+            snapshot.workflow,
+            context=snapshot.context,
+            alongside=(lambda: done.append(os.getpid()),),
+        )
+        return report.issues
+
+    with_a_child = validated()
+    assert done == [os.getpid()] and forking.results == [True]
+    forked._allowed = False
+    assert validated() == with_a_child == list(snapshot.report.issues)
+    assert done == [os.getpid()]  # no child: the caller makes its own when it needs it
 
 
 _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')

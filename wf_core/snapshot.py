@@ -209,7 +209,20 @@ class DocumentSnapshot:
     def report(self) -> ValidationReport:
         if self.workflow is None or self.context is None:
             return ValidationReport()
-        return validate_workflow(self.workflow, context=self.context, memo=self._validation_memo)
+        return validate_workflow(
+            self.workflow,
+            context=self.context,
+            memo=self._validation_memo,
+            alongside=(lambda: self.document_checks,),
+        )
+
+    @cached_property
+    def document_checks(self) -> tuple[Issue, ...]:
+        """What the document's values alone say (deprecated forms, unknown keys, schema
+        keywords), in document locations: independent of the validation, so a large
+        validation may have it made while a child checks nodes."""
+        values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
+        return (*find_deprecated_forms(values), *unknown_keys(values), *schema_issues(values))
 
     # -- locations --------------------------------------------------------------
 
@@ -427,17 +440,13 @@ class DocumentSnapshot:
             return self._all_issues()
 
     def _all_issues(self) -> tuple[PlacedIssue, ...]:
+        # The validation first: a large one makes the document checks meanwhile.
+        report = self.report
         placed = [
             PlacedIssue(i, None, i.span or Span(0, 0), i.related)
             for i in (*self.extra_issues, *self.parsed.issues)
         ]
-        values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        for issue in (
-            *self.load.issues,
-            *find_deprecated_forms(values),
-            *unknown_keys(values),
-            *schema_issues(values),
-        ):
+        for issue in (*self.load.issues, *self.document_checks):
             # Loader and deprecation findings are already in document locations.
             if issue.data.get("missing") and self.parsed.issues:
                 still_missing = self._written_but_broken(issue)
@@ -455,7 +464,7 @@ class DocumentSnapshot:
         memo = self._placement_memo
         if memo is not None:
             memo.begin()
-        for issue in self.report.issues:
+        for issue in report.issues:
             if self._about_left_out_node(issue):
                 continue
             if issue.code == "unknown_node_def":
