@@ -21,8 +21,10 @@ never its result.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pickle
+import signal
 from collections.abc import Callable
 from typing import Any
 
@@ -73,8 +75,11 @@ class Pending:
             return None
 
     def cancel(self) -> None:
-        """For a parent that will not read the result (its own half failed)."""
-        os.close(self._read)  # the child's write fails: it exits
+        """For a parent that will not read the result (its own half failed, or it never
+        needed that work): the child is ended at once, not waited for to finish it."""
+        os.close(self._read)
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self._pid, signal.SIGKILL)
         os.waitpid(self._pid, 0)
 
 
