@@ -16,6 +16,7 @@ escapes is the document layer's job.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from wf_core.documents.strings import TOML_SIMPLE_ESCAPES
@@ -28,6 +29,7 @@ _BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 # A bare run is read up to whitespace, a dot or a quote, so text such as
 # ``items[0]`` stays one (invalid) segment instead of splintering.
 _BARE_STOP = frozenset(" \t.\"'")
+_BARE_RUN = re.compile(r"[A-Za-z0-9_-]+")
 _HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 
 
@@ -184,6 +186,10 @@ def _read_segment(text: str, pos: int, errors: _Errors) -> ScannedSegment:
         end = body_end + 1 if closed else n
         quote = "'"
     else:
+        bare = _BARE_RUN.match(text, pos)
+        if bare is not None and (bare.end() == n or text[bare.end()] in _BARE_STOP):
+            # The common case, a bare key of bare characters only: nothing to report.
+            return ScannedSegment(bare.group(), pos, bare.end(), None, True)
         i = pos
         while i < n and text[i] not in _BARE_STOP:
             if text[i] not in _BARE_CHARS:
