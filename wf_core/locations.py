@@ -33,12 +33,10 @@ def format_location(location: Location) -> str:
     """``("nodes", 2, "over")`` → ``nodes[2].over``; ``("nodes", NodeRef("a"))`` → ``nodes[a]``."""
     out: list[str] = []
     for part in location:
-        if isinstance(part, int):
+        if isinstance(part, str):  # the commonest part first: one call per finding printed
+            out.append(f".{part}" if out else part)
+        elif isinstance(part, int):
             out.append(f"[{part}]")
-        elif isinstance(part, NodeRef):
-            out.append(f"[{part.id}]")
-        elif out:
-            out.append(f".{part}")
         else:
-            out.append(part)
+            out.append(f"[{part.id}]")
     return "".join(out)

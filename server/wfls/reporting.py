@@ -33,6 +33,7 @@ EXCERPT_WIDTH = 100
 """Characters of a source line shown around a range; a minified document has one
 line of many kilobytes, which must not be printed once per finding."""
 
+_SEVERITY_NAMES = {severity: severity.value for severity in Severity}
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
@@ -127,31 +128,39 @@ def findings_for(
     if undecodable:
         issues = undecodable
     lines = snapshot.lines
+    has_lines = lines.line_count > 0
 
     def position(offset: int) -> Position:
         line, column = lines.position(offset)
         return Position(line + 1, column + 1)
 
+    # One finding per line of output: at 14,000 nodes, 11,200 of them. Hence the plain
+    # loop, with the issue's fields read once and the fields passed in order.
     findings: list[Finding] = []
     for p, cause in zip(issues, _causes(issues), strict=True):
-        line, column = lines.position(p.span.start)
+        issue = p.issue
+        span = p.span
+        line, column = lines.position(span.start)
+        end_line, end_column = lines.position(span.end)
         findings.append(
             Finding(
-                file=file,
-                start=Position(line + 1, column + 1),
-                end=position(p.span.end),
-                severity=p.severity.value,
-                code=p.code,
-                model_path=p.model_path,
-                message=p.message,
-                source_line=lines.line_text(line) if lines.line_count else "",
-                help=p.help,
-                related=tuple(
+                file,
+                Position(line + 1, column + 1),
+                Position(end_line + 1, end_column + 1),
+                _SEVERITY_NAMES[issue.severity],
+                issue.code,
+                p.model_path,
+                issue.message,
+                lines.line_text(line) if has_lines else "",
+                p.help,
+                tuple(
                     place
                     for r in p.related
                     if (place := _related_place(r, snapshot, position, other)) is not None
-                ),
-                cause=cause,
+                )
+                if p.related
+                else (),
+                cause,
             )
         )
     return _link_consequences(findings)
