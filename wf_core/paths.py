@@ -742,5 +742,11 @@ def has_overlapping_paths(paths: Iterable[LocalPath | Sequence[str]]) -> bool:
     After sorting, a path that is a prefix of another sorts before it and
     before everything in between, so comparing neighbours is enough.
     """
-    ordered = sorted(tuple(p.parts if isinstance(p, LocalPath) else p) for p in paths)
-    return any(path_parts_overlap(a, b) for a, b in pairwise(ordered))
+    ordered = [p.parts if isinstance(p, LocalPath) else tuple(p) for p in paths]
+    if len(ordered) < 2:
+        return False
+    ordered.sort()
+    # Sorted, a path that another overlaps is its prefix: ``a <= b`` overlap exactly when
+    # ``a`` is a prefix of ``b`` (``path_parts_overlap``, without its conversions: this
+    # runs for every node's bindings).
+    return any(b[: len(a)] == a for a, b in pairwise(ordered))
