@@ -3,10 +3,12 @@
 A batch command (``wfls check``) on a large document spends most of its time in
 two kinds of work made of independent pieces: reading the TOML statements
 (``documents.toml_statements``) and each node's own checks (``validation.core``).
-The child is forked when the first half of the pieces is about to be done, so it
-starts with everything the parent had built (the text, the model, the context
-schemas) without copying any of it; it does the second half and sends back only
-what that half found, pickled, which costs a small part of the work it saves.
+The child is forked when the pieces are about to be done, so it starts with
+everything the parent had built (the text, the model, the context schemas)
+without copying any of it; it does the last part of them and sends back only
+what that part found, pickled, which costs a small part of the work it saves,
+while the parent does the first part (and, for the checks, work of its own that
+needs nothing the child finds).
 
 Forking is refused unless the process asked for it (``allow``): only a
 single-threaded batch process may fork safely, and a language server has
