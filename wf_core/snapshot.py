@@ -213,7 +213,8 @@ class DocumentSnapshot:
             self.workflow,
             context=self.context,
             memo=self._validation_memo,
-            alongside=(lambda: self.document_checks,),
+            # What the findings need besides the report, made while a child checks nodes.
+            alongside=(lambda: self.document_checks, lambda: self.lines),
         )
 
     @cached_property
