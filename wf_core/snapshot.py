@@ -51,6 +51,12 @@ _SEVERITY_ORDER = {
 }
 
 
+def _names_node_by_id(location: Location) -> bool:
+    """A graph-level location that names its node by id (``nodes[<id>]``), as lda-wf
+    prints it, rather than by index."""
+    return len(location) >= 2 and isinstance(location[1], NodeRef)
+
+
 @record
 class PlacedIssue:
     """An issue with its printed location and its text range resolved.
@@ -382,11 +388,13 @@ class DocumentSnapshot:
             entry = source_map.get((*location, "parts", segment - 1))
         return entry.value if entry is not None else None
 
-    def printed_location(self, location: Location) -> Location:
-        """The location as printed: document list indexes, node references kept."""
-        if len(location) >= 2 and isinstance(location[1], NodeRef):
+    def printed_location(self, location: Location, where: Location | None = None) -> Location:
+        """The location as printed: document list indexes, node references kept. ``where``
+        is ``document_location(location)`` when the caller has it already: for a location
+        that names no node by id, that is the printed one."""
+        if _names_node_by_id(location):
             return location
-        return self.load.document_location(location)
+        return where if where is not None else self.load.document_location(location)
 
     def _place_reusing(
         self, issue: Issue, document_location: Location, memo: PlacementMemo
@@ -401,7 +409,7 @@ class DocumentSnapshot:
             or issue.span_at is not None
             or issue.related
             or location is None
-            or (len(location) >= 2 and isinstance(location[1], NodeRef))
+            or _names_node_by_id(location)
         ):
             return self.place(issue, document_location)
         found = self.parsed.source_map.chunk_at(document_location)
@@ -441,10 +449,7 @@ class DocumentSnapshot:
             if issue.related
             else ()
         )
-        # Printed as ``printed_location`` says: a node named by id as such, any other
-        # location in document indexes, which is ``where``.
-        by_id = len(location) >= 2 and isinstance(location[1], NodeRef)
-        return PlacedIssue(issue, location if by_id else where, span, related)
+        return PlacedIssue(issue, self.printed_location(location, where), span, related)
 
     @cached_property
     def issues(self) -> tuple[PlacedIssue, ...]:
