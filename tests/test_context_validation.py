@@ -506,6 +506,104 @@ def test_every_loop_over_context_in_a_generated_workflow_gets_its_source_item() 
         ), loop
 
 
+def _shadowing_aliases() -> Any:
+    """outer (alias ``row``) > inner (alias ``row`` too, over the outer item's children):
+    the alias names the inner loop's item, ``loop_item`` too."""
+    return build(
+        [
+            foreach("outer", "input.plain", "row"),
+            foreach("inner", "context.foreach.outer.item.children", "row"),
+            task("t"),
+        ],
+        [
+            "outer:loop->inner",
+            "inner:loop->t",
+            "t:ok->inner",
+            "inner:done->outer",
+            "outer:done->__end__",
+        ],
+        input_schema=REF_INPUT,
+    )
+
+
+def _reads_at(model: ContextModel, stack: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Paths into every part of a stack's context: each loop's entry and item (declared
+    names, unknown ones, deeper), the aliases, ``loop_item``, and heads that are none."""
+    tails = [(), ("name",), ("sku",), ("qty",), ("orders",), ("children", "name"), ("nope",)]
+    heads: list[tuple[str, ...]] = [("loop_item",), ("loop_index",), ("scope_id",), ("zzz",)]
+    for owner in stack:
+        heads += [("foreach", owner, "item"), ("foreach", owner, "index"), ("foreach", owner)]
+        alias = model.alias_of(owner)
+        if alias:
+            heads.append((alias,))
+    heads.append(("foreach", "not_a_loop", "item"))
+    return [(*head, *tail) for head in heads for tail in tails]
+
+
+@pytest.mark.parametrize(
+    "workflow",
+    [
+        nested(),
+        nested(input_schema=RELATIVE_REF_INPUT),
+        _loop_over("input.plain"),
+        _loop_over("input.mixed"),
+        _loop_over("input.untyped"),
+        _shadowing_aliases(),
+    ],
+    ids=["refs", "relative-ref", "recursive", "any-of", "untyped", "shadowing-aliases"],
+)
+def test_a_read_into_a_loops_item_walks_as_in_the_stacks_context(workflow: Any) -> None:
+    """``ContextModel.first_unknown`` and ``view_at`` answer a read that enters a loop's
+    item from the item's own navigator: for every read, what the stack's own context
+    schema answers (the unknown segment, the names there; the view's names and type)."""
+    model = ContextModel(workflow)
+    stacks = {s for s in model.regions.owner_stack_by_node.values() if s}
+    assert stacks
+    entered = 0
+    for stack in sorted(stacks):
+        navigator = ContextModel(workflow).navigator_for_stack(stack)
+        for parts in _reads_at(model, stack):
+            assert model.first_unknown(stack, parts) == navigator.first_unknown(parts), parts
+            view, expected = model.view_at(stack, parts), navigator.at_path(parts)
+            assert (view is None) == (expected is None), parts
+            if view is not None and expected is not None:
+                assert view.declared_names() == expected.declared_names(), parts
+                assert view.type_summary() == expected.type_summary(), parts
+                assert view.declares_array() == expected.declares_array(), parts
+            entered += model._into_item(stack, parts) is not None
+    assert entered  # the shortcut was taken, not only the stack's navigator
+
+
+def test_reads_into_items_build_no_context_schema_and_share_a_navigator() -> None:
+    """A thousand loops over one collection read their items through one navigator, and
+    a body that reads only items never has its stack's context schema built (a mistaken
+    read has: its did-you-mean looks at the whole context)."""
+    workflow = build(
+        [
+            foreach("first", "input.customers", "customer"),
+            task("a", "context.customer.name", "context.foreach.first.item.orders"),
+            foreach("second", "input.customers", "client"),
+            task("b", "context.loop_item.name", "context.client.nope"),
+        ],
+        [
+            "first:loop->a",
+            "a:ok->first",
+            "first:done->second",
+            "second:loop->b",
+            "b:ok->second",
+            "second:done->__end__",
+        ],
+        input_schema=CUSTOMERS_INPUT,
+    )
+    model = ContextModel(workflow)
+    assert model.item_navigator("first") is model.item_navigator("second") is not None
+    report = validate_workflow(workflow, context=model)
+    assert [(e.path, e.message.partition(": ")[2]) for e in report.errors] == [
+        ("nodes[3].input[1].path", "unknown segment 'nope' (available: name,orders)")
+    ]
+    assert set(model._schemas) == {("second",)}
+
+
 def test_ref_with_sibling_constraints_tightens() -> None:
     item = ContextModel(_loop_over("input.tight")).item_schema("loop")
     assert item["allOf"][1] == {"required": ["name"]}

@@ -188,6 +188,20 @@ class SchemaView:
         return list(names)
 
     def child(self, name: str) -> SchemaView | None:
+        nodes = self.nodes
+        if len(nodes) == 1:
+            # The common case, one plain object schema that is its own only branch (see
+            # ``expand_branches``), answered without expanding: every read of a context
+            # path walks a few of them, and a workflow with a thousand loops has a
+            # thousand contexts, each walked afresh.
+            branch = nodes[0]
+            schema = branch.schema
+            if type(schema) is dict and not _EXPANDING.intersection(schema):
+                props = schema.get("properties")
+                if type(props) is dict:
+                    if name not in props:
+                        return None
+                    return SchemaView((branch.subbranch(props[name]),))
         children = [
             branch.subbranch(props[name])
             for branch in self.branches()
@@ -280,10 +294,14 @@ class DetachedSchemas:
     a navigator was built are still found, through the registry's ``retrieve``.
     """
 
-    __slots__ = ("by_id", "registry")
+    __slots__ = ("by_id", "plain_copies", "registry")
 
     def __init__(self) -> None:
         self.by_id: dict[str, Any] = {}
+        # ``standalone``'s copies of schemas without references, by the identity of the
+        # schema copied (the value keeps it, so the identity is not reused): such a copy
+        # depends on nothing else, so every navigator sharing these schemas shares it.
+        self.plain_copies: dict[int, tuple[Any, dict[str, Any]]] = {}
         self.registry: Registry[Any] = Registry(retrieve=_retrieve_from(self.by_id))  # type: ignore[call-arg]
 
     def add(self, uri: str, schema: Any) -> None:
@@ -296,7 +314,7 @@ class DetachedSchemas:
 class SchemaNavigator:
     """Navigation over one JSON Schema document (the root of ``$ref`` resolution)."""
 
-    __slots__ = ("_at_path", "_standalone", "_unknown", "document", "root", "uri")
+    __slots__ = ("_at_path", "_plain_copies", "_standalone", "_unknown", "document", "root", "uri")
 
     def __init__(
         self,
@@ -330,6 +348,7 @@ class SchemaNavigator:
         # Keyed by the identities of a branch's schema and resolver; the value keeps the
         # branch, so neither identity can be reused by another object while it is here.
         self._standalone: dict[tuple[int, int], tuple[Branch, dict[str, Any]]] = {}
+        self._plain_copies = known.plain_copies if known is not None else None
 
     def at_path(self, parts: Sequence[str]) -> SchemaView | None:
         """The view at ``parts`` following declared properties only (None when undeclared)."""
@@ -391,13 +410,22 @@ class SchemaNavigator:
 
         Memoised: loops over the same collection (a thousand loops over
         ``input.customers``) share one copy, which is what lets the context model
-        share it in turn. Invariant: the copy is shared, so no caller mutates it.
+        share it in turn. A schema without references is copied once for every
+        navigator over the same detached schemas: the loops nested in those thousand
+        loops (over ``context.foreach.<outer>.item.orders``) read it through a
+        navigator each. Invariant: the copy is shared, so no caller mutates it.
         """
-        key = (id(branch.schema), id(branch.resolver))
+        schema = branch.schema
+        plain = self._plain_copies
+        if plain is not None and (copied := plain.get(id(schema))) is not None:
+            return copied[1]
+        key = (id(schema), id(branch.resolver))
         known = self._standalone.get(key)
         if known is None:
             known = (branch, standalone_schema(branch, self.document))
             self._standalone[key] = known
+            if plain is not None and isinstance(schema, Mapping) and not has_ref(schema):
+                plain[id(schema)] = (schema, known[1])
         return known[1]
 
 

@@ -37,7 +37,14 @@ from wf_core.context_contracts import (
 )
 from wf_core.locations import format_location
 from wf_core.records import record
-from wf_core.schema_nav import DetachedSchemas, SchemaNavigator, has_ref, schema_urn
+from wf_core.schema_nav import (
+    DetachedSchemas,
+    SchemaNavigator,
+    SchemaView,
+    UnknownSegment,
+    has_ref,
+    schema_urn,
+)
 from wf_core.tokens import END
 
 
@@ -84,6 +91,9 @@ class ContextModel:
         self._entries: dict[str, dict[str, Any]] = {}
         self._detached = DetachedSchemas()
         self._self_contained: dict[str, bool] = {}
+        # By the identity of the item schema (kept alive by the entry): loops over one
+        # collection share their item schema, and with it one navigator.
+        self._item_navigators: dict[int, tuple[dict[str, Any], SchemaNavigator]] = {}
 
     def warm(self) -> None:
         """Compute every item and stack schema now.
@@ -95,6 +105,7 @@ class ContextModel:
         for node in self.workflow.nodes:
             if node.type == "foreach":
                 self.item_schema(node.id)
+                self.item_navigator(node.id)
         for stack in set(self.regions.owner_stack_by_node.values()):
             self.navigator_for_stack(stack)
         self.navigator_for_stack(None)
@@ -166,10 +177,16 @@ class ContextModel:
         stack = self.stack_of(foreach_id)
         if over is None or stack is None:
             return {}
+        parts = over.parts
         if over.root != "context":
             navigator = self.source_navigator(over.root)
         elif self._reads_own_entry(over.parts, stack, foreach_id):
-            navigator = self.navigator_for_stack(stack)
+            into_item = self._into_item(stack, over.parts)
+            if into_item is None:
+                navigator = self.navigator_for_stack(stack)
+            else:
+                navigator, consumed = into_item
+                parts = over.parts[consumed:]
         else:
             # Named by the stack, not by hashing the document: that document grows with
             # the nesting, and hashing it for every loop was quadratic in the depth.
@@ -178,7 +195,7 @@ class ContextModel:
                 known=self._detached,
                 uri=schema_urn(("context-source", stack)),
             )
-        view = navigator.at_path(over.parts)
+        view = navigator.at_path(parts)
         if view is None:
             return {}
         items = view.array_items()
@@ -204,11 +221,86 @@ class ContextModel:
         owner = parts[1]
         if owner not in stack or owner == foreach_id:
             return False
+        return self._self_contained_item(owner)
+
+    def _self_contained_item(self, owner: str) -> bool:
+        """Whether ``owner``'s item schema resolves its references within itself (it has
+        its own ``$id``, or no reference): walked anywhere, it walks the same."""
         known = self._self_contained.get(owner)
         if known is None:
             item = self.item_schema(owner)
             known = self._self_contained[owner] = "$id" in item or not has_ref(item)
         return known
+
+    # -- reads that enter a loop's item ------------------------------------
+
+    def item_navigator(self, owner: str) -> SchemaNavigator | None:
+        """A navigator over ``owner``'s item schema alone, shared by every loop whose item
+        schema is the same object; None unless the item is self-contained, the condition
+        under which walking it alone is walking it inside any context that holds it."""
+        if not self._self_contained_item(owner):
+            return None
+        item = self.item_schema(owner)
+        known = self._item_navigators.get(id(item))
+        if known is None:
+            identifier = item.get("$id")
+            uri = identifier if isinstance(identifier, str) else schema_urn(("item", owner))
+            known = (item, SchemaNavigator(item, known=self._detached, uri=uri))
+            self._item_navigators[id(item)] = known
+        return known[1]
+
+    def _into_item(
+        self, stack: ForeachOwnerStack | None, parts: tuple[str, ...]
+    ) -> tuple[SchemaNavigator, int] | None:
+        """For a read of ``context.<parts>`` at ``stack`` that enters a loop's item
+        (``foreach.<owner>.item``, the owner's alias, ``loop_item``): the item's own
+        navigator and the number of parts that lead into it, as ``schema_for_stack``
+        places the item (an alias names the innermost loop that has it). None for any
+        other read, and for an item that is not self-contained."""
+        if not stack or not parts:
+            return None
+        head = parts[0]
+        if head == FOREACH_CONTEXT_KEY:
+            if len(parts) < 3 or parts[2] != "item" or parts[1] not in stack:
+                return None
+            owner, consumed = parts[1], 3
+        elif head == LOOP_ITEM_KEY:
+            owner, consumed = stack[-1], 1
+        else:
+            if not is_valid_alias(head):
+                return None
+            found = next((o for o in reversed(stack) if self.alias_of(o) == head), None)
+            if found is None:
+                return None
+            owner, consumed = found, 1
+        navigator = self.item_navigator(owner)
+        return None if navigator is None else (navigator, consumed)
+
+    def first_unknown(
+        self, stack: ForeachOwnerStack | None, parts: tuple[str, ...]
+    ) -> UnknownSegment | None:
+        """``navigator_for_stack(stack).first_unknown(parts)``. A read that enters a loop's
+        item walks the item's own navigator instead, shared by every stack holding the
+        loop (and every loop over the same collection): a body's nodes mostly read
+        their items, and a stack's context schema is then never built for them."""
+        into_item = self._into_item(stack, parts)
+        if into_item is None:
+            return self.navigator_for_stack(stack).first_unknown(parts)
+        navigator, consumed = into_item
+        unknown = navigator.first_unknown(parts[consumed:])
+        if unknown is None:
+            return None
+        return UnknownSegment(
+            unknown.index + consumed, unknown.available, unknown.allows_undeclared
+        )
+
+    def view_at(self, stack: ForeachOwnerStack | None, parts: tuple[str, ...]) -> SchemaView | None:
+        """``navigator_for_stack(stack).at_path(parts)``, by the same way as ``first_unknown``."""
+        into_item = self._into_item(stack, parts)
+        if into_item is None:
+            return self.navigator_for_stack(stack).at_path(parts)
+        navigator, consumed = into_item
+        return navigator.at_path(parts[consumed:])
 
     def _context_source_document(self, stack: ForeachOwnerStack) -> dict[str, Any]:
         """The context a controller reads ``over`` from (lda-wf-model §7.5 step 2)."""

@@ -24,7 +24,7 @@ from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location, NodeRef
 from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.records import record
-from wf_core.schema_nav import SchemaNavigator, UnknownSegment
+from wf_core.schema_nav import UnknownSegment
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import Findings, ValidationMemo
@@ -123,7 +123,6 @@ def _check_alias_ownership(workflow: Any, model: ContextModel, report: Validatio
 class _Walk:
     """What one path finds in the context of one owner stack, whichever node reads it."""
 
-    navigator: SchemaNavigator
     unknown: UnknownSegment | None
     not_an_array: bool  # read as a foreach source, it resolves to something else
     # A convenience key's hint: its message, and the structured path the key stands for.
@@ -148,11 +147,10 @@ class Walks:
         key = (stack, path.parts, over)
         walk = self._walks.get(key)
         if walk is None:
-            navigator = self.model.navigator_for_stack(stack)
-            unknown = navigator.first_unknown(path.parts)
+            unknown = self.model.first_unknown(stack, path.parts)
             not_an_array = False
             if over and unknown is None:
-                view = navigator.at_path(path.parts)
+                view = self.model.view_at(stack, path.parts)
                 not_an_array = view is not None and not view.declares_array()
             structured = structured_replacement(path, stack or (), self.model)
             hint = None
@@ -163,7 +161,7 @@ class Walks:
                     f"read {replacement!r} instead"
                 )
                 hint = (message, replacement)
-            walk = _Walk(navigator, unknown, not_an_array, hint)
+            walk = _Walk(unknown, not_an_array, hint)
             self._walks[key] = walk
         return walk
 
@@ -208,7 +206,9 @@ def _check_read(
             related=related,
             **did_you_mean(
                 segment,
-                walk.navigator.replacements(path.parts, unknown.index, unknown.available),
+                model.navigator_for_stack(stack).replacements(
+                    path.parts, unknown.index, unknown.available
+                ),
             ),
         )
         return
