@@ -422,6 +422,40 @@ def test_loops_over_one_collection_share_one_detached_item_schema() -> None:
     assert errors(workflow) == []
 
 
+def test_inner_loops_over_one_outer_collection_share_their_item_schema() -> None:
+    """Inner loops that read their collection through an outer loop's alias walk each
+    stack's own context, yet a schema without references is copied once for them all."""
+    orders = {"type": "array", "items": {"type": "object", "properties": {"sku": {}}}}
+    customers = {"type": "array", "items": {"type": "object", "properties": {"orders": orders}}}
+    workflow = build(
+        [
+            foreach("a", "input.customers", "customer"),
+            foreach("a_in", "context.customer.orders", "order"),
+            task("ta", "context.order.sku"),
+            foreach("b", "input.customers", "client"),
+            foreach("b_in", "context.client.orders", "order"),
+            task("tb", "context.order.sku"),
+        ],
+        [
+            "a:loop->a_in",
+            "a_in:loop->ta",
+            "ta:ok->a_in",
+            "a_in:done->a",
+            "a:done->b",
+            "b:loop->b_in",
+            "b_in:loop->tb",
+            "tb:ok->b_in",
+            "b_in:done->b",
+            "b:done->__end__",
+        ],
+        input_schema={"type": "object", "properties": {"customers": customers}},
+    )
+    model = ContextModel(workflow)
+    assert model.item_schema("a_in") is model.item_schema("b_in")
+    assert model.item_schema("a_in") == orders["items"]
+    assert errors(workflow) == []
+
+
 def test_detached_schemas_resolve_for_navigators_built_before_and_after_they_come() -> None:
     detached = DetachedSchemas()
     document = {
