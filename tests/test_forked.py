@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ from wf_core import forked
 from wf_core.documents import toml_statements
 from wf_core.snapshot import analyze_text
 from wf_core.validation import core
+from wfls import reporting
+from wfls.reporting import findings_for, render_text, text_for
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "bench"))
@@ -228,6 +231,65 @@ def test_the_callers_work_alongside_is_done_while_a_child_checks_and_only_then(
     forked._allowed = False
     assert validated() == with_a_child == list(snapshot.report.issues)
     assert done == [os.getpid()]  # no child: the caller makes its own when it needs it
+
+
+def _snapshot_found_alone(name: str) -> Any:
+    """The analysis of ``DOCUMENTS[name]`` with its findings placed, made without a child."""
+    forked._allowed = False
+    snapshot = analyze_text(DOCUMENTS[name], syntax_of(name))  # type: ignore[arg-type]
+    assert snapshot.issues
+    return snapshot
+
+
+@pytest.mark.parametrize("name", sorted(DOCUMENTS))
+def test_text_printed_by_two_processes_is_the_text_printed_by_one(
+    name: str, forking: Children, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The child prints the last trees of findings (each with its consequences indented
+    under it); the text is what one process prints, and so are the counts."""
+    snapshot = _snapshot_found_alone(name)
+    found = findings_for(name, snapshot)
+    expected = render_text(found)
+    counts = Counter(f.severity for f in found)
+    monkeypatch.setattr(reporting, "SPLIT_FROM", 1)
+    alone = text_for(name, snapshot)
+    forked._allowed = True
+    with_a_child = text_for(name, snapshot)
+    assert alone.text == with_a_child.text == expected
+    assert alone.severities == with_a_child.severities == counts
+    assert forking.results == [True]
+
+
+def test_a_cause_and_its_consequences_are_printed_by_one_process(
+    forking: Children, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A typo in ``start`` makes the reads of the loop bodies consequences of it, listed
+    under it wherever they sit; with the split in the middle of them, the text is still
+    one process's."""
+    text = DOCUMENTS["generated-mistaken.wf.toml"].replace(
+        'start = "g0_customers"', 'start = "g0_customer"'
+    )
+    forked._allowed = False
+    snapshot = analyze_text(text, "toml")
+    found = findings_for("g.wf.toml", snapshot)
+    (start,) = [f for f in found if f.code == "unknown_start"]
+    assert len(start.consequences) > 10
+    monkeypatch.setattr(reporting, "SPLIT_FROM", 1)
+    forked._allowed = True
+    assert text_for("g.wf.toml", snapshot).text == render_text(found)
+    assert forking.results == [True]
+
+
+def test_when_the_printing_child_fails_the_parent_prints_its_part(
+    forking: Children, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    snapshot = _snapshot_found_alone("generated-mistaken.wf.toml")
+    expected = render_text(findings_for("g.wf.toml", snapshot))
+    monkeypatch.setattr(reporting, "SPLIT_FROM", 1)
+    monkeypatch.setattr(reporting, "_render_one", failing_in_child(reporting._render_one))
+    forked._allowed = True
+    assert text_for("g.wf.toml", snapshot).text == expected
+    assert forking.results == [False]
 
 
 _STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')

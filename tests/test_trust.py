@@ -17,6 +17,7 @@ import pytest
 
 from wf_core.inventory import readable_sources_for_node
 from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wfls import reporting
 from wfls.cli import main
 from wfls.features.completion import complete
 from wfls.features.hover import hover
@@ -237,6 +238,15 @@ def test_the_checker_nests_the_consequences_under_their_cause() -> None:
     text = render_text(findings)
     for i in follow:
         assert f"    billing.wf.toml:{findings[i].start.line}:" in text
+
+
+def test_findings_whose_causes_run_into_a_cycle_are_shown_on_their_own() -> None:
+    """0 and 1 follow from each other, 2 from 0: all three are shown at the top level,
+    and 4 under 3 as any consequence."""
+    assert reporting._linked([1, 0, 0, None, 3]) == (
+        [None, None, None, None, 3],
+        [[], [], [], [4], []],
+    )
 
 
 def test_an_unknown_node_def_does_not_also_report_its_outcomes() -> None:

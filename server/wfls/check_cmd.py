@@ -9,13 +9,14 @@ its model.
 from __future__ import annotations
 
 import sys
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from wf_core.files import decode, iter_workflow_files, syntax_of
 from wf_core.issues import Severity
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
 from wf_core.spans import LineIndex
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, is_symlink_loop
@@ -30,8 +31,8 @@ from wfls.reporting import (
     render_github,
     render_json,
     render_sarif,
-    render_text,
     terminal_safe,
+    text_for,
 )
 
 
@@ -136,11 +137,30 @@ def run_check(
     would rather not free them object by object first.
     """
     inputs = collect_files([p for p in paths if p != "-"])
-    findings: list[Finding] = []
+    text = fmt == "text"
+    findings: list[Finding] = []  # the machine formats'
+    printed: list[str] = []  # the text format's, file by file
+    severities: Counter[str] = Counter()
     checked = 0
+
+    def report(
+        file: str,
+        snapshot: DocumentSnapshot,
+        issues: Sequence[PlacedIssue] | None = None,
+        other: OtherDocument | None = None,
+    ) -> None:
+        if text:
+            found = text_for(file, snapshot, issues, other)
+            printed.append(found.text)
+            severities.update(found.severities)
+        else:
+            made = findings_for(file, snapshot, issues, other)
+            findings.extend(made)
+            severities.update(f.severity for f in made)
+
     if "-" in paths:
         name = stdin_filename or "<stdin>"
-        findings.extend(findings_for(name, load_text(sys.stdin.buffer.read(), name)))
+        report(name, load_text(sys.stdin.buffer.read(), name))
         checked += 1
     workspace = _workspace(paths, inputs, root)
     for path in inputs.files:
@@ -153,34 +173,35 @@ def run_check(
         document = workspace.document(uri)
         assert document is not None
         checked += 1
-        issues = document_issues(workspace, uri)
-        findings.extend(
-            findings_for(str(path), document.snapshot, issues, _other_document(workspace))
+        report(
+            str(path),
+            document.snapshot,
+            document_issues(workspace, uri),
+            _other_document(workspace),
         )
-    if fmt != "text":
+    if not text:
         findings.extend(
             read_error(raw, f"cannot read {raw!r}: {why}") for raw, why in inputs.unreadable
         )
     renderers: dict[str, Callable[[list[Finding]], str]] = {
-        "text": render_text,
         "json": render_json,
         "github": render_github,
         "sarif": lambda items: render_sarif(items, version=__version__),
     }
-    sys.stdout.write(renderers[fmt](findings))
+    sys.stdout.write("".join(printed) if text else renderers[fmt](findings))
     if kept is not None:
         kept.extend((workspace, findings))
     for raw, why in inputs.unreadable:
         print(terminal_safe(f"wfls: cannot read {raw!r}: {why}"), file=sys.stderr)
-    if fmt == "text" and checked:
-        errors = sum(1 for f in findings if f.severity == Severity.ERROR)
-        warnings = sum(1 for f in findings if f.severity == Severity.WARNING)
+    if text and checked:
+        errors = severities[Severity.ERROR.value]
+        warnings = severities[Severity.WARNING.value]
         print(
             f"{checked} file(s) checked: {errors} error(s), {warnings} warning(s), "
-            f"{len(findings) - errors - warnings} other",
+            f"{severities.total() - errors - warnings} other",
             file=sys.stderr,
         )
     if inputs.unreadable:
         return EXIT_USAGE
-    failing = {Severity.ERROR, Severity.WARNING} if strict else {Severity.ERROR}
-    return EXIT_FINDINGS if any(f.severity in failing for f in findings) else EXIT_OK
+    failing = (Severity.ERROR, Severity.WARNING) if strict else (Severity.ERROR,)
+    return EXIT_FINDINGS if any(severities[s.value] for s in failing) else EXIT_OK
