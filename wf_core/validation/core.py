@@ -66,26 +66,19 @@ def validate_workflow(
     sources = SourceChecker(model)
     memo = memo or ValidationMemo()
     node_defs = _collect_node_defs(workflow, report)
-    # The whole-graph checks come after the nodes' in the report; they read only the
-    # workflow and its node defs, so a child's time is a good time to make them.
-    graph = ValidationReport()
-
-    def check_graph() -> None:
-        _validate_start(workflow, graph)
-        _validate_edges(workflow, node_defs, graph)
-        _validate_reachable_outcomes(workflow, node_defs, graph)
-
-    split = len(workflow.nodes) >= SPLIT_FROM and _split_node_findings(
-        workflow, model, memo, (check_graph, *alongside)
-    )
-    if not split:
-        check_graph()
+    # The whole-graph checks come after the nodes' in the report. They read only the
+    # workflow and its node defs: a child checking nodes makes them too.
+    graph = None
+    if len(workflow.nodes) >= SPLIT_FROM:
+        graph = _split_node_findings(workflow, model, memo, node_defs, alongside)
+    if graph is None:
+        graph = graph_findings(workflow, node_defs)
     memo.begin(model, workflow.node_defs, workflow.outcomes)
 
     _validate_workflow_output(workflow, model, sources, report)
     extras = sources.drain_extras()
     _validate_nodes(workflow, node_defs, model, sources, report, extras, memo)
-    report.issues.extend(graph.issues)
+    report.issues.extend(graph)
     for issue in regions.issues:
         report.add(
             Code(issue.kind.value), issue.location, issue.message, related=_ways_in(issue, regions)
@@ -100,13 +93,21 @@ SPLIT_FROM = 1_000
 """Nodes from which a process allowed to fork (``wf_core.forked``) has a child check the
 last of the nodes: below, forking and sending the findings back cost about what the
 child saves."""
-PARENT_SHARE = 0.4
-"""The part of the nodes the parent checks. The parent also makes the whole-graph checks
-and the caller's ``alongside`` work meanwhile (at 14,000 nodes, with a snapshot's
-document checks: 0.25-0.4 s), and the child checks a node more slowly (1.4-1.6 times):
-each object it touches first costs it a copy of its page. At 14,000 nodes, with 0.34
-the parent waited 0.15-0.2 s for the child, with 0.46 the child was done 0.1-0.3 s
-before the parent asked."""
+PARENT_SHARE = 0.55
+"""The part of the nodes the parent checks. The child also makes the whole-graph checks,
+and the parent the caller's ``alongside`` work (at 14,000 nodes, with a snapshot's
+document checks and line index: 0.15-0.2 s, as long as the graph checks take the
+child). Each process checks a node in about the same time; the child pays for the
+first touch of each object's page, the parent for unpickling what the child found."""
+
+
+def graph_findings(workflow: Any, node_defs: Mapping[str, Any]) -> list[Issue]:
+    """The whole-graph checks: the start, the edges, the outcomes of reachable nodes."""
+    graph = ValidationReport()
+    _validate_start(workflow, graph)
+    _validate_edges(workflow, node_defs, graph)
+    _validate_reachable_outcomes(workflow, node_defs, graph)
+    return graph.issues
 
 
 def node_findings(
@@ -131,17 +132,24 @@ def _split_node_findings(
     workflow: Any,
     model: ContextModel,
     memo: ValidationMemo,
+    node_defs: Mapping[str, Any],
     meanwhile: Iterable[Callable[[], object]],
-) -> bool:
+) -> list[Issue] | None:
     """File every node's findings in ``memo``, the last ones' computed by a forked child
-    while this process does ``meanwhile``'s work and the first ones'; whether it did.
-    False when this process may not fork: then nothing is done (the validation checks
-    every node itself, as it does any node whose findings the child failed to send)."""
+    that also makes the whole-graph checks, while this process does ``meanwhile``'s work
+    and the first ones'; the whole-graph findings, or None when no child made them.
+    When this process may not fork, nothing is done (the validation checks every node
+    itself, as it does any node whose findings the child failed to send)."""
     count = len(workflow.nodes)
     split = int(count * PARENT_SHARE)
-    pending = in_child(lambda: node_findings(workflow, model, range(split, count)))
+    pending = in_child(
+        lambda: (
+            node_findings(workflow, model, range(split, count)),
+            graph_findings(workflow, node_defs),
+        )
+    )
     if pending is None:
-        return False
+        return None
     try:
         for work in meanwhile:
             work()
@@ -152,9 +160,10 @@ def _split_node_findings(
     theirs = pending.result()
     memo.begin(model, workflow.node_defs, workflow.outcomes)
     memo.adopt(workflow.nodes, mine)
-    if theirs is not None:
-        memo.adopt(workflow.nodes, theirs)
-    return True
+    if theirs is None:
+        return None
+    memo.adopt(workflow.nodes, theirs[0])
+    return list(theirs[1])
 
 
 def _ways_in(issue: Any, regions: Any) -> tuple[Related, ...]:
