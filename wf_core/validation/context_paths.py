@@ -78,14 +78,18 @@ def node_index_by_id(workflow: Any) -> dict[str, int]:
 
 
 def _check_alias_ownership(workflow: Any, model: ContextModel, report: ValidationReport) -> None:
-    indexes = node_index_by_id(workflow)
+    indexes: dict[str, int] = {}
     reported: set[str] = set()
 
     def location(owner: str) -> Location:
+        if not indexes:  # made for the first conflict only: most workflows have none
+            indexes.update(node_index_by_id(workflow))
         index = indexes.get(owner)
         return ("nodes", index, "as") if index is not None else ("nodes", NodeRef(owner))
 
-    for stack in model.regions.owner_stack_by_node.values():
+    # Each stack once, in the order nodes first have it: the nodes of a body share one,
+    # and a stack met again finds nothing it did not find the first time.
+    for stack in dict.fromkeys(model.regions.owner_stack_by_node.values()):
         seen: dict[str, str] = {}
         for owner in stack:
             alias = model.alias_of(owner) or ""
