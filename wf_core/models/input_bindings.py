@@ -72,6 +72,12 @@ def keyed_union(
     dropping the names that are not in the document.
     """
     allowed = tuple(members)
+    # The value ``guard`` selected a member for last, and that member's tag: pydantic
+    # hands the value ``guard`` returns straight to ``pick``, which then need not select
+    # again (a binding, condition or node at a time, two selections each). One tuple,
+    # replaced whole: a thread reading it sees one value's pair or another's, never a
+    # mix, and a value that is not the one it holds is selected again.
+    last: list[tuple[Any, str]] = [(None, "")]
 
     # A document's values are plain dicts: they are recognised first, because an
     # ``isinstance`` against model classes (whose metaclass is an ABC) or ``Mapping``
@@ -86,10 +92,13 @@ def keyed_union(
                     "expected an object, got {got}",
                     {"got": json_type_name(value)},
                 )
-        select(value)
+        last[0] = (value, select(value).__name__)
         return value
 
     def pick(value: Any) -> str:
+        selected, tag = last[0]
+        if selected is value:
+            return tag
         if type(value) is not dict and isinstance(value, allowed):
             return type(value).__name__
         return select(value).__name__
