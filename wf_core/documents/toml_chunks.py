@@ -56,12 +56,17 @@ _STRING_LINE = re.compile(
 # nothing is given back, so a failing match is linear in the text it looked at.
 _TABLE_PAIR = r"([A-Za-z0-9_-]+)[ \t]*+=[ \t]*+" + _STRING
 _NEXT_PAIR = r"[ \t]*+,[ \t]*+" + _TABLE_PAIR
-_FLAT_TABLE = re.compile(
-    r"\{[ \t]*+" + _TABLE_PAIR + r"(?:" + _NEXT_PAIR + r"(?:" + _NEXT_PAIR + r")?)?[ \t]*+\}"
-)
+_FLAT = r"\{[ \t]*+" + _TABLE_PAIR + r"(?:" + _NEXT_PAIR + r"(?:" + _NEXT_PAIR + r")?)?[ \t]*+\}"
+_FLAT_TABLE = re.compile(_FLAT)
 _FLAT_TABLE_PAIRS = (0, 3, 6)
 # After an array element: blanks, maybe a comma, blanks. Group 1: the comma.
 _ARRAY_SEPARATOR = re.compile(_BLANKS + r"(,)?" + _BLANKS)
+# An array element that is such a table, with what follows it up to the next element:
+# group 1 the table, then its pairs' groups (``_FLAT_ITEM_PAIRS``), then the comma. One
+# match an element instead of two, for the bindings of every node.
+_FLAT_ITEM = re.compile(r"(" + _FLAT + r")" + _BLANKS + r"(,)?" + _BLANKS)
+_FLAT_ITEM_PAIRS = (1, 4, 7)
+_FLAT_ITEM_COMMA = 11
 _STRING_KIND = Kind.STRING
 _ARRAY_KIND = Kind.ARRAY
 _OBJECT_KIND = Kind.OBJECT
@@ -210,11 +215,19 @@ class _Reader:
         entries = self.entries
         items: list[Any] = []
         pos = BLANK.match(text, start + 1).end()  # type: ignore[union-attr]
-        while text[pos : pos + 1] != "]":
+        flat_item = _FLAT_ITEM.match
+        while (ch := text[pos : pos + 1]) != "]":
             item_loc = (*loc, len(items))
+            if ch == "{" and (match := flat_item(text, pos)) is not None:
+                # The item's entry first, then its pairs': the order of a single pass.
+                entries[item_loc] = (-1, -1, pos, match.end(1), _OBJECT_KIND, None)
+                items.append(self._flat_pairs(match, _FLAT_ITEM_PAIRS, item_loc))
+                pos = match.end()
+                if match.group(_FLAT_ITEM_COMMA) is None and text[pos : pos + 1] != "]":
+                    raise _GiveUp
+                continue
             entries[item_loc] = None  # type: ignore[assignment]  # placeholder, keeps order
-            flat = self.flat_inline_table(pos, item_loc) if text[pos : pos + 1] == "{" else None
-            value, kind, end, lit = flat or self.value(pos, item_loc, depth)
+            value, kind, end, lit = self.value(pos, item_loc, depth)
             entries[item_loc] = (-1, -1, pos, end, kind, lit)
             items.append(value)
             separator = _ARRAY_SEPARATOR.match(text, end)
@@ -230,10 +243,18 @@ class _Reader:
         match = _FLAT_TABLE.match(self.text, start)
         if match is None:
             return None
+        return self._flat_pairs(match, _FLAT_TABLE_PAIRS, loc), _OBJECT_KIND, match.end(), None
+
+    def _flat_pairs(
+        self, match: re.Match[str], pairs: tuple[int, ...], loc: Location
+    ) -> dict[str, Any]:
+        """The table a flat inline table's ``match`` read, its pairs' entries recorded;
+        ``pairs`` are the indexes (in ``match.groups()``) of each pair's key group, its
+        basic and literal contents' groups following it."""
         groups = match.groups()
         table: dict[str, Any] = {}
         entries = self.entries
-        for first in _FLAT_TABLE_PAIRS:
+        for first in pairs:
             name = groups[first]
             if name is None:
                 break
@@ -257,7 +278,7 @@ class _Reader:
                 _STRING_KIND,
                 style,
             )
-        return table, _OBJECT_KIND, match.end(), None
+        return table
 
     def inline_table(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
         text = self.text
