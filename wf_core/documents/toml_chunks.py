@@ -47,8 +47,13 @@ _BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012
 _STRING = r"""(?:"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"|'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!''))"""
 # The commonest line of all: blank lines or comments, then ``key = "string"``
 # to the end of its line. Groups: key, basic content, literal content.
+# Or the start of such a pair whose value is an array (group 4: its ``[``), the next
+# commonest (a node's bindings): the key is then read by this match too.
 _STRING_LINE = re.compile(
-    _BLANKS + r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*" + _STRING + r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)"
+    _BLANKS
+    + r"([A-Za-z0-9_-]+)[ \t]*=[ \t]*(?:"
+    + _STRING
+    + r"[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)|(\[))"
 )
 # A whole inline table of one to three such pairs, the commonest inline tables of a
 # workflow (a binding, an edge), read by one match. Groups, pair by pair: key, basic
@@ -327,9 +332,21 @@ class _Reader:
         while True:
             match = string_line(text, pos)
             if match is not None:
-                name, basic = match.group(1, 2)
+                name, basic, _literal, bracket = match.groups()
                 if name in table:
                     raise _GiveUp
+                if bracket is not None:  # what ``pair`` does for a simple key
+                    start = match.start(4)
+                    value_loc = (name,)
+                    value, kind, end, lit = self.value(start, value_loc, 0)
+                    table[name] = value
+                    key_start = match.start(1)
+                    entries[value_loc] = (key_start, key_start + len(name), start, end, kind, lit)
+                    line = _END_OF_LINE.match(text, end)
+                    if line is None:
+                        raise _GiveUp
+                    pos = line.end()
+                    continue
                 if basic is not None:
                     table[name] = basic
                     end = match.end(2) + 1
