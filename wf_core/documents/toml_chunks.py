@@ -43,6 +43,9 @@ BARE = re.compile(r"[A-Za-z0-9_-]+")
 _DOT = re.compile(r"[ \t]*\.[ \t]*")
 _EQUALS = re.compile(r"[ \t]*=[ \t]*")
 _WORD = re.compile(r"[A-Za-z0-9_+\-.:]+")
+# The commonest header, ``[[nodes]]`` (one bare key) to the end of its line, by one match
+# (group 1: the key; group 2: the closing brackets).
+_ARRAY_HEADER = re.compile(r"\[\[[ \t]*([A-Za-z0-9_-]+)[ \t]*(\]\])[ \t]*(?:#[^\n]*)?(?:\r?\n|\Z)")
 _BARE_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-")
 _STRING = r"""(?:"([^"\\\x00-\x08\x0a-\x1f\x7f]*)"|'([^'\x00-\x08\x0a-\x1f\x7f]*)'(?!''))"""
 # The commonest line of all: blank lines or comments, then ``key = "string"``
@@ -308,10 +311,15 @@ class _Reader:
         """The whole statement: its table, header and where its last pair ends."""
         text = self.text
         entries = self.entries
-        header = None
+        header: tuple[tuple[tuple[str, int, int], ...], bool, int] | None = None
         end = -1
         pos = 0
-        if section:
+        simple = _ARRAY_HEADER.match(text) if section else None
+        if simple is not None:
+            key_start, key_end = simple.span(1)
+            header = (((simple.group(1), key_start, key_end),), True, simple.end(2))
+            pos = simple.end()
+        elif section:
             array = text.startswith("[[")
             pos = WS.match(text, 2 if array else 1).end()  # type: ignore[union-attr]
             parts, pos = self.keys(pos)
