@@ -256,6 +256,7 @@ class Chunk:
     )
 
     def __init__(self, text: str) -> None:
+        # Every slot is set here and in ``read``.
         self.text = text
         self._entries: dict[Location, Compact] | None = {}
         # Key and value ranges; when ``derived``, only those that are not the
@@ -279,6 +280,39 @@ class Chunk:
         self.reader_problems: list[tuple[int, int, str]] = _NONE  # type: ignore[assignment]
         self._index: _Index | None = None
         self._children: dict[Location, list[Location]] | None = None
+
+    @classmethod
+    def read(
+        cls,
+        text: str,
+        table: dict[str, Any],
+        tables: dict[int, tuple[str, int, int, bool]],
+        header: tuple[tuple[tuple[str, int, int], ...], bool, int] | None,
+        end: int,
+        key: str | None,
+        entries: dict[Location, Compact],
+        occ: list[Occurrence],
+    ) -> Chunk:
+        """A chunk the fast reader read (``derived`` ranges, no problems), made from its
+        parts without the empty containers ``__init__`` would make first: a large document
+        has one chunk per statement, and a forked reader sends half of them as parts.
+        Sets every slot ``__init__`` sets."""
+        chunk = cls.__new__(cls)
+        chunk.text = text
+        chunk._entries = entries
+        chunk._occ = occ
+        chunk.derived = True
+        chunk.fill = None
+        chunk.table = table
+        chunk.tables = tables
+        chunk.header = header
+        chunk.key = key
+        chunk.end = end
+        chunk.problems = _NONE  # type: ignore[assignment]
+        chunk.reader_problems = _NONE  # type: ignore[assignment]
+        chunk._index = None
+        chunk._children = None
+        return chunk
 
     @property
     def entries(self) -> dict[Location, Compact]:

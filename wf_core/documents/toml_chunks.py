@@ -412,9 +412,5 @@ def chunk_state(chunk: Chunk | None) -> ChunkState | None:
 def chunk_from_state(text: str, state: ChunkState) -> Chunk:
     """The chunk of ``text`` read as ``state`` says: how ``read_chunk`` builds its chunks,
     and how a ``chunk_state`` sent from another process becomes one again."""
-    chunk = Chunk(text)
-    chunk.derived = True
-    chunk.table, chunk.tables, chunk.header, chunk.end, chunk.key, entries, occ = state
-    chunk.entries = entries
-    chunk.occ = occ
-    return chunk
+    table, tables, header, end, key, entries, occ = state
+    return Chunk.read(text, table, tables, header, end, key, entries, occ)
