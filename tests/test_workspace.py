@@ -373,6 +373,10 @@ def test_the_fix_declares_the_input_field_and_reads_it(tmp_path: Path) -> None:
         ('start = "a"\n[[nodes]]\nname = "not the workflow"\n', None),  # inside a table
         ('name = "a\\"b"\n', None),  # an escape: parse to know
         ('description = """\nname = "x"\n"""\nname = "y"\n', None),  # a hidden line
+        ("description = '''\nname = \"x\"\n'''\nname = \"y\"\n", None),  # a hidden line
+        ('name = "p"\n[[nodes]]\ndesc = """\n[x]\n"""\n', "p"),  # nothing hidden before [[
+        ('[meta]\nname = "x"\n', None),  # a table first: no name before it
+        ('  [meta]\nname = "x"\n', None),
         ('name = "p"\n[[nodes]]\nkind = "subgraph"\n', None),  # calls a child: parse
         ('name = "one"\nname = "two"\n', None),  # a duplicate key is the parser's to report
     ],
