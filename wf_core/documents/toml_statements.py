@@ -48,8 +48,11 @@ _KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\\\n]*"|'[^'\n]*')"""
 # matched at the very start.
 _SECTION = re.compile(r"\n[ \t]*(\[)")
 _FIRST_SECTION = re.compile(r"[ \t]*(\[)")
-# A line that starts a top-level pair: ``key =``, the key maybe dotted.
-_PAIR = re.compile(rf"^[ \t]*({_KEY}(?:[ \t]*\.[ \t]*{_KEY})*[ \t]*=)", re.MULTILINE)
+# A line that starts a top-level pair: ``key =``, the key maybe dotted; searched for
+# after a line break too, and matched at the very start.
+_PAIR_KEY = rf"[ \t]*({_KEY}(?:[ \t]*\.[ \t]*{_KEY})*[ \t]*=)"
+_PAIR = re.compile(r"\n" + _PAIR_KEY)
+_FIRST_PAIR = re.compile(_PAIR_KEY)
 
 
 def statements(text: str) -> list[tuple[int, int, bool]] | None:
@@ -64,6 +67,8 @@ def statements(text: str) -> list[tuple[int, int, bool]] | None:
         sections.insert(0, head.start(1))
     first = sections[0] if sections else len(text)
     starts = [(match.start(1), False) for match in _PAIR.finditer(text, 0, first)]
+    if (head_pair := _FIRST_PAIR.match(text, 0, first)) is not None:
+        starts.insert(0, (head_pair.start(1), False))
     starts.extend((start, True) for start in sections)
     begin = starts[0][0] if starts else len(text)
     blank = BLANK.match(text, 0, begin)
