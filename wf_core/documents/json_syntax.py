@@ -50,9 +50,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from tree_sitter import Node, Tree
+if TYPE_CHECKING:  # (imported when a text needs a tree: see ``parser._language``)
+    from tree_sitter import Node, Tree
 
 from wf_core.documents._offsets import ByteOffsets
 from wf_core.documents._recovery import RecoveryCursor

@@ -30,9 +30,10 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-from tree_sitter import Node, Tree
+if TYPE_CHECKING:  # (imported when a text needs a tree: see ``parser._language``)
+    from tree_sitter import Node, Tree
 
 from wf_core.documents._offsets import ByteOffsets, encode
 from wf_core.documents._recovery import RecoveryCursor
@@ -154,7 +155,7 @@ def _stray_controls(text: str, problems: list[Problem]) -> None:
 
 # -- planning: which parts come from the tree, which are read again ------------
 
-Item = tuple[int, int, Node | None, bool, Node | None]
+Item: TypeAlias = "tuple[int, int, Node | None, bool, Node | None]"
 
 
 def _node_items(child: Node, char: Any, items: list[Item]) -> None:
