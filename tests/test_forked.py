@@ -10,6 +10,7 @@ its part, and when it fails and the parent does that part itself.
 from __future__ import annotations
 
 import os
+import pickle
 import re
 import subprocess
 import sys
@@ -24,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from wf_core import forked
-from wf_core.documents import toml_statements
+from wf_core.documents import toml_chunks, toml_statements
 from wf_core.snapshot import analyze_text
 from wf_core.validation import core
 from wfls import reporting
@@ -231,6 +232,32 @@ def test_the_callers_work_alongside_is_done_while_a_child_checks_and_only_then(
     forked._allowed = False
     assert validated() == with_a_child == list(snapshot.report.issues)
     assert done == [os.getpid()]  # no child: the caller makes its own when it needs it
+
+
+def _tables_by_path(chunk: Any) -> list[tuple[tuple[Any, ...], Any]]:
+    return sorted(toml_chunks._paths_of(chunk.table, chunk.tables))
+
+
+def test_a_state_sent_to_the_parent_is_the_chunk_it_was_read_as() -> None:
+    """What the reading child sends (``StateWriter``) comes back as the chunk the parent
+    would have read: the same values, entries, occurrences and header, and the tables
+    the chunk lists (by identity, which does not survive pickling) at the same paths.
+    Two statements alike share what is equal in their states, and only that: each
+    keeps tables and arrays of its own."""
+    text = '[[nodes]]\nid = "a"\nitem_error.action = "skip"\nx.y.z = 1\nin = [{ a = "b" }]\n'
+    chunk = toml_chunks.read_chunk(text, True)
+    assert chunk is not None and len(chunk.tables) == 3  # item_error, x, x.y
+    writer = toml_chunks.StateWriter()
+    first, second = writer.state(chunk), writer.state(toml_chunks.read_chunk(text, True))
+    first, second = pickle.loads(pickle.dumps((first, second), protocol=pickle.HIGHEST_PROTOCOL))
+    for state in (first, second):
+        again = toml_chunks.chunk_from_state(text, state)
+        assert (again.table, again.entries, again.occ) == (chunk.table, chunk.entries, chunk.occ)
+        assert (again.header, again.end, again.key) == (chunk.header, chunk.end, chunk.key)
+        assert _tables_by_path(again) == _tables_by_path(chunk)
+    assert next(iter(first[5])) is next(iter(second[5]))  # an entry's location, shared
+    assert first[0]["id"] is second[0]["id"]  # a string, shared
+    assert first[0] is not second[0] and first[0]["in"] is not second[0]["in"]
 
 
 def _snapshot_found_alone(name: str) -> Any:

@@ -30,7 +30,13 @@ import re
 
 from wf_core.documents.source_map import Chunk
 from wf_core.documents.strings import Problem
-from wf_core.documents.toml_chunks import BLANK, chunk_from_state, chunk_state, read_chunk
+from wf_core.documents.toml_chunks import (
+    BLANK,
+    ChunkState,
+    StateWriter,
+    chunk_from_state,
+    read_chunk,
+)
 from wf_core.documents.toml_syntax import (
     Converted,
     converted,
@@ -131,8 +137,14 @@ def _read_ahead(text: str, pieces: list[tuple[int, int, bool]]) -> tuple[int, Pe
         return len(pieces), None
     halfway = int(len(pieces) * PARENT_SHARE)
     rest = pieces[halfway:]
-    pending = in_child(lambda: [chunk_state(read_chunk(text[s:e], sec)) for s, e, sec in rest])
+    pending = in_child(lambda: _states(text, rest))
     return halfway, pending
+
+
+def _states(text: str, pieces: list[tuple[int, int, bool]]) -> list[ChunkState | None]:
+    """The child's part: each statement read, as a state to send (None: given up)."""
+    writer = StateWriter()
+    return [writer.state(read_chunk(text[s:e], sec)) for s, e, sec in pieces]
 
 
 def _with_read_ahead(
