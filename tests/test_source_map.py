@@ -130,3 +130,34 @@ def test_locate_in_unterminated_json_string() -> None:
     assert literal.value == "context.fore"
     assert literal.content.slice(text) == "context.fore"
     assert doc.values["nodes"][0]["id"] == "é😀"
+
+
+def test_a_plain_string_is_answered_as_its_literal_would_be() -> None:
+    """``plain_string`` answers for strings a reader kept without escapes, exactly as
+    ``string``'s literal would (its value, where its content starts), and leaves every
+    other string (escapes, multi-line, a statement read from the tree) to ``string``."""
+    toml = (
+        PREFIX
+        + 'name = "w"\n[[nodes]]\nid = "é😀"\ninput = [{ target = "a", path = \'x."y".z\' }]\n'
+        + '[[nodes]]\nnote = "a\\"b"\ndesc = """\nmulti"""\n'  # read from the tree
+    )
+    json = '{"name": "w", "nodes": [{"id": "é", "note": "a\\"b"}]}'
+    answered = []
+    for text, syntax in ((toml, "toml"), (json, "json")):
+        doc = parse_document(text, syntax)  # type: ignore[arg-type]
+        assert not doc.issues
+        for loc in doc.source_map.locations():
+            literal = doc.source_map.string(loc)
+            plain = doc.source_map.plain_string(loc)
+            if plain is not None:
+                assert literal is not None and plain == (literal.value, literal.content.start)
+                assert text[plain[1] : plain[1] + len(plain[0])] == plain[0]
+                answered.append((syntax, loc))
+            elif literal is not None:
+                answered.append((syntax, loc, "string only"))
+    assert ("toml", ("nodes", 0, "id")) in answered
+    assert ("toml", ("nodes", 0, "input", 0, "path")) in answered
+    assert ("toml", ("nodes", 1, "note"), "string only") in answered
+    assert ("toml", ("nodes", 1, "desc"), "string only") in answered
+    assert ("json", ("nodes", 0, "id")) in answered
+    assert ("json", ("nodes", 0, "note"), "string only") in answered

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.collector import collector_paused
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
+from wf_core.documents.source_map import plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.deprecations import find_deprecated_forms
@@ -375,6 +376,14 @@ class DocumentSnapshot:
 
     def _segment_span(self, location: Location, segment: int) -> Span | None:
         source_map = self.parsed.source_map
+        plain = source_map.plain_string(location)
+        if plain is not None:
+            value, content = plain
+            scan = scan_path(value)
+            if 0 <= segment < len(scan.segments):
+                part = scan.segments[segment]
+                return plain_span(content, len(value), part.start, part.end)
+            return None
         literal = source_map.string(location)
         if literal is not None:
             scan = scan_path(literal.value)

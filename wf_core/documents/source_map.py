@@ -59,6 +59,13 @@ class Entry:
     kind: Kind
 
 
+def plain_span(content: int, size: int, start: int, end: int) -> Span:
+    """The document range of the characters ``[start, end)`` of a string of ``size``
+    characters written without escapes, its content starting at offset ``content``."""
+    begin = content + max(0, min(start, size))
+    return Span(begin, max(begin, content + max(0, min(end, size))))
+
+
 @record
 class StringLiteral:
     """A string value and how its decoded characters map back to the text.
@@ -121,9 +128,7 @@ class StringLiteral:
     def doc_span(self, start: int, end: int) -> Span:
         """Document range holding the decoded characters ``[start, end)``."""
         if not self._dec:  # no escapes: decoded and document characters map one to one
-            size = len(self.value)
-            begin = self.content.start + max(0, min(start, size))
-            return Span(begin, max(begin, self.content.start + max(0, min(end, size))))
+            return plain_span(self.content.start, len(self.value), start, end)
         begin = self.doc_offset(start)
         if end <= start:
             return Span(begin, begin)
@@ -476,6 +481,22 @@ class SourceMap:
         if found is None:
             return None
         return found[0].chunk.literal(found[1], found[0].base)
+
+    def plain_string(self, location: Location) -> tuple[str, int] | None:
+        """The value and content offset of the string at ``location`` when the fast reader
+        read it without escapes; None for any other (``string`` has it all). Placing a
+        finding inside a path string asks only this: at 14,000 nodes, 11,200 times."""
+        loc = tuple(location)
+        if loc in self._strings or loc in self._entries:
+            return None
+        found = self._find(loc)
+        if found is None:
+            return None
+        placement, compact = found
+        if type(compact[5]) is not str:
+            return None
+        start, end = compact[2], compact[3]
+        return placement.chunk.text[start + 1 : end - 1], start + 1 + placement.base
 
     def _walk(self) -> Iterator[tuple[Location, Entry | Compact | Placement]]:
         """Global entries and placements in the order they were added."""
