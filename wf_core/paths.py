@@ -470,6 +470,8 @@ class GraphSourcePath(_PydanticPath):
 
     @classmethod
     def _coerce(cls, value: Any) -> GraphSourcePath:
+        if type(value) is str:  # a document's value, the common case: tested first
+            return _parse_graph_source(value)
         if isinstance(value, GraphSourcePath):
             return cls(value.root, value.parts)
         if isinstance(value, str):
@@ -536,6 +538,8 @@ class StatePath(_PydanticPath):
 
     @classmethod
     def _coerce(cls, value: Any) -> StatePath:
+        if type(value) is str:  # a document's value, the common case: tested first
+            return _parse_state(value)
         if isinstance(value, StatePath):
             return cls(value.parts)
         if isinstance(value, str):
@@ -592,6 +596,8 @@ class LocalPath(_PydanticPath):
 
     @classmethod
     def _coerce(cls, value: Any) -> LocalPath:
+        if type(value) is str:  # a document's value, the common case: tested first
+            return _parse_local(value)
         if isinstance(value, LocalPath):
             return cls(value.parts)
         if isinstance(value, str):
