@@ -126,9 +126,10 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
         if not record(node_id, stack, via):
             continue
         successors = adjacency.setdefault(state, [])
+        controls = _is_foreach(node)
         for index, edge in edges_by_source.get(node_id, ()):
             target = edge.to
-            if _is_foreach(node) and edge.outcome == "loop":
+            if controls and edge.outcome == "loop":
                 if target == node_id:
                     report(
                         ControlRegionIssueKind.EMPTY_FOREACH_BODY,
@@ -255,6 +256,10 @@ def _tops_without_return(
         top = stack[-1]
         if top in ambiguous or top in failing:
             continue
-        if state not in states_returning_to(top):
+        # (the memo read here: every state of a body asks about the same owner)
+        returning = can_return.get(top)
+        if returning is None:
+            returning = states_returning_to(top)
+        if state not in returning:
             failing.add(top)
     return failing
