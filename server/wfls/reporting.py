@@ -144,9 +144,10 @@ def _reported(
 
 
 def _finding_maker(
-    file: str, snapshot: DocumentSnapshot, other: OtherDocument | None
+    file: str, snapshot: DocumentSnapshot, other: OtherDocument | None, *, model_paths: bool = True
 ) -> Callable[[PlacedIssue, int | None], Finding]:
-    """What makes the file's finding of one placed issue (and the index of its cause)."""
+    """What makes the file's finding of one placed issue (and the index of its cause);
+    without ``model_paths``, findings for the text, which shows none, have None there."""
     lines = snapshot.lines
     has_lines = lines.line_count > 0
 
@@ -167,7 +168,7 @@ def _finding_maker(
             Position(end_line + 1, end_column + 1),
             _SEVERITY_NAMES[issue.severity],
             issue.code,
-            p.model_path,
+            p.model_path if model_paths else None,
             issue.message,
             lines.line_text(line) if has_lines else "",
             p.help,
@@ -351,7 +352,7 @@ def text_for(
     consequences (the child's are the last ones)."""
     reported = _reported(snapshot, issues)
     causes, consequences = _linked(_causes(reported))
-    make = _finding_maker(file, snapshot, other)
+    make = _finding_maker(file, snapshot, other, model_paths=False)
 
     def lines_of(roots: Sequence[int]) -> list[str]:
         return _render_tree(roots, lambda i: make(reported[i], causes[i]), consequences.__getitem__)
