@@ -15,6 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location
+from wf_core.mappings import is_mapping
 from wf_core.models.input_bindings import StepInputBinding
 from wf_core.models.schemas import StateSchema
 from wf_core.models.steps import OutputBinding, legacy_binding_lists
@@ -62,7 +63,7 @@ def _binding_forms(node: Mapping[str, Any], location: Location, issues: list[Iss
         if value is None:
             continue
         replacement: list[Any] | None = None
-        if isinstance(value, Mapping):
+        if is_mapping(value):
             lists = legacy_binding_lists({key: value}, interrupt=interrupt)
             replacement = _canonical_bindings(lists[canonical_key], canonical_key)
         issues.append(
@@ -133,15 +134,15 @@ def find_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
     malformed; the model reports that as an error.
     """
     issues: list[Issue] = []
-    if not isinstance(values, Mapping):
+    if not is_mapping(values):
         return issues
     state_schema = values.get("state_schema")
-    if isinstance(state_schema, Mapping):
+    if is_mapping(state_schema):
         _state_fields_form(state_schema, issues)
     nodes = values.get("nodes")
     if isinstance(nodes, list):
         for index, node in enumerate(nodes):
-            if not isinstance(node, Mapping):
+            if not is_mapping(node):
                 continue
             location: Location = ("nodes", index)
             kind = node.get("type")

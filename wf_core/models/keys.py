@@ -22,6 +22,7 @@ from pydantic import BaseModel
 
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location
+from wf_core.mappings import is_mapping
 from wf_core.models.conditions import (
     BinaryCondition,
     ExistsCondition,
@@ -103,14 +104,14 @@ def _checked_tables(values: Mapping[str, Any]) -> Iterator[Table]:
     for key, model in (("edges", Edge), ("node_defs", NodeDef)):
         items = values.get(key)
         for index, item in enumerate(items if isinstance(items, list) else ()):
-            if isinstance(item, Mapping):
+            if is_mapping(item):
                 yield (key, index), item, model_keys(model)
     nodes = values.get("nodes")
     for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
-        if not isinstance(node, Mapping) or node.get("type") not in STEP_MODELS:
+        if not is_mapping(node) or node.get("type") not in STEP_MODELS:
             continue
         yield ("nodes", index), node, node_keys(node["type"])
-        if node["type"] == "condition" and isinstance(node.get("check"), Mapping):
+        if node["type"] == "condition" and is_mapping(node.get("check")):
             yield from _condition_tables(node["check"], ("nodes", index, "check"))
 
 
@@ -123,22 +124,22 @@ def _condition_tables(condition: Mapping[str, Any], location: Location) -> Itera
         if model is None:
             continue
         yield where, cond, model_keys(model)
-        if isinstance(cond.get("arg"), Mapping):
+        if is_mapping(cond.get("arg")):
             stack.append((cond["arg"], (*where, "arg")))
         args = cond.get("args")
         for k, arg in enumerate(args if isinstance(args, list) else ()):
-            if isinstance(arg, Mapping):
+            if is_mapping(arg):
                 stack.append((arg, (*where, "args", k)))
         for side in ("left", "right"):
             operand = cond.get(side)
-            if isinstance(operand, Mapping):
+            if is_mapping(operand):
                 operand_model = PathOperand if "path" in operand else LiteralOperand
                 yield (*where, side), operand, model_keys(operand_model)
 
 
 def unknown_keys(values: Any) -> list[Issue]:
     """An ``unknown_key`` warning for each key the model does not know (document locations)."""
-    if not isinstance(values, Mapping):
+    if not is_mapping(values):
         return []
     issues: list[Issue] = []
     for location, table, allowed in _checked_tables(values):

@@ -23,6 +23,7 @@ from typing import Any
 
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location
+from wf_core.mappings import is_mapping
 from wf_core.patterns import pattern_problem
 from wf_core.schema_nav import Branch, SchemaNavigator
 from wf_core.semantic.schemas import DATA_KEYWORDS
@@ -34,21 +35,21 @@ _TOP_SCHEMAS = ("input_schema", "state_schema", "output_schema")
 def schema_sites(values: Mapping[str, Any]) -> Iterator[tuple[Location, Mapping[str, Any]]]:
     """Every schema the document writes, with its document location."""
     for key in _TOP_SCHEMAS:
-        if isinstance(values.get(key), Mapping):
+        if is_mapping(values.get(key)):
             yield (key,), values[key]
     for list_key, keys in (("node_defs", _NODE_SCHEMAS[:2]), ("nodes", _NODE_SCHEMAS)):
         items = values.get(list_key)
         for index, item in enumerate(items if isinstance(items, list) else ()):
-            if not isinstance(item, Mapping):
+            if not is_mapping(item):
                 continue
             for key in keys:
-                if isinstance(item.get(key), Mapping):
+                if is_mapping(item.get(key)):
                     yield (list_key, index, key), item[key]
 
 
 def schema_issues(values: Any) -> list[Issue]:
     """``invalid_model`` errors for references and patterns the document cannot honour."""
-    if not isinstance(values, Mapping):
+    if not is_mapping(values):
         return []
     issues: list[Issue] = []
     for location, schema in schema_sites(values):
@@ -66,7 +67,7 @@ def _check(prefix: Location, schema: Mapping[str, Any]) -> Iterator[Issue]:
         if isinstance(value, list):
             stack.extend((item, (*location, k), scope) for k, item in enumerate(value))
             continue
-        if not isinstance(value, Mapping):
+        if not is_mapping(value):
             continue
         branch = root if location == prefix else scope.subbranch(value) if scope else None
         ref = value.get("$ref")
@@ -76,7 +77,7 @@ def _check(prefix: Location, schema: Mapping[str, Any]) -> Iterator[Issue]:
         if isinstance(pattern, str):
             yield from _pattern_issue((*location, "pattern"), pattern, on_key=False)
         patterns = value.get("patternProperties")
-        if isinstance(patterns, Mapping):
+        if is_mapping(patterns):
             for key in patterns:
                 if isinstance(key, str):
                     yield from _pattern_issue(
@@ -91,7 +92,7 @@ def _mentions_ref(schema: Any) -> bool:
     stack = [schema]
     while stack:
         item = stack.pop()
-        if isinstance(item, Mapping):
+        if is_mapping(item):
             if isinstance(item.get("$ref"), str):
                 return True
             stack.extend(item.values())
