@@ -93,14 +93,14 @@ SPLIT_FROM = 1_000
 """Nodes from which a process allowed to fork (``wf_core.forked``) has a child check the
 last of the nodes: below, forking and sending the findings back cost about what the
 child saves."""
-PARENT_SHARE = 0.5
+PARENT_SHARE = 0.55
 """The part of the nodes the parent checks. The child also makes the whole-graph checks,
-and the parent the caller's ``alongside`` work (at 14,000 nodes, with a snapshot's
-document checks and line index: 0.15-0.2 s, as long as the graph checks take the
-child). Each process checks a node in about the same time; the child pays for the
-first touch of each object's page, the parent for unpickling what the child found.
-At 14,000 nodes, 0.45, 0.5 and 0.55 gave validation windows within 25 ms of each
-other (medians of eight runs)."""
+and the parent the caller's ``alongside`` work (at 14,000 nodes, a snapshot's document
+checks and line index: 0.1-0.15 s, less than the graph checks take the child). Each
+process checks a node in about the same time; the child pays for the first touch of
+each object's page, the parent for unpickling what the child found. At 14,000 nodes,
+0.5, 0.55 and 0.6 gave validation windows of 645, 628 and 615 ms (medians of eight
+runs, alternating), within the machine's noise of each other."""
 
 
 def graph_findings(workflow: Any, node_defs: Mapping[str, Any]) -> list[Issue]:
