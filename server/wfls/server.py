@@ -95,6 +95,11 @@ ANALYSIS_MODULES = (
     "wf_core.snapshot",
     "wf_core.workspace.checks",
     "wf_core.workspace.index",
+    # The parser imports tree-sitter when a text first needs a tree, which a document
+    # being edited soon does (a syntax error while typing): imported ahead here.
+    "tree_sitter",
+    "tree_sitter_toml",
+    "tree_sitter_json",
 )
 
 logger = logging.getLogger("wfls")
