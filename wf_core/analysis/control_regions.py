@@ -60,10 +60,6 @@ def _is_foreach(node: Any) -> bool:
     return getattr(node, "type", None) == "foreach"
 
 
-def _is_end(node: Any) -> bool:
-    return getattr(node, "type", None) == "end"
-
-
 def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
     nodes_by_id: dict[str, Any] = {node.id: node for node in workflow.nodes}
     if workflow.start not in nodes_by_id:
@@ -92,7 +88,11 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
 
     def record(node_id: str, stack: ForeachOwnerStack, via: int | None) -> bool:
         """Record a stack for a node; False when the node is (now) conflicted."""
-        entry_edges.setdefault(node_id, {}).setdefault(stack, via)
+        ways_in = entry_edges.get(node_id)
+        if ways_in is None:
+            entry_edges[node_id] = {stack: via}
+        else:
+            ways_in.setdefault(stack, via)
         if node_id in conflicted:
             return False
         known = owner_stack.get(node_id)
@@ -145,7 +145,7 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
             target_node = nodes_by_id.get(target)
             if target_node is None and target != END:
                 continue
-            if target == END or _is_end(target_node):
+            if target == END or getattr(target_node, "type", None) == "end":
                 if target_node is not None:
                     visited_nodes.add(target)
                     visited_states.add((target, target_stack))
