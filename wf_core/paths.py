@@ -470,12 +470,10 @@ class GraphSourcePath(_PydanticPath):
 
     @classmethod
     def _coerce(cls, value: Any) -> GraphSourcePath:
-        if type(value) is str:  # a document's value, the common case: tested first
+        if isinstance(value, str):  # a document's value, the common case: tested first
             return _parse_graph_source(value)
         if isinstance(value, GraphSourcePath):
             return cls(value.root, value.parts)
-        if isinstance(value, str):
-            return _parse_graph_source(value)
         if isinstance(value, Mapping):
             root = value.get("root")
             if not isinstance(root, str) or root not in GRAPH_SOURCE_ROOTS:
@@ -538,12 +536,10 @@ class StatePath(_PydanticPath):
 
     @classmethod
     def _coerce(cls, value: Any) -> StatePath:
-        if type(value) is str:  # a document's value, the common case: tested first
+        if isinstance(value, str):  # a document's value, the common case: tested first
             return _parse_state(value)
         if isinstance(value, StatePath):
             return cls(value.parts)
-        if isinstance(value, str):
-            return _parse_state(value)
         if isinstance(value, Mapping):
             if value.get("root") != "state":
                 raise PathResolutionError("expected state path root")
@@ -596,12 +592,10 @@ class LocalPath(_PydanticPath):
 
     @classmethod
     def _coerce(cls, value: Any) -> LocalPath:
-        if type(value) is str:  # a document's value, the common case: tested first
+        if isinstance(value, str):  # a document's value, the common case: tested first
             return _parse_local(value)
         if isinstance(value, LocalPath):
             return cls(value.parts)
-        if isinstance(value, str):
-            return _parse_local(value)
         if isinstance(value, Mapping):
             if value.get("root") != "local":
                 raise LocalPathError("expected local path root")

@@ -133,6 +133,11 @@ class Branch:
         return Branch(resolved.contents, resolved.resolver)
 
 
+def _own_only_branch(schema: Any) -> bool:
+    """A plain object schema with no keyword that gives it other branches."""
+    return type(schema) is dict and not _EXPANDING.intersection(schema)
+
+
 def expand_branches(nodes: Sequence[Branch]) -> list[Branch]:
     """All structural branches of ``nodes``, each schema object at most once.
 
@@ -140,11 +145,8 @@ def expand_branches(nodes: Sequence[Branch]) -> list[Branch]:
     ``$ref`` chains terminate while two equal but distinct subschemas still
     both count.
     """
-    if len(nodes) == 1:
-        only = nodes[0].schema
-        # The common case, a plain object schema, is its own only branch.
-        if type(only) is dict and not _EXPANDING.intersection(only):
-            return [nodes[0]]
+    if len(nodes) == 1 and _own_only_branch(nodes[0].schema):
+        return [nodes[0]]  # the common case
     out: list[Branch] = []
     seen: set[int] = set()
     stack: list[Branch] = list(reversed(nodes))
@@ -196,7 +198,7 @@ class SchemaView:
             # thousand contexts, each walked afresh.
             branch = nodes[0]
             schema = branch.schema
-            if type(schema) is dict and not _EXPANDING.intersection(schema):
+            if _own_only_branch(schema):
                 props = schema.get("properties")
                 if type(props) is dict:
                     if name not in props:

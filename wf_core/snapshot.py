@@ -18,7 +18,7 @@ import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
-from functools import cached_property
+from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
 from wf_core.analysis.context_scopes import ContextCache, ContextModel
@@ -376,26 +376,26 @@ class DocumentSnapshot:
 
     def _segment_span(self, location: Location, segment: int) -> Span | None:
         source_map = self.parsed.source_map
+        doc_span: Callable[[int, int], Span]
+        # A string without escapes is read straight from its chunk, without making its
+        # literal: a large check places 11,200 findings inside path strings.
         plain = source_map.plain_string(location)
         if plain is not None:
             value, content = plain
-            scan = scan_path(value)
-            if 0 <= segment < len(scan.segments):
-                part = scan.segments[segment]
-                return plain_span(content, len(value), part.start, part.end)
-            return None
-        literal = source_map.string(location)
-        if literal is not None:
-            scan = scan_path(literal.value)
-            if 0 <= segment < len(scan.segments):
-                part = scan.segments[segment]
-                return literal.doc_span(part.start, part.end)
-            return None
-        if segment == 0:
-            entry = source_map.get((*location, "root"))
+            doc_span = partial(plain_span, content, len(value))
+        elif (literal := source_map.string(location)) is not None:
+            value, doc_span = literal.value, literal.doc_span
         else:
-            entry = source_map.get((*location, "parts", segment - 1))
-        return entry.value if entry is not None else None
+            if segment == 0:
+                entry = source_map.get((*location, "root"))
+            else:
+                entry = source_map.get((*location, "parts", segment - 1))
+            return entry.value if entry is not None else None
+        scan = scan_path(value)
+        if not 0 <= segment < len(scan.segments):
+            return None
+        part = scan.segments[segment]
+        return doc_span(part.start, part.end)
 
     def printed_location(self, location: Location, where: Location | None = None) -> Location:
         """The location as printed: document list indexes, node references kept. ``where``

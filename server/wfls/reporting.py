@@ -370,14 +370,11 @@ def text_for(
         if pending is not None:
             pending.cancel()
         raise
-    if pending is not None:
-        theirs = pending.result()
-        if theirs is None:
-            out.extend(lines_of(roots[split:]))
-        elif theirs:
-            out.append(theirs)
-    elif split < len(roots):
+    theirs = pending.result() if pending is not None else None
+    if theirs is None:  # no child (nothing left, or none allowed), or it failed
         out.extend(lines_of(roots[split:]))
+    elif theirs:
+        out.append(theirs)
     return TextReport("\n".join(out) + ("\n" if out else ""), dict(severities))
 
 

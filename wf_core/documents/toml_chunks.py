@@ -139,12 +139,7 @@ class _Reader:
             name = match.group(1)
             if name in table:
                 raise _GiveUp
-            value_loc = (*loc, name)
-            start = match.end()
-            value, kind, end, lit = self.value(start, value_loc, depth)
-            table[name] = value
-            self.entries[value_loc] = (pos, pos + len(name), start, end, kind, lit)
-            return end
+            return self.keyed_value(table, loc, name, pos, match.end(), depth)
         parts, after = self.keys(pos)
         equals = _EQUALS.match(text, after)
         if equals is None or len(loc) + len(parts) > MAX_DEPTH:
@@ -180,6 +175,23 @@ class _Reader:
                 self.occ.append((start, part_end, prefix_loc, True))
                 self.occ.append((start, end, prefix_loc, False))
         self.entries[value_loc] = (key_start, key_end, equals.end(), end, kind, lit)
+        return end
+
+    def keyed_value(
+        self,
+        table: dict[str, Any],
+        loc: Location,
+        name: str,
+        key_start: int,
+        start: int,
+        depth: int,
+    ) -> int:
+        """The value at ``start`` read into ``table`` under the simple key ``name`` (at
+        ``key_start``, not yet in ``table``), its entry recorded; where the value ends."""
+        value_loc = (*loc, name)
+        value, kind, end, lit = self.value(start, value_loc, depth)
+        table[name] = value
+        self.entries[value_loc] = (key_start, key_start + len(name), start, end, kind, lit)
         return end
 
     def value(self, pos: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
@@ -343,13 +355,8 @@ class _Reader:
                 name, basic, _literal, bracket = match.groups()
                 if name in table:
                     raise _GiveUp
-                if bracket is not None:  # what ``pair`` does for a simple key
-                    start = match.start(4)
-                    value_loc = (name,)
-                    value, kind, end, lit = self.value(start, value_loc, 0)
-                    table[name] = value
-                    key_start = match.start(1)
-                    entries[value_loc] = (key_start, key_start + len(name), start, end, kind, lit)
+                if bracket is not None:
+                    end = self.keyed_value(table, (), name, match.start(1), match.start(4), 0)
                     line = _END_OF_LINE.match(text, end)
                     if line is None:
                         raise _GiveUp

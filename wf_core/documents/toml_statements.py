@@ -61,6 +61,16 @@ _PAIR = re.compile(r"\n" + _PAIR_KEY)
 _FIRST_PAIR = re.compile(_PAIR_KEY)
 
 
+def first_section(text: str) -> int | None:
+    """Where the first line that starts a section (its first non-blank character is
+    ``[``) has that bracket; None when no line does."""
+    head = _FIRST_SECTION.match(text)
+    if head is not None:
+        return head.start(1)
+    found = _SECTION.search(text)
+    return None if found is None else found.start(1)
+
+
 def statements(text: str) -> list[tuple[int, int, bool]] | None:
     """``(start, end, section)`` of each top-level statement, by line starts; None when
     the text before the first one is not blank.

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from wf_core.documents import syntax_for_path
+from wf_core.documents.toml_statements import first_section
 from wf_core.files import decode
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF
@@ -82,12 +83,9 @@ class WorkspaceDocument:
         return self._snapshot
 
 
-# Line starts are found after a line break, a literal the engine skips to at C speed
-# (``^`` with ``re.MULTILINE`` tries every position: 20 ms of a 5 MB document, spent
-# by ``wfls check`` before it reads anything). The first line is matched on its own.
-_TABLE_FIRST = re.compile(r"[ \t]*\[")
-_TABLE = re.compile(r"\n[ \t]*\[")
 _PLAIN_NAME = re.compile(r'\nname[ \t]*=[ \t]*"([^"\\\n]*)"[ \t]*(?:#[^\n]*)?(?=\n|\Z)')
+"""A plain ``name`` line, found after a line break (``^`` with ``re.MULTILINE`` tries every
+position: 20 ms of a 5 MB document, spent by ``wfls check`` before it reads anything)."""
 
 
 def quick_name(text: str, syntax: str) -> str | None:
@@ -96,10 +94,8 @@ def quick_name(text: str, syntax: str) -> str | None:
     that could hide lines); None: parse to know."""
     if syntax != "toml" or "subgraph" in text:
         return None
-    if _TABLE_FIRST.match(text):
-        return None  # a table first: no ``name`` before it
-    table = _TABLE.search(text)
-    head = text[: table.start()] if table else text
+    table = first_section(text)
+    head = text if table is None else text[:table]
     # A multi-line string that could hide lines opens before the first line that looks
     # like a table (only such a string could make that line not one).
     if '"""' in head or "'''" in head:
