@@ -392,16 +392,16 @@ def test_nested_loop_over_recursive_children() -> None:
     assert errors(workflow) == []
 
 
-def test_loops_over_one_collection_share_one_detached_item_schema() -> None:
-    """Two loops over ``input.customers`` (one after the other) get the same copy, not two
-    equal ones: a workflow with a thousand such loops detached the same schema, defs and
-    all, a thousand times. The copy is still detached from the input schema."""
-    workflow = build(
+def _two_loops_over_customers(first: tuple[str, ...], second: tuple[str, ...]) -> Any:
+    """``first`` (alias ``customer``) over ``input.customers``, its task ``a`` reading
+    ``first``'s paths, then ``second`` (alias ``client``) over them, ``b`` reading the
+    other paths."""
+    return build(
         [
             foreach("first", "input.customers", "customer"),
-            task("a", "context.customer.name"),
+            task("a", *first),
             foreach("second", "input.customers", "client"),
-            task("b", "context.client.orders"),
+            task("b", *second),
         ],
         [
             "first:loop->a",
@@ -413,6 +413,13 @@ def test_loops_over_one_collection_share_one_detached_item_schema() -> None:
         ],
         input_schema=CUSTOMERS_INPUT,
     )
+
+
+def test_loops_over_one_collection_share_one_detached_item_schema() -> None:
+    """Two loops over ``input.customers`` (one after the other) get the same copy, not two
+    equal ones: a workflow with a thousand such loops detached the same schema, defs and
+    all, a thousand times. The copy is still detached from the input schema."""
+    workflow = _two_loops_over_customers(("context.customer.name",), ("context.client.orders",))
     model = ContextModel(workflow)
     first, second = model.item_schema("first"), model.item_schema("second")
     assert first is second
@@ -612,22 +619,9 @@ def test_reads_into_items_build_no_context_schema_and_share_a_navigator() -> Non
     """A thousand loops over one collection read their items through one navigator, and
     a body that reads only items never has its stack's context schema built (a mistaken
     read has: its did-you-mean looks at the whole context)."""
-    workflow = build(
-        [
-            foreach("first", "input.customers", "customer"),
-            task("a", "context.customer.name", "context.foreach.first.item.orders"),
-            foreach("second", "input.customers", "client"),
-            task("b", "context.loop_item.name", "context.client.nope"),
-        ],
-        [
-            "first:loop->a",
-            "a:ok->first",
-            "first:done->second",
-            "second:loop->b",
-            "b:ok->second",
-            "second:done->__end__",
-        ],
-        input_schema=CUSTOMERS_INPUT,
+    workflow = _two_loops_over_customers(
+        ("context.customer.name", "context.foreach.first.item.orders"),
+        ("context.loop_item.name", "context.client.nope"),
     )
     model = ContextModel(workflow)
     assert model.item_navigator("first") is model.item_navigator("second") is not None
