@@ -117,6 +117,74 @@ def test_an_edit_inside_one_node_re_checks_that_node_only() -> None:
     assert findings(after) == findings(analyze_text(edited, "toml"))
 
 
+def test_the_whole_graph_findings_are_kept_until_what_they_read_changes() -> None:
+    # An edge with an outcome ``charge_order`` does not declare, and a second node def
+    # that does declare it.
+    edges = DOCUMENTS["billing.wf.toml"].replace(
+        '  { from = "customers", outcome = "done"',
+        '  { from = "charge", outcome = "retry", to = "charge" },\n'
+        '  { from = "customers", outcome = "done"',
+    )
+    charge_order = edges[edges.index("[[node_defs]]") : edges.index("[[nodes]]")]
+    text = (
+        edges
+        + "\n"
+        + charge_order.replace('"charge_order"', '"charge_again"').replace(
+            'outcomes = ["ok"]', 'outcomes = ["ok", "retry"]'
+        )
+    )
+    uri = "file:///w/billing.wf.toml"
+    store = DocumentStore()
+    store.open(uri, text, 1)
+    before = store.snapshot(uri)
+    assert before is not None
+    assert [p.code for p in before.issues] == ["undeclared_edge_outcome"]
+    # An edit inside a path: the graph's finding is the very object of the last version.
+    inside = text.replace("customers.item.name", "customers.item.nam")
+    store.update(uri, inside, 2)
+    after = store.snapshot(uri)
+    assert after is not None
+    assert [p.code for p in after.issues] == ["undeclared_edge_outcome", "invalid_context_path"]
+    assert after.issues[0].issue is before.issues[0].issue
+    assert findings(after) == findings(analyze_text(inside, "toml"))
+    # The node now uses a def that declares the outcome: same structure, other outcomes.
+    other_def = inside.replace('node = "charge_order"', 'node = "charge_again"')
+    store.update(uri, other_def, 3)
+    changed = store.snapshot(uri)
+    assert changed is not None
+    assert [p.code for p in changed.issues] == ["invalid_context_path"]
+    assert findings(changed) == findings(analyze_text(other_def, "toml"))
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "kept"),
+    [
+        ("customers.item.name", "customers.item.nam", True),  # inside a binding's path
+        ('node = "charge_order"', 'node = "charge_ordr"', True),  # not read by the model
+        ('over = "input.customers"', 'over = "input.clients"', False),  # a loop's collection
+        ('as = "order"', 'as = "line"', False),  # a loop's alias
+        ('outcome = "loop", to = "charge"', 'outcome = "loop", to = "customers"', False),
+        ('start = "customers"', 'start = "charge"', False),
+        ('properties.qty = { type = "integer" }', "", False),  # an input schema
+    ],
+)
+def test_the_context_model_is_kept_while_what_it_reads_is_unchanged(
+    old: str, new: str, kept: bool
+) -> None:
+    text = DOCUMENTS["billing.wf.toml"]
+    uri = "file:///w/billing.wf.toml"
+    store = DocumentStore()
+    store.open(uri, text, 1)
+    before = store.snapshot(uri)
+    assert old in text and before is not None and before.context is not None
+    edited = text.replace(old, new, 1)
+    store.update(uri, edited, 2)
+    after = store.snapshot(uri)
+    assert after is not None and after.context is not None
+    assert (after.context is before.context) is kept
+    assert findings(after) == findings(analyze_text(edited, "toml"))
+
+
 def test_a_structural_edit_checks_every_node_again() -> None:
     text = DOCUMENTS["billing.wf.toml"].replace("customers.item.orders", "customers.item.ordrs")
     uri = "file:///w/billing.wf.toml"

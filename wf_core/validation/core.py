@@ -72,7 +72,7 @@ def validate_workflow(
     if len(workflow.nodes) >= SPLIT_FROM:
         graph = _split_node_findings(workflow, model, memo, node_defs, alongside)
     if graph is None:
-        graph = graph_findings(workflow, node_defs)
+        graph = memo.graph(model, workflow, node_defs, lambda: graph_findings(workflow, node_defs))
     memo.begin(model, workflow.node_defs, workflow.outcomes)
 
     _validate_workflow_output(workflow, model, sources, report)

@@ -15,6 +15,14 @@ when it was made; otherwise the whole memo is dropped. An entry is filed under i
 node's list index and holds its node, which must be the very object asked about;
 each validation keeps just the entries it used or made.
 
+The whole-graph findings (``core.graph_findings``: the start, the edges, the outcomes of
+reachable nodes) are kept too, with the nodes they were made for. They read the start,
+the edges and the node ids (all part of the context model's structure key, so the same
+model means the same), the node defs and the workflow's outcomes, and what each node
+declares it may emit: a node that is the very object of last time declares what it
+declared then, and any other node is asked. When nothing of that differs, the very
+findings are handed out again.
+
 A reused entry is carried over as it is, under an integer key: at 16,000 nodes an
 edit used to make 32,000 key tuples, all of them survivors the cyclic garbage
 collector then scanned (see ``wf_core.collector``).
@@ -25,10 +33,11 @@ server's store analyses a document under its lock).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Literal
 
 from wf_core.issues import Issue
+from wf_core.models.steps import declared_outcomes
 
 Part = Literal["node", "context"]
 Findings = tuple[tuple[Issue, ...], tuple[Issue, ...]]
@@ -42,20 +51,50 @@ class ValidationMemo:
         self._model: Any = None
         self._defs: tuple[Any, ...] = ()
         self._outcomes: tuple[str, ...] = ()
+        # (model, node defs, outcomes, nodes, findings) of the last whole-graph checks.
+        self._graph: tuple[
+            Any, tuple[Any, ...], tuple[str, ...], tuple[Any, ...], tuple[Issue, ...]
+        ]
+        self._graph = (None, (), (), (), ())
 
     def begin(self, model: Any, node_defs: Sequence[Any], outcomes: Sequence[str]) -> None:
         """Start a validation under ``model``: what the last one made is kept for reading
         only when every dependency outside the nodes themselves is unchanged."""
         defs, wanted = tuple(node_defs), tuple(outcomes)
-        same = (
-            model is self._model
-            and len(defs) == len(self._defs)
-            and all(a is b for a, b in zip(defs, self._defs, strict=True))
-            and wanted == self._outcomes
-        )
+        same = model is self._model and _same_objects(defs, self._defs) and wanted == self._outcomes
         self._previous = self._current if same else _empty()
         self._current = _empty()
         self._model, self._defs, self._outcomes = model, defs, wanted
+
+    def graph(
+        self,
+        model: Any,
+        workflow: Any,
+        node_defs: Mapping[str, Any],
+        make: Callable[[], list[Issue]],
+    ) -> list[Issue]:
+        """The whole-graph findings of ``workflow`` under ``model``: the last ones when
+        nothing they read changed (see the module's docstring), else ``make()``'s."""
+        defs, outcomes, nodes = (
+            tuple(workflow.node_defs),
+            tuple(workflow.outcomes),
+            tuple(workflow.nodes),
+        )
+        kept_model, kept_defs, kept_outcomes, kept_nodes, kept = self._graph
+        same = (
+            model is kept_model
+            and _same_objects(defs, kept_defs)
+            and outcomes == kept_outcomes
+            and len(nodes) == len(kept_nodes)
+            and all(
+                node is before
+                or declared_outcomes(node, node_defs) == declared_outcomes(before, node_defs)
+                for node, before in zip(nodes, kept_nodes, strict=True)
+            )
+        )
+        findings = kept if same else tuple(make())
+        self._graph = (model, defs, outcomes, nodes, findings)
+        return list(findings)
 
     def get(self, part: Part, index: int, node: Any) -> Findings | None:
         entry = self._previous[part].get(index)
@@ -74,6 +113,10 @@ class ValidationMemo:
             current = self._current[part]
             for index, findings in by_index.items():
                 current[index] = (nodes[index], findings)
+
+
+def _same_objects(these: Sequence[Any], those: Sequence[Any]) -> bool:
+    return len(these) == len(those) and all(a is b for a, b in zip(these, those, strict=True))
 
 
 def _empty() -> dict[Part, dict[int, tuple[Any, Findings]]]:
