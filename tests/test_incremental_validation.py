@@ -311,3 +311,30 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
     moved = places.get(issue, ("nodes", 0), chunk, 14)
     assert moved is not None and moved.span == Span(16, 17)
     assert places._current[id(issue)] is not kept
+
+
+def test_each_version_numbers_its_own_lines() -> None:
+    """A version's line index is derived from the last one's (``LineIndex.following``):
+    typing inside a line, then a line break, then text removed across lines."""
+    from wf_core.spans import LineIndex
+
+    text = DOCUMENTS["billing.wf.toml"]
+    uri = "file:///w/billing.wf.toml"
+    store = DocumentStore()
+    store.open(uri, text, 1)
+    edits = [
+        ("customers.item.name", "customers.item.nam"),
+        ("customers.item.nam", "customers.item.name2"),
+        ('as = "customer"', 'as = "customer"\n\n# a comment'),
+        ("[state_schema]\ntype", "[state_schema]  type"),
+    ]
+    for version, (old, new) in enumerate(edits, start=2):
+        assert old in text
+        text = text.replace(old, new, 1)
+        store.update(uri, text, version)
+        snapshot = store.snapshot(uri)
+        assert snapshot is not None and snapshot.lines.text == text
+        fresh = LineIndex(text)
+        assert snapshot.lines.line_count == fresh.line_count
+        for offset in range(0, len(text) + 1):
+            assert snapshot.lines.position(offset) == fresh.position(offset)

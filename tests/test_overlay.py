@@ -8,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wf_core.overlay import changed_region, derive_edited_snapshot
+from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import analyze_text
-from wf_core.spans import LineIndex
+from wf_core.spans import LineIndex, changed_region
 from wfls.features.completion import complete
 from wfls.features.hover import hover
 
@@ -64,16 +64,36 @@ def test_an_edited_line_index_answers_as_a_fresh_one(old: str, data: st.DataObje
         new = text[:start] + inserted + text[end:]
         index = index.edited(new, start, len(inserted) - (end - start))
         text = new
-        fresh = LineIndex(text)
-        assert index.line_count == fresh.line_count
-        for offset in range(-1, len(text) + 2):
-            assert index.position(offset) == fresh.position(offset)
-        for line in range(-1, fresh.line_count + 1):
-            for column in (0, 1, 3, 100):
-                assert index.offset(line, column) == fresh.offset(line, column)
-            if 0 <= line < fresh.line_count:
-                assert index.line_text(line) == fresh.line_text(line)
-                assert index.line_start(line) == fresh.line_start(line)
+        _numbers_lines_as_a_fresh_index(index, text)
+
+
+@given(_TEXT, st.data())
+def test_the_index_of_a_later_version_answers_as_a_fresh_one(old: str, data: st.DataObject) -> None:
+    """Any edits, line breaks and all, one after another: ``following`` derives the
+    index when the edit stays inside a line and makes a fresh one otherwise."""
+    index = LineIndex(old)
+    text = old
+    for _ in range(data.draw(st.integers(1, 4))):
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        new = text[:start] + data.draw(_TEXT) + text[end:]
+        index = index.following(new)
+        text = new
+        _numbers_lines_as_a_fresh_index(index, text)
+
+
+def _numbers_lines_as_a_fresh_index(index: LineIndex, text: str) -> None:
+    fresh = LineIndex(text)
+    assert index.text == text
+    assert index.line_count == fresh.line_count
+    for offset in range(-1, len(text) + 2):
+        assert index.position(offset) == fresh.position(offset)
+    for line in range(-1, fresh.line_count + 1):
+        for column in (0, 1, 3, 100):
+            assert index.offset(line, column) == fresh.offset(line, column)
+        if 0 <= line < fresh.line_count:
+            assert index.line_text(line) == fresh.line_text(line)
+            assert index.line_start(line) == fresh.line_start(line)
 
 
 def test_an_edited_snapshot_numbers_lines_as_a_fresh_analysis() -> None:

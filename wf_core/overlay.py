@@ -33,37 +33,8 @@ from wf_core.semantic.model import (
     SymbolKind,
 )
 from wf_core.snapshot import DocumentSnapshot
-from wf_core.spans import LineIndex, Span
+from wf_core.spans import LineIndex, Span, changed_region
 from wf_core.view import SourceMapView
-
-
-def changed_region(old: str, new: str) -> tuple[int, int, int]:
-    """``(start, old_end, new_end)`` of the one region where ``old`` and ``new`` differ.
-
-    Bisection over slice comparisons keeps the work in C, and each step compares
-    only the half still in doubt, so the whole search copies each text about once
-    (two 5 MB texts: a few milliseconds).
-    """
-    limit = min(len(old), len(new))
-    prefix = _common_length(old, new, limit, lambda text, a, b: text[a:b])
-    suffix = _common_length(
-        old, new, limit - prefix, lambda text, a, b: text[len(text) - b : len(text) - a]
-    )
-    return prefix, len(old) - suffix, len(new) - suffix
-
-
-def _common_length(old: str, new: str, limit: int, part: Callable[[str, int, int], str]) -> int:
-    """The largest ``n <= limit`` with ``part(old, 0, n) == part(new, 0, n)``, where
-    ``part(text, a, b)`` is the piece from ``a`` to ``b`` of a prefix (or suffix) and
-    the pieces agree up to ``n`` exactly when they agree piece by piece."""
-    lo, hi = 0, limit  # invariant: the first ``lo`` agree; the first ``hi + 1`` do not
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if part(old, lo, mid) == part(new, lo, mid):
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
 
 
 @record

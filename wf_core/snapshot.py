@@ -113,6 +113,7 @@ class DocumentSnapshot:
         context_cache: ContextCache | None = None,
         validation_memo: ValidationMemo | None = None,
         placement_memo: PlacementMemo | None = None,
+        lines_before: LineIndex | None = None,
     ):
         self.parsed = parsed
         self.uri = uri
@@ -124,6 +125,8 @@ class DocumentSnapshot:
         self._context_cache = context_cache
         self._validation_memo = validation_memo
         self._placement_memo = placement_memo
+        # The previous version's line index, which ``lines`` derives this one's from.
+        self._lines_before = lines_before
         # A semantic index build given up part way, and the lock of whoever walks it.
         self._partial_index: IndexBuilder | None = None
         self._index_lock = threading.Lock()
@@ -138,7 +141,16 @@ class DocumentSnapshot:
 
     @cached_property
     def lines(self) -> LineIndex:
+        before, self._lines_before = self._lines_before, None  # it holds the old text
+        if before is not None:
+            return before.following(self.parsed.text)
         return LineIndex(self.parsed.text)
+
+    @property
+    def made_lines(self) -> LineIndex | None:
+        """The line index if ``lines`` made it already, else None."""
+        made: LineIndex | None = vars(self).get("lines")  # where cached_property keeps it
+        return made
 
     @cached_property
     def load(self) -> LoadResult:

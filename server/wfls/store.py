@@ -219,6 +219,7 @@ class DocumentStore:
                 snapshot = same.with_version(version)
             else:
                 parsed = document.parser.parse(source)
+                before = document.analysed
                 snapshot = DocumentSnapshot(
                     parsed,
                     uri=uri,
@@ -227,6 +228,7 @@ class DocumentStore:
                     context_cache=document.contexts,
                     validation_memo=document.validations,
                     placement_memo=document.placements,
+                    lines_before=before[1].made_lines if before is not None else None,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.analysed is None or document.analysed[0] <= revision:
