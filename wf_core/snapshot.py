@@ -27,8 +27,6 @@ from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_docu
 from wf_core.documents.source_map import plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
-from wf_core.models.deprecations import find_deprecated_forms
-from wf_core.models.keys import unknown_keys
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow, missing_keys_issue
 from wf_core.path_scan import scan_path
 from wf_core.placing import PlacementMemo
@@ -36,9 +34,9 @@ from wf_core.records import record
 from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
+from wf_core.validation.document_checks import DocumentChecksMemo, document_checks
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import ValidationMemo
-from wf_core.validation.schema_checks import schema_issues
 
 if TYPE_CHECKING:
     from wf_core.semantic.build import IndexBuilder
@@ -113,6 +111,7 @@ class DocumentSnapshot:
         context_cache: ContextCache | None = None,
         validation_memo: ValidationMemo | None = None,
         placement_memo: PlacementMemo | None = None,
+        checks_memo: DocumentChecksMemo | None = None,
         lines_before: LineIndex | None = None,
     ):
         self.parsed = parsed
@@ -125,6 +124,7 @@ class DocumentSnapshot:
         self._context_cache = context_cache
         self._validation_memo = validation_memo
         self._placement_memo = placement_memo
+        self._checks_memo = checks_memo
         # The previous version's line index, which ``lines`` derives this one's from.
         self._lines_before = lines_before
         # A semantic index build given up part way, and the lock of whoever walks it.
@@ -242,7 +242,7 @@ class DocumentSnapshot:
         keywords), in document locations: independent of the validation, so a large
         validation may have it made while a child checks nodes."""
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        return (*find_deprecated_forms(values), *unknown_keys(values), *schema_issues(values))
+        return document_checks(values, self._checks_memo)
 
     # -- locations --------------------------------------------------------------
 

@@ -48,6 +48,7 @@ from wf_core.overlay import derive_edited_snapshot
 from wf_core.placing import PlacementMemo
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
+from wf_core.validation.document_checks import DocumentChecksMemo
 from wf_core.validation.memo import ValidationMemo
 from wf_core.view import AnalysisView
 from wfls.diagnostics_memo import DiagnosticsMemo
@@ -100,6 +101,7 @@ class OpenDocument:
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
     validations: ValidationMemo = field(default_factory=ValidationMemo, repr=False)
     placements: PlacementMemo = field(default_factory=PlacementMemo, repr=False)
+    checks: DocumentChecksMemo = field(default_factory=DocumentChecksMemo, repr=False)
     # Read and written by the analysis worker only (``WflsServer._compute_diagnostics``).
     diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)
 
@@ -228,6 +230,7 @@ class DocumentStore:
                     context_cache=document.contexts,
                     validation_memo=document.validations,
                     placement_memo=document.placements,
+                    checks_memo=document.checks,
                     lines_before=before[1].made_lines if before is not None else None,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader

@@ -126,28 +126,40 @@ def _state_fields_form(state_schema: Mapping[str, Any], issues: list[Issue]) -> 
 
 
 def find_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
-    """One warning per deprecated key, at that key, in document order.
+    """One warning per deprecated key, at that key, in document order: the state schema's
+    (``top_deprecated_forms``), then each node's (``node_deprecated_forms``).
 
     ``data["replacement"]`` is the canonical JSON for the quick fix, and
     ``data["canonical_key"]`` the key it belongs under (beside the deprecated
     key's parent). The replacement is None when the deprecated value is itself
     malformed; the model reports that as an error.
     """
-    issues: list[Issue] = []
     if not is_mapping(values):
-        return issues
+        return []
+    issues = top_deprecated_forms(values)
+    nodes = values.get("nodes")
+    for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
+        issues.extend(node_deprecated_forms(index, node))
+    return issues
+
+
+def top_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
+    issues: list[Issue] = []
     state_schema = values.get("state_schema")
     if is_mapping(state_schema):
         _state_fields_form(state_schema, issues)
-    nodes = values.get("nodes")
-    if isinstance(nodes, list):
-        for index, node in enumerate(nodes):
-            if not is_mapping(node):
-                continue
-            location: Location = ("nodes", index)
-            kind = node.get("type")
-            if kind in ("node", "interrupt"):
-                _binding_forms(node, location, issues)
-            elif kind == "foreach":
-                _foreach_forms(node, location, issues)
+    return issues
+
+
+def node_deprecated_forms(index: int, node: Any) -> list[Issue]:
+    """The deprecated keys of ``nodes[index]``."""
+    issues: list[Issue] = []
+    if not is_mapping(node):
+        return issues
+    location: Location = ("nodes", index)
+    kind = node.get("type")
+    if kind in ("node", "interrupt"):
+        _binding_forms(node, location, issues)
+    elif kind == "foreach":
+        _foreach_forms(node, location, issues)
     return issues

@@ -14,7 +14,7 @@ make an unknown key an error while loading; they are not checked twice.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
 from typing import Any
 
@@ -98,21 +98,20 @@ def node_keys(node_type: str | None) -> tuple[str, ...]:
 Table = tuple[Location, Mapping[str, Any], tuple[str, ...]]
 
 
-def _checked_tables(values: Mapping[str, Any]) -> Iterator[Table]:
-    """Every table whose keys are a fixed set, with its location and the allowed keys."""
-    yield (), values, (*top_level_keys(), *TOP_LEVEL_EXTRAS)
-    for key, model in (("edges", Edge), ("node_defs", NodeDef)):
-        items = values.get(key)
-        for index, item in enumerate(items if isinstance(items, list) else ()):
-            if is_mapping(item):
-                yield (key, index), item, model_keys(model)
-    nodes = values.get("nodes")
-    for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
-        if not is_mapping(node) or node.get("type") not in STEP_MODELS:
-            continue
-        yield ("nodes", index), node, node_keys(node["type"])
-        if node["type"] == "condition" and is_mapping(node.get("check")):
-            yield from _condition_tables(node["check"], ("nodes", index, "check"))
+def element_tables(kind: str, index: int, item: Any) -> Iterator[Table]:
+    """The tables of ``values[kind][index]`` (an edge, node def or node) whose keys are a
+    fixed set, with their locations and allowed keys."""
+    if not is_mapping(item):
+        return
+    if kind != "nodes":
+        yield (kind, index), item, model_keys(Edge if kind == "edges" else NodeDef)
+        return
+    node_type = item.get("type")
+    if node_type not in STEP_MODELS:
+        return
+    yield ("nodes", index), item, node_keys(node_type)
+    if node_type == "condition" and is_mapping(item.get("check")):
+        yield from _condition_tables(item["check"], ("nodes", index, "check"))
 
 
 def _condition_tables(condition: Mapping[str, Any], location: Location) -> Iterator[Table]:
@@ -138,11 +137,29 @@ def _condition_tables(condition: Mapping[str, Any], location: Location) -> Itera
 
 
 def unknown_keys(values: Any) -> list[Issue]:
-    """An ``unknown_key`` warning for each key the model does not know (document locations)."""
+    """An ``unknown_key`` warning for each key the model does not know (document locations):
+    the top level's, then each edge's, node def's and node's (``element_unknown_keys``)."""
     if not is_mapping(values):
         return []
+    issues = top_unknown_keys(values)
+    for kind in ("edges", "node_defs", "nodes"):
+        items = values.get(kind)
+        for index, item in enumerate(items if isinstance(items, list) else ()):
+            issues.extend(element_unknown_keys(kind, index, item))
+    return issues
+
+
+def top_unknown_keys(values: Mapping[str, Any]) -> list[Issue]:
+    return _unknown([((), values, (*top_level_keys(), *TOP_LEVEL_EXTRAS))])
+
+
+def element_unknown_keys(kind: str, index: int, item: Any) -> list[Issue]:
+    return _unknown(element_tables(kind, index, item))
+
+
+def _unknown(tables: Iterable[Table]) -> list[Issue]:
     issues: list[Issue] = []
-    for location, table, allowed in _checked_tables(values):
+    for location, table, allowed in tables:
         for key in table:
             if key in allowed:
                 continue

@@ -32,28 +32,35 @@ _NODE_SCHEMAS = ("input_schema", "output_schema", "request_schema", "resume_sche
 _TOP_SCHEMAS = ("input_schema", "state_schema", "output_schema")
 
 
-def schema_sites(values: Mapping[str, Any]) -> Iterator[tuple[Location, Mapping[str, Any]]]:
-    """Every schema the document writes, with its document location."""
-    for key in _TOP_SCHEMAS:
-        if is_mapping(values.get(key)):
-            yield (key,), values[key]
-    for list_key, keys in (("node_defs", _NODE_SCHEMAS[:2]), ("nodes", _NODE_SCHEMAS)):
-        items = values.get(list_key)
-        for index, item in enumerate(items if isinstance(items, list) else ()):
-            if not is_mapping(item):
-                continue
-            for key in keys:
-                if is_mapping(item.get(key)):
-                    yield (list_key, index, key), item[key]
-
-
 def schema_issues(values: Any) -> list[Issue]:
-    """``invalid_model`` errors for references and patterns the document cannot honour."""
+    """``invalid_model`` errors for references and patterns the document cannot honour: in
+    the top-level schemas, then in each node def's and node's."""
     if not is_mapping(values):
         return []
+    issues = top_schema_issues(values)
+    for kind in ("node_defs", "nodes"):
+        items = values.get(kind)
+        for index, item in enumerate(items if isinstance(items, list) else ()):
+            issues.extend(element_schema_issues(kind, index, item))
+    return issues
+
+
+def top_schema_issues(values: Mapping[str, Any]) -> list[Issue]:
     issues: list[Issue] = []
-    for location, schema in schema_sites(values):
-        issues.extend(_check(location, schema))
+    for key in _TOP_SCHEMAS:
+        if is_mapping(values.get(key)):
+            issues.extend(_check((key,), values[key]))
+    return issues
+
+
+def element_schema_issues(kind: str, index: int, item: Any) -> list[Issue]:
+    """The schema issues of ``values[kind][index]``, a node def or a node."""
+    issues: list[Issue] = []
+    if not is_mapping(item):
+        return issues
+    for key in _NODE_SCHEMAS[:2] if kind == "node_defs" else _NODE_SCHEMAS:
+        if is_mapping(item.get(key)):
+            issues.extend(_check((kind, index, key), item[key]))
     return issues
 
 
