@@ -82,6 +82,27 @@ def test_the_index_of_a_later_version_answers_as_a_fresh_one(old: str, data: st.
         _numbers_lines_as_a_fresh_index(index, text)
 
 
+@given(_TEXT, st.data())
+def test_indexes_of_one_history_know_where_their_texts_first_differ(
+    old: str, data: st.DataObject
+) -> None:
+    """Any two indexes of a chain of edits: their texts agree up to ``unchanged_before``
+    (and so do the positions of every offset before it)."""
+    indexes = [LineIndex(old)]
+    for _ in range(data.draw(st.integers(1, 5))):
+        text = indexes[-1].text
+        start = data.draw(st.integers(0, len(text)))
+        end = data.draw(st.integers(start, len(text)))
+        indexes.append(indexes[-1].following(text[:start] + data.draw(_TEXT) + text[end:]))
+    for a in indexes:
+        assert a.unchanged_before(None) == 0
+        for b in indexes:
+            bound = a.unchanged_before(b)
+            assert bound == b.unchanged_before(a)
+            assert a.text[:bound] == b.text[:bound]
+            assert all(a.position(o) == b.position(o) for o in range(bound))
+
+
 def _numbers_lines_as_a_fresh_index(index: LineIndex, text: str) -> None:
     fresh = LineIndex(text)
     assert index.text == text

@@ -73,7 +73,7 @@ class LineIndex:
     length change, so deriving it costs nothing however long the document is.
     """
 
-    __slots__ = ("_ascii", "_delta", "_edited", "_starts", "_text")
+    __slots__ = ("_ascii", "_delta", "_edited", "_first", "_starts", "_text")
 
     def __init__(self, text: str) -> None:
         self._text = text
@@ -83,6 +83,8 @@ class LineIndex:
         self._starts.pop()
         self._edited = len(self._starts) - 1  # no line is shifted
         self._delta = 0
+        # The first line whose text may differ from the text the starts were made for.
+        self._first = len(self._starts)
 
     def edited(self, text: str, at: int, delta: int) -> LineIndex:
         """The index of ``text``, which differs from this index's text only inside the
@@ -97,6 +99,7 @@ class LineIndex:
         derived._starts = self._starts  # never mutated after construction
         derived._edited = line
         derived._delta = self._delta + delta
+        derived._first = min(self._first, line)  # an edit of delta 0 may leave another line
         return derived
 
     def following(self, text: str) -> LineIndex:
@@ -109,6 +112,17 @@ class LineIndex:
         if "\n" in old[start:old_end] or "\n" in text[start:new_end]:
             return LineIndex(text)
         return self.edited(text, start, new_end - old_end)
+
+    def unchanged_before(self, other: LineIndex | None) -> int:
+        """An offset before which this index's text and ``other``'s are the same, line for
+        line, so every offset before it has the same position (and column in any
+        encoding) in both; 0 when that is not known. Known for indexes derived from one
+        index (:meth:`edited`): each text equals that index's text up to the first line
+        an edit on the way touched."""
+        if other is None or other._starts is not self._starts:
+            return 0
+        first = min(self._first, other._first)
+        return self._starts[first] if first < len(self._starts) else 0
 
     def _start(self, line: int) -> int:
         start = self._starts[line]

@@ -76,6 +76,51 @@ def test_an_edit_on_one_line_converts_the_findings_of_that_line_only() -> None:
     assert not any(a is b for a, b in zip(moved, after, strict=True))
 
 
+class _CountingCodec(convert.PositionCodec):
+    __slots__ = ("asked",)
+
+    def units(self, offset: int) -> tuple[int, int]:
+        self.asked.append(offset)
+        return super().units(offset)
+
+
+def test_findings_before_a_typed_line_are_not_positioned_again() -> None:
+    """Typing inside a line: the text before that line is the same, line for line
+    (``LineIndex.unchanged_before``), so no finding before it that was not made again is
+    positioned again."""
+    text = BILLING + (
+        '\n[[nodes]]\nid = "spare"\ntype = "node"\nnode = "charge_order"\n'
+        'input = [{ target = "customer", path = "input.customers" }]\n'
+    )
+    store = DocumentStore()
+    store.open(URI, text, 1)
+    memo = DiagnosticsMemo()
+    before, _ = through(memo, store, FLAGS, Settings())
+    assert [d.code for d in before][:2] == ["invalid_context_path", "deprecated_context_key"]
+    for version, typed in enumerate(["input.customersX", "input.customersXY"], start=2):
+        at = text.rindex(typed[:-1])  # in the spare node, the last one
+        text = text[:at] + typed + text[at + len(typed) - 1 :]
+        store.update(URI, text, version)
+        snapshot = store.snapshot(URI)
+        assert snapshot is not None
+        codec = _CountingCodec(snapshot.lines, FLAGS.position_encoding)
+        codec.asked = []
+        items, _ = memo.convert(snapshot.issues, codec, URI, FLAGS, Settings(), None, ENCODE)
+        assert items == fresh(snapshot.issues, snapshot.lines, FLAGS, Settings())
+        assert items[0] is before[0] and items[1] is before[1]
+        # Asked only for the findings of the edited node, which it checked again.
+        assert codec.asked and min(codec.asked) >= text.index('id = "spare"')
+    # A line added above the findings: each is positioned (and moved) again.
+    store.update(URI, "#\n" + text, 4)
+    snapshot = store.snapshot(URI)
+    assert snapshot is not None
+    codec = _CountingCodec(snapshot.lines, FLAGS.position_encoding)
+    codec.asked = []
+    items, _ = memo.convert(snapshot.issues, codec, URI, FLAGS, Settings(), None, ENCODE)
+    assert len(codec.asked) >= 2 * len(items)
+    assert items == fresh(snapshot.issues, snapshot.lines, FLAGS, Settings())
+
+
 def test_settings_and_client_flags_are_part_of_what_is_reused() -> None:
     store = DocumentStore()
     store.open(URI, BILLING, 1)
