@@ -139,7 +139,7 @@ def find_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
     issues = top_deprecated_forms(values)
     nodes = values.get("nodes")
     for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
-        issues.extend(node_deprecated_forms(index, node))
+        _node_forms(index, node, issues)
     return issues
 
 
@@ -154,12 +154,15 @@ def top_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
 def node_deprecated_forms(index: int, node: Any) -> list[Issue]:
     """The deprecated keys of ``nodes[index]``."""
     issues: list[Issue] = []
+    _node_forms(index, node, issues)
+    return issues
+
+
+def _node_forms(index: int, node: Any, issues: list[Issue]) -> None:
     if not is_mapping(node):
-        return issues
-    location: Location = ("nodes", index)
+        return
     kind = node.get("type")
     if kind in ("node", "interrupt"):
-        _binding_forms(node, location, issues)
+        _binding_forms(node, ("nodes", index), issues)
     elif kind == "foreach":
-        _foreach_forms(node, location, issues)
-    return issues
+        _foreach_forms(node, ("nodes", index), issues)

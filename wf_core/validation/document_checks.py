@@ -23,9 +23,17 @@ from typing import Any
 
 from wf_core.issues import Issue
 from wf_core.mappings import is_mapping
-from wf_core.models.deprecations import node_deprecated_forms, top_deprecated_forms
-from wf_core.models.keys import element_unknown_keys, top_unknown_keys
-from wf_core.validation.schema_checks import element_schema_issues, top_schema_issues
+from wf_core.models.deprecations import (
+    find_deprecated_forms,
+    node_deprecated_forms,
+    top_deprecated_forms,
+)
+from wf_core.models.keys import element_unknown_keys, top_unknown_keys, unknown_keys
+from wf_core.validation.schema_checks import (
+    element_schema_issues,
+    schema_issues,
+    top_schema_issues,
+)
 
 ELEMENT_LISTS = ("edges", "node_defs", "nodes")
 Checks = tuple[tuple[Issue, ...], tuple[Issue, ...], tuple[Issue, ...]]
@@ -67,16 +75,14 @@ def document_checks(values: Any, memo: DocumentChecksMemo | None = None) -> tupl
     last run checked as the very same object is not checked again."""
     if not is_mapping(values):
         return ()
+    if memo is None:  # the same checks of the whole document, without a tuple per element
+        return (*find_deprecated_forms(values), *unknown_keys(values), *schema_issues(values))
+    memo.begin()
     found: dict[str, list[Checks]] = {}
-    if memo is not None:
-        memo.begin()
     for kind in ELEMENT_LISTS:
         items = values.get(kind)
         items = items if isinstance(items, list) else ()
-        if memo is None:
-            found[kind] = [element_checks(kind, i, item) for i, item in enumerate(items)]
-        else:
-            found[kind] = [memo.checks(kind, i, item) for i, item in enumerate(items)]
+        found[kind] = [memo.checks(kind, i, item) for i, item in enumerate(items)]
     return (
         *top_deprecated_forms(values),
         *_part(found["nodes"], 0),

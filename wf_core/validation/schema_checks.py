@@ -18,7 +18,7 @@ one (never followed), so cycles and long chains cost nothing extra.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from wf_core.issues import Issue, ProjectCode, Severity
@@ -40,8 +40,10 @@ def schema_issues(values: Any) -> list[Issue]:
     issues = top_schema_issues(values)
     for kind in ("node_defs", "nodes"):
         items = values.get(kind)
-        for index, item in enumerate(items if isinstance(items, list) else ()):
-            issues.extend(element_schema_issues(kind, index, item))
+        for location, schema in _list_schemas(
+            kind, enumerate(items if isinstance(items, list) else ())
+        ):
+            issues.extend(_check(location, schema))
     return issues
 
 
@@ -55,13 +57,21 @@ def top_schema_issues(values: Mapping[str, Any]) -> list[Issue]:
 
 def element_schema_issues(kind: str, index: int, item: Any) -> list[Issue]:
     """The schema issues of ``values[kind][index]``, a node def or a node."""
-    issues: list[Issue] = []
-    if not is_mapping(item):
-        return issues
-    for key in _NODE_SCHEMAS[:2] if kind == "node_defs" else _NODE_SCHEMAS:
-        if is_mapping(item.get(key)):
-            issues.extend(_check((kind, index, key), item[key]))
-    return issues
+    return [i for site in _list_schemas(kind, ((index, item),)) for i in _check(*site)]
+
+
+def _list_schemas(
+    kind: str, elements: Iterable[tuple[int, Any]]
+) -> Iterator[tuple[Location, Mapping[str, Any]]]:
+    """The schemas of the ``(index, element)`` pairs of ``values[kind]`` (node defs or
+    nodes), with their locations."""
+    keys = _NODE_SCHEMAS[:2] if kind == "node_defs" else _NODE_SCHEMAS
+    for index, item in elements:
+        if not is_mapping(item):
+            continue
+        for key in keys:
+            if is_mapping(item.get(key)):
+                yield (kind, index, key), item[key]
 
 
 def _check(prefix: Location, schema: Mapping[str, Any]) -> Iterator[Issue]:
