@@ -627,6 +627,8 @@ class WflsServer(LanguageServer):
                 return
             if first:
                 self.store.first_index_under_way(uri, snapshot)
+                # What a completion inside a node reads while this index is under way.
+                await self.in_worker(_node_views_ahead, snapshot)
             while not (snapshot.has_index or await self.in_worker(build_slice, snapshot)):
                 if not first or self.store.revision(uri) is None:
                     return  # given up: a newer version came, or the document was closed
@@ -1064,6 +1066,16 @@ class WflsServer(LanguageServer):
         self._pending_push.clear()
         self._closing = True
         self._analysis.shutdown(wait=False, cancel_futures=True)
+
+
+def _node_views_ahead(snapshot: DocumentSnapshot) -> None:
+    """In the worker: what node views of a document's first indexed snapshot read
+    (``wf_core.node_view.prepare``), which lives as long as that index: frozen, not
+    scanned, when the pause ends (``collector``)."""
+    from wf_core.node_view import prepare
+
+    with collector_paused(lasting=True):
+        prepare(snapshot)
 
 
 def _problem(text: str) -> None:

@@ -583,6 +583,20 @@ async def _opened_while_the_first_index_is_held(monkeypatch, uri: str, text: str
 async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(monkeypatch):
     """While a document's first index is being built (seconds at 16,000 nodes), a
     completion inside a node is answered from the index of that node alone."""
+    import threading
+
+    from wf_core.semantic.build import PathResolver
+
+    # The tables that node views read are made by the worker when the first index
+    # starts (``node_view.prepare``), not on the event loop by the first request.
+    made_on: list[threading.Thread] = []
+    original = PathResolver.__init__
+
+    def recorded(self: PathResolver, *args: object, **kwargs: object) -> None:
+        made_on.append(threading.current_thread())
+        original(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(PathResolver, "__init__", recorded)
     uri = "file:///w/billing.wf.toml"
     server, sink, builds, release = await _opened_while_the_first_index_is_held(
         monkeypatch, uri, BILLING
@@ -593,6 +607,7 @@ async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(
         assert not builds[0].has_index  # answered while the first index was held
         labels = {item["label"] for item in _answer(sink, 9)["result"]["items"]}
         assert {"name", "orders"} <= labels
+        assert made_on and threading.current_thread() not in made_on
     finally:
         release.set()
 
