@@ -47,18 +47,28 @@ def prepare(snapshot: DocumentSnapshot) -> None:
     completion inside a node meanwhile answers from that node's index, and used to make
     these on the event loop first (the first completion after opening a 16,000-node
     document took 170 ms, the others 10 to 30)."""
+    snapshot.parsed.source_map.prepare_locate()
+    _resolver_of(snapshot)
+
+
+def _resolver_of(snapshot: DocumentSnapshot) -> PathResolver:
+    """``snapshot``'s resolver for node indexes, made on first use (outside the lock: the
+    tables take a whole walk of the document)."""
     from wf_core.semantic.build import PathResolver
 
-    snapshot.parsed.source_map.prepare_locate()
-    resolver = PathResolver(snapshot.parsed.values, snapshot.context)
     with _resolvers_lock:
-        _resolvers.setdefault(snapshot, resolver)
+        resolver = _resolvers.get(snapshot)
+    if resolver is None:
+        made = PathResolver(snapshot.parsed.values, snapshot.context)
+        with _resolvers_lock:
+            resolver = _resolvers.setdefault(snapshot, made)
+    return resolver
 
 
 def node_index_at(snapshot: DocumentSnapshot, offset: int) -> NodeIndex | None:
     """The index of the ``nodes`` entry whose text holds ``offset`` (a key or value inside
     it; not the ``[[nodes]]`` header), or None when the offset lies outside every one."""
-    from wf_core.semantic.build import IndexBuilder, PathResolver
+    from wf_core.semantic.build import IndexBuilder
 
     source_map = snapshot.parsed.source_map
     node = node_of(source_map.locate(offset))
@@ -67,12 +77,7 @@ def node_index_at(snapshot: DocumentSnapshot, offset: int) -> NodeIndex | None:
     entry = source_map.get(("nodes", node))
     if entry is None:
         return None
-    with _resolvers_lock:
-        resolver = _resolvers.get(snapshot)
-    if resolver is None:
-        made = PathResolver(snapshot.parsed.values, snapshot.context)
-        with _resolvers_lock:
-            resolver = _resolvers.setdefault(snapshot, made)
+    resolver = _resolver_of(snapshot)
     builder = IndexBuilder(snapshot.parsed.values, source_map, snapshot.context, resolver=resolver)
     if not 0 <= node < len(builder.resolver.nodes):
         return None
