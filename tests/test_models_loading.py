@@ -353,3 +353,23 @@ def test_model_cache_reuses_pieces_by_value_identity() -> None:
     assert second.workflow == load_workflow(changed).workflow
     third = load_workflow(billing_document(), cache=cache)
     assert third.workflow == first.workflow
+
+
+def test_model_cache_validates_a_value_moved_to_another_list_as_that_lists_element() -> None:
+    """An edit can make the very object of a node an element of ``edges`` (a JSON bracket
+    typed): it is validated as an edge there, not handed out as the node it was."""
+    from wf_core.models.loading import ModelCache
+
+    cache = ModelCache()
+    document = billing_document()
+    first = load_workflow(document, cache=cache)
+    assert first.workflow is not None
+    moved = dict(document)
+    moved["edges"] = [*document["edges"], document["nodes"][2]]
+    with_cache = load_workflow(moved, cache=cache)
+    fresh = load_workflow(moved)
+    assert [(i.code, i.location, i.message) for i in with_cache.issues] == [
+        (i.code, i.location, i.message) for i in fresh.issues
+    ]
+    assert any(i.location[:2] == ("edges", len(moved["edges"]) - 1) for i in fresh.issues)
+    assert with_cache.workflow == fresh.workflow

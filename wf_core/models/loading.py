@@ -14,6 +14,7 @@ Issues name *document* locations (the keys and list indexes as written), and
 
 from __future__ import annotations
 
+from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import field
 from typing import Annotated, Any
@@ -351,30 +352,34 @@ class ModelCache:
 
     The document front-end hands out the same dict for a ``[[nodes]]`` table (or
     edge, binding...) it did not re-read, so a piece whose value object is the
-    very one validated last time needs no second validation. Keys are ``id()``s;
-    each entry keeps its value alive, so an id cannot be reused while cached.
-    Only pieces that validated cleanly are kept (their issues would carry
-    positions). Each load keeps just the entries it used or made: the cache
-    never outgrows one version of the document.
+    very one validated last time needs no second validation. Entries are filed by
+    the list the piece was validated for (``nodes``, ``edges``...), then by ``id()``:
+    an edit can move a value into another list (a JSON bracket typed or removed makes
+    a node's object an element of ``edges``), where it must be validated as what that
+    list holds. Each entry keeps its value alive, so an id cannot be reused while
+    cached. Only pieces that validated cleanly are kept (their issues would carry
+    positions). Each load keeps just the entries it used or made: the cache never
+    outgrows one version of the document.
     """
 
     def __init__(self) -> None:
-        self._previous: dict[int, tuple[Any, Any]] = {}
-        self._current: dict[int, tuple[Any, Any]] = {}
+        self._previous: defaultdict[str, dict[int, tuple[Any, Any]]] = defaultdict(dict)
+        self._current: defaultdict[str, dict[int, tuple[Any, Any]]] = defaultdict(dict)
 
     def begin(self) -> None:
-        self._previous, self._current = self._current, {}
+        self._previous, self._current = self._current, defaultdict(dict)
 
-    def reuse(self, raw: Any) -> Any | None:
-        entry = self._previous.get(id(raw))
+    def reuse(self, kind: str, raw: Any) -> Any | None:
+        """The model validated last time for ``raw`` as an element of list ``kind``."""
+        entry = self._previous[kind].get(id(raw))
         if entry is None or entry[0] is not raw:
             return None
-        self._current[id(raw)] = entry
+        self._current[kind][id(raw)] = entry
         return entry[1]
 
-    def keep(self, raw: Any, model: Any) -> None:
+    def keep(self, kind: str, raw: Any, model: Any) -> None:
         if isinstance(raw, Mapping):
-            self._current[id(raw)] = (raw, model)
+            self._current[kind][id(raw)] = (raw, model)
 
 
 def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None) -> LoadResult:
@@ -452,7 +457,7 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
             raw_list = []
         for index, raw in enumerate(raw_list):
             location: Location = (key, index)
-            known = cache.reuse(raw) if cache is not None else None
+            known = cache.reuse(key, raw) if cache is not None else None
             if known is not None:
                 kept_models.append(known)
                 kept_positions.append(index)
@@ -460,7 +465,7 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
             try:
                 model = validate(raw)
                 if cache is not None:
-                    cache.keep(raw, model)
+                    cache.keep(key, raw, model)
                 kept_models.append(model)
                 kept_positions.append(index)
                 continue
