@@ -113,6 +113,22 @@ def test_errors_have_ranges_and_keep_values(text, message, covered, values) -> N
 
 
 @pytest.mark.parametrize(
+    ("text", "message", "covered"),
+    [
+        ('{"node": , "id": "y"}', "missing value for key 'node'", ":"),
+        ('{"node": = "x", "id": "y"}', "expected a value for key 'node'", '= "x"'),
+        ('{"node": ?, "id": "y"}', "expected a value for key 'node'", "?"),
+    ],
+)
+def test_one_mistake_is_one_syntax_error(text: str, message: str, covered: str) -> None:
+    doc = parse_document(text, "json")
+    assert [(i.message, i.span.slice(text) if i.span else None) for i in doc.issues] == [
+        (message, covered)
+    ]
+    assert doc.values == {"id": "y"}
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "[" * 10_000,

@@ -223,6 +223,39 @@ def test_semantic_and_value_errors_have_ranges(text: str, message, covered) -> N
         assert issue.span.slice(text) == covered
 
 
+@pytest.mark.parametrize(
+    ("text", "message", "covered", "values"),
+    [
+        (
+            '[[nodes]\nid = "x"\n',
+            "table header is missing its closing ']]'",
+            "[[nodes]",
+            {"nodes": [{"id": "x"}]},
+        ),
+        (
+            '[[nodes]]\nnode = = "x"\nid = "y"\n',
+            "expected a value for key 'node'",
+            '= "x"',
+            {"nodes": [{"id": "y"}]},
+        ),
+        ("a = ?\nb = 1\n", "expected a value for key 'a'", "?", {"b": 1}),
+        (
+            'nodes = [{ node = = "x", id = "y" }]\n',
+            "expected a value for key 'node'",
+            '= "x"',
+            {"nodes": [{"id": "y"}]},
+        ),
+        ("c =\nb = 1\n", "missing value for key 'c'", "=", {"b": 1}),
+    ],
+)
+def test_one_mistake_is_one_syntax_error(text: str, message: str, covered: str, values) -> None:
+    doc = parse_document(text, "toml")
+    assert [(i.message, i.span.slice(text) if i.span else None) for i in doc.issues] == [
+        (message, covered)
+    ]
+    assert doc.values == values
+
+
 def test_duplicate_points_back_to_first_definition() -> None:
     text = '[[nodes]]\nid = "a"\nid = "b"\n'
     doc = parse_document(text, "toml")

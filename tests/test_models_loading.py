@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import pytest
 from test_models_workflow import billing_document
 
 from wf_core.issues import Issue, ProjectCode, Severity
@@ -12,6 +13,7 @@ from wf_core.locations import NodeRef
 from wf_core.models import ForeachNode, NodeUse, Workflow
 from wf_core.models.loading import load_workflow
 from wf_core.paths import GraphSourcePath
+from wf_core.snapshot import analyze_text
 
 NODE_TYPES = "node, subgraph, condition, foreach, join, end, interrupt"
 
@@ -373,3 +375,64 @@ def test_model_cache_validates_a_value_moved_to_another_list_as_that_lists_eleme
     ]
     assert any(i.location[:2] == ("edges", len(moved["edges"]) - 1) for i in fresh.issues)
     assert with_cache.workflow == fresh.workflow
+
+
+_HEAD = """name = "w"
+start = "x"
+outcomes = ["ok"]
+edges = [{ from = "x", outcome = "ok", to = "__end__" }]
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+
+[[node_defs]]
+name = "n"
+outcomes = ["ok"]
+input_schema = { type = "object", properties = { a = { type = "string" } } }
+output_schema = { type = "object" }
+
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "syntax"),
+    [
+        (_HEAD + '[[nodes]]\nid = "x"\ntype = "node"\nnode = = "n"\n', "toml"),
+        (_HEAD + '[[nodes]]\nid = "x"\ntype = = "node"\nnode = "n"\n', "toml"),
+        (
+            _HEAD
+            + '[[nodes]]\nid = "x"\ntype = "node"\nnode = "n"\n'
+            + 'input = [{ target = "a", path = ? }]\n',
+            "toml",
+        ),
+        (
+            _HEAD.replace('start = "x"', "start = ?")
+            + '[[nodes]]\nid = "x"\ntype = "node"\nnode = "n"\n',
+            "toml",
+        ),
+        (
+            '{"name": "w", "start": "x", "outcomes": ["ok"],'
+            ' "edges": [{"from": "x", "outcome": "ok", "to": "__end__"}],'
+            ' "node_defs": [{"name": "n", "outcomes": ["ok"], "input_schema": {"type": "object"},'
+            ' "output_schema": {"type": "object"}}],'
+            ' "nodes": [{"id": "x", "type": "node", "node": }]}',
+            "json",
+        ),
+    ],
+)
+def test_a_key_written_with_a_broken_value_is_not_also_missing(text: str, syntax) -> None:
+    """One mistake, one error: the syntax error, not a "missing required key" as well."""
+    errors = [i for i in analyze_text(text, syntax).issues if i.severity == Severity.ERROR]
+    assert [i.code for i in errors] == ["syntax_error"], [i.message for i in errors]
+
+
+def test_written_keys_are_left_out_of_missing_key_errors() -> None:
+    document = billing_document()
+    del document["nodes"][2]["node"]
+    del document["start"]
+    assert _pairs(load_workflow(document).issues) == [
+        ("", "missing required key 'start'"),
+        ("nodes[2]", "missing required key 'node'"),
+    ]
+    result = load_workflow(document, written=frozenset({("start",), ("nodes", 2, "node")}))
+    assert result.issues == ()
+    assert result.invalid_node_ids == {"charge"}

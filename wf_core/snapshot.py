@@ -14,7 +14,6 @@ when an earlier node failed to validate and is missing from the model).
 from __future__ import annotations
 
 import copy
-import re
 import threading
 from collections.abc import Callable
 from dataclasses import replace
@@ -27,7 +26,7 @@ from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_docu
 from wf_core.documents.source_map import plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
-from wf_core.models.loading import LoadResult, ModelCache, load_workflow, missing_keys_issue
+from wf_core.models.loading import LoadResult, ModelCache, load_workflow
 from wf_core.path_scan import scan_path
 from wf_core.placing import PlacementMemo
 from wf_core.records import record
@@ -155,7 +154,9 @@ class DocumentSnapshot:
     @cached_property
     def load(self) -> LoadResult:
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        return load_workflow(values, cache=self._model_cache)
+        parsed = self.parsed
+        written = parsed.source_map.keys_without_value() if parsed.issues else frozenset()
+        return load_workflow(values, cache=self._model_cache, written=written)
 
     @property
     def workflow(self) -> Any | None:
@@ -285,22 +286,6 @@ class DocumentSnapshot:
             edge = workflow.edges[location[1]]
             return (edge.from_ if location[2] == "from" else edge.to) in left_out
         return False
-
-    def _written_but_broken(self, issue: Issue) -> Issue | None:
-        """A required key whose value has a syntax error is not missing: the syntax error
-        is the one mistake. The others stay reported (None when none is left)."""
-        keys = issue.data["missing"]
-        if self.syntax == "json":
-            pattern = r'"{}"\s*:'
-        else:
-            pattern = r'(?m)^[ \t]*(?:{0}|"{0}"|\'{0}\')[ \t]*='
-        missing = [k for k in keys if not re.search(pattern.format(re.escape(k)), self.text)]
-        if missing == keys:
-            return issue
-        if not missing:
-            return None
-        values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        return missing_keys_issue(missing, values)
 
     def _about_broken_node_def(self, issue: Issue) -> Issue:
         """A node naming a node def that failed to load: a consequence of that def's error."""
@@ -488,11 +473,6 @@ class DocumentSnapshot:
         ]
         for issue in (*self.load.issues, *self.document_checks):
             # Loader and deprecation findings are already in document locations.
-            if issue.data.get("missing") and self.parsed.issues:
-                still_missing = self._written_but_broken(issue)
-                if still_missing is None:
-                    continue
-                issue = still_missing
             location = issue.location or ()
             literal = self.parsed.source_map.string(location) if location else None
             if literal is not None and not literal.closed:

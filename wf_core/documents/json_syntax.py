@@ -714,7 +714,10 @@ class _Recovery(RecoveryCursor):
                 else:
                     value = self.value(child, depth)
                 if value is None and self.pos == before:
-                    self.problem(colon, colon + 1, f"missing value for key '{key.value}'")
+                    if self.pos >= self.end or text[self.pos] in ',}"\n':
+                        self.problem(colon, colon + 1, f"missing value for key '{key.value}'")
+                    else:  # ``"node": = "x"``: one mistake, reported once
+                        self.skip_junk(",}]\n", f"expected a value for key '{key.value}'")
             else:
                 self.problem(key.span.start, key.span.end, f"expected ':' after key '{key.value}'")
                 self.open_string = False

@@ -550,6 +550,26 @@ class SourceMap:
                 out.append(loc)
         return out
 
+    def keys_without_value(self) -> frozenset[Location]:
+        """Keys written with no value that parsed (``node = = "x"``, ``"node": ,``).
+
+        Such a key is not missing: its syntax error is the one mistake, and a "missing
+        required key" on top of it would be a second error for the same cause. Read from
+        the key ranges the front-ends record for every key, valued or not; a walk over all
+        of them, so asked only of a document with syntax errors.
+        """
+        found: set[Location] = set()
+        for _start, _end, loc, in_key in self._occ:
+            if in_key and loc not in self:
+                found.add(loc)
+        for placement in self._placements:
+            prefix, chunk = placement.table_loc, placement.chunk
+            entries = chunk.entries
+            for _start, _end, rel, in_key in chunk.occ:
+                if in_key and rel not in entries:
+                    found.add((*prefix, *rel))
+        return frozenset(found)
+
     def prepare_locate(self) -> None:
         """Build what ``locate`` reads (done on first use otherwise): a semantic index
         build calls this, so that the first request to locate an offset in this version

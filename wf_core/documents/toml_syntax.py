@@ -683,6 +683,10 @@ class _Recovery(RecoveryCursor):
         if text.startswith(close, self.pos, self.end):
             self.pos += len(close)
         else:
+            # ``[[nodes]`` is one mistake: the half of the closing brackets that is
+            # there belongs to the header, not to "text after" it.
+            if array and text.startswith("]", self.pos, self.end):
+                self.pos += 1
             self.problem(start, self.pos, f"table header is missing its closing '{close}'")
         span = Span(start, self.pos)
         self.finish_line("the table header")
@@ -746,15 +750,19 @@ class _Recovery(RecoveryCursor):
         self.pos += 1
         self.skip_ws()
         reported = len(self.problems)
+        before = self.pos
         value = self.value(0)
         if value is None:
             # A value that was there but broken has reported itself already.
+            name = format_key([k.name for k in keys])
             if len(self.problems) == reported and (self.pos == equals + 1 or self.at_line_end()):
-                self.problem(
-                    equals,
-                    equals + 1,
-                    f"missing value for key '{format_key([k.name for k in keys])}'",
-                )
+                self.problem(equals, equals + 1, f"missing value for key '{name}'")
+            elif len(self.problems) == reported and self.pos == before:
+                # ``node = = "x"``: what stands in the value's place is the one mistake,
+                # not a missing value and then text after it.
+                eol = self.eol(self.pos)
+                self.problem(self.pos, eol, f"expected a value for key '{name}'")
+                self.pos = eol
             self.finish_line("the value")
             return Pair(keys, None, Span(start, equals + 1))
         span = Span(start, value.span.end)
@@ -894,11 +902,11 @@ class _Recovery(RecoveryCursor):
             value = self.value(depth)
             if value is None:
                 if self.pos == before:
-                    self.problem(
-                        equals,
-                        equals + 1,
-                        f"missing value for key '{format_key([k.name for k in keys])}'",
-                    )
+                    name = format_key([k.name for k in keys])
+                    if self.at_line_end() or text[self.pos] in ",}":
+                        self.problem(equals, equals + 1, f"missing value for key '{name}'")
+                    else:  # ``{ node = = "x" }``: one mistake, reported once
+                        self.skip_junk(",}\n", f"expected a value for key '{name}'")
                 pairs.append(Pair(keys, None, Span(pair_start, equals + 1)))
             else:
                 pairs.append(Pair(keys, value, Span(pair_start, value.span.end)))

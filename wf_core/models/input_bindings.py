@@ -146,7 +146,7 @@ def select_by_present_key(
         for key, member in by_key.items():
             if key in value:
                 return member
-        raise PydanticCustomError("missing_variant_key", message)
+        raise PydanticCustomError("missing_variant_key", message, {"keys": tuple(by_key)})
 
     return select
 

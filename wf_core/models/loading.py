@@ -203,12 +203,17 @@ def _document_error_location(
     return tuple(out), last
 
 
-def _issues(base: Location, value: Any, exc: ValidationError) -> list[Issue]:
-    """One issue per error, except that the keys missing from one table are one issue."""
+def _issues(
+    base: Location, value: Any, exc: ValidationError, written: frozenset[Location] = frozenset()
+) -> list[Issue]:
+    """One issue per error, except that the keys missing from one table are one issue,
+    and a key in ``written`` (written, its value a syntax error) is not missing."""
     issues: list[Issue] = []
     missing: dict[Location, list[str]] = {}
     for error in exc.errors(include_url=False):
         location, key = _document_error_location(base, value, error)
+        if written and _written_but_broken(location, error, key, written):
+            continue
         if error["type"] == "missing" and isinstance(key, str):
             if location not in missing:
                 missing[location] = []
@@ -229,6 +234,24 @@ def _issues(base: Location, value: Any, exc: ValidationError) -> list[Issue]:
         else issue
         for issue in issues
     ]
+
+
+def _written_but_broken(
+    location: Location, error: ErrorDetails, key: str | int | None, written: frozenset[Location]
+) -> bool:
+    """Whether ``error`` says a key is missing (or that none of a choice of keys is there)
+    that the author wrote with a value that did not parse: a consequence of that syntax
+    error, not a second mistake."""
+    kind = error["type"]
+    if kind == "missing":
+        names: tuple[Any, ...] = (key,)
+    elif kind == "missing_tag":
+        names = ((error.get("ctx") or {}).get("key"),)
+    elif kind == "missing_variant_key":
+        names = tuple((error.get("ctx") or {}).get("keys") or ())
+    else:
+        return False
+    return any(isinstance(name, str) and (*location, name) in written for name in names)
 
 
 def _missing_in_table(location: Location, keys: list[str]) -> Issue:
@@ -382,8 +405,17 @@ class ModelCache:
             self._current[kind][id(raw)] = (raw, model)
 
 
-def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None) -> LoadResult:
+def load_workflow(
+    values: Mapping[str, Any],
+    *,
+    cache: ModelCache | None = None,
+    written: frozenset[Location] = frozenset(),
+) -> LoadResult:
     """Validate a document's plain values piece by piece (see the module docstring).
+
+    ``written`` holds the document locations of keys written with a value that did not
+    parse (``SourceMap.keys_without_value``): their syntax error is the one mistake, so
+    they are left out of "missing required key" errors (the piece still fails to load).
 
     Substitutes: a missing or broken ``input_schema``, ``state_schema`` or
     ``output_schema`` is ``{ type = "object" }`` ("nothing declared"); a missing
@@ -433,7 +465,7 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
                 pieces[key] = model.model_validate(values[key])
                 continue
             except ValidationError as exc:
-                issues.extend(_issues((key,), values[key], exc))
+                issues.extend(_issues((key,), values[key], exc, written))
         pieces[key] = model.model_validate({"type": "object"})
 
     positions: dict[str, tuple[int, ...]] = {}
@@ -470,7 +502,7 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
                 kept_positions.append(index)
                 continue
             except ValidationError as exc:
-                issues.extend(_issues(location, raw, exc))
+                issues.extend(_issues(location, raw, exc, written))
                 salvaged = (
                     _salvage_node(raw, location, exc)
                     if key == "nodes" and isinstance(raw, Mapping)
@@ -491,6 +523,7 @@ def load_workflow(values: Mapping[str, Any], *, cache: ModelCache | None = None)
         pieces[key] = kept_models
         positions[key] = tuple(kept_positions)
 
+    missing = [key for key in missing if (key,) not in written]
     if missing:
         issues.insert(0, missing_keys_issue(missing, values))
     try:
