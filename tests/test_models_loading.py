@@ -101,6 +101,39 @@ def test_wrong_value_types_and_missing_keys() -> None:
     assert result.edge_positions == (1, 2, 3, 4)
 
 
+def test_a_path_key_of_the_wrong_type_is_said_in_the_authors_terms() -> None:
+    document = billing_document()
+    document["nodes"][0]["over"] = 5
+    charge = document["nodes"][2]
+    charge["input"][0]["path"] = True
+    charge["input"][1]["target"] = 3
+    charge["output"][0]["source"] = []
+    charge["output"][0]["target"] = {"parts": ["total"]}
+    document["output"][0]["target"] = None
+    result = load_workflow(document)
+    assert _pairs(result.issues) == [
+        ("output[0].target", "'target' must be a path string such as \"customer.name\"; got null"),
+        ("nodes[0].over", "'over' must be a path string such as \"input.customers\"; got integer"),
+        (
+            "nodes[2].input[0].path",
+            "'path' must be a path string such as \"input.customers\"; got boolean",
+        ),
+        (
+            "nodes[2].input[1].target",
+            "'target' must be a path string such as \"customer.name\"; got integer",
+        ),
+        (
+            "nodes[2].output[0].source",
+            "'source' must be a path string such as \"customer.name\"; got array",
+        ),
+        (
+            "nodes[2].output[0].target",
+            "'target' must be a path string such as \"state.total\", or an object whose 'root' is "
+            "'state'; got an object without it",
+        ),
+    ]
+
+
 def test_bad_binding_drops_only_the_binding() -> None:
     document = billing_document()
     charge = document["nodes"][2]

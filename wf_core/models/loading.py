@@ -14,6 +14,7 @@ Issues name *document* locations (the keys and list indexes as written), and
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import field
@@ -63,6 +64,19 @@ _EXPECTED_TYPE = {
     "dict_type": "an object",
     "model_type": "an object",
     "model_attributes_type": "an object",
+}
+
+
+# lda-wf's texts for a path key holding neither a string nor a structural object, or
+# an object without the right ``root``; per kind of path, an example of what to write
+# instead and the roots a structural object may name.
+_PATH_TYPE_MESSAGE = re.compile(
+    r"expected (graph source|state|local) path (?:(string or structural object)|root)"
+)
+_PATH_EXAMPLE = {
+    "graph source": ('"input.customers"', "'input', 'state' or 'context'"),
+    "state": ('"state.total"', "'state'"),
+    "local": ('"customer.name"', "'local'"),
 }
 
 
@@ -152,7 +166,11 @@ def _message(error: ErrorDetails, key: str | int | None) -> str:
     if kind == "extra_forbidden":
         return f"unknown key '{key}'"
     if kind in ("value_error", "assertion_error"):
-        return validator_message(msg)
+        text = validator_message(msg)
+        path_kind = _PATH_TYPE_MESSAGE.fullmatch(text)
+        if path_kind is not None:
+            return _path_type_message(path_kind, key, value)
+        return text
     if kind in _EXPECTED_TYPE:
         return f"expected {_EXPECTED_TYPE[kind]}, got {json_type_name(value)}"
     if kind == "literal_error":
@@ -170,6 +188,20 @@ def _message(error: ErrorDetails, key: str | int | None) -> str:
     if kind == "recursion_depth_exceeded":
         return "nesting is too deep"
     return msg
+
+
+def _path_type_message(match: re.Match[str], key: str | int | None, value: Any) -> str:
+    """A path key holding a number, a boolean, an array or an object that is no path, said
+    in the author's terms (lda-wf's "expected graph source path string or structural
+    object" and "expected graph source path root" name its own types)."""
+    what = f"'{key}'" if isinstance(key, str) else "a path"
+    example, roots = _PATH_EXAMPLE[match.group(1)]
+    if match.group(2) is None:
+        return (
+            f"{what} must be a path string such as {example}, or an object whose 'root' is "
+            f"{roots}; got an object without it"
+        )
+    return f"{what} must be a path string such as {example}; got {json_type_name(value)}"
 
 
 def _document_error_location(
