@@ -1441,12 +1441,15 @@ _WFLS = (
     ),
     _wfls(
         ProjectCode.DUPLICATE_WORKFLOW_NAME,
-        Severity.ERROR,
+        Severity.WARNING,
         "Two documents declare the same workflow name",
-        "Subgraphs find their child by `name`, so two documents with the same `name` make the "
-        "name ambiguous. Reported on both.",
+        "Subgraphs find their child by `name`. Two documents of the workspace with the same "
+        "`name` (a backup copy in a subfolder, a draft) are a warning on both, with a note "
+        "at the other's `name`. Where some document calls that name through a subgraph "
+        "node, which of them the call runs is ambiguous: the finding is then an error on "
+        "both, and one more note points at a call.",
         """
-        # file: one.wf.toml
+        # file: billing.wf.toml
         name = "billing"
         start = "end"
         outcomes = ["ok"]
@@ -1456,7 +1459,7 @@ _WFLS = (
         id = "end"
         type = "end"
 
-        # file: two.wf.toml
+        # file: billing-backup.wf.toml
         name = "billing"
         start = "end"
         outcomes = ["ok"]
@@ -1466,7 +1469,8 @@ _WFLS = (
         id = "end"
         type = "end"
         """,
-        "Rename one of the workflows (and its callers).",
+        "Rename one of the workflows (and its callers), or move the copy out of the "
+        "workspace (a hidden folder, such as `.old/`, is not read).",
         "another workflow document is also named 'billing'",
         example_syntax="workspace",
     ),

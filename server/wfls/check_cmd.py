@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from wf_core.files import decode, iter_workflow_files, syntax_of
 from wf_core.issues import Severity
-from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
+from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wf_core.spans import LineIndex
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, is_symlink_loop
@@ -92,12 +92,17 @@ def collect_files(paths: Sequence[str]) -> Inputs:
 
 
 def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Workspace:
-    """The documents subgraphs resolve against. Files skipped in a folder the user named
-    (``DIR`` or ``--root``) are listed; the folder of a named file is searched quietly,
-    since the user did not ask for what else lies there."""
+    """The documents subgraphs resolve against: those under ``root`` when it is given;
+    otherwise those under each folder named, each named file's folder and, for ``-``
+    (which has no folder of its own), the current folder. The documents checked join it
+    wherever they lie (``run_check``). Files skipped in a folder the user named (``DIR``
+    or ``--root``) are listed; the other folders are searched quietly, since the user
+    did not ask for what else lies there."""
     named = [Path(root)] if root else [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
-    folders = named if root else [*named, *(path.parent for path in inputs.files)]
-    workspace = Workspace(Roots(folders))
+    quiet = [] if root else [path.parent for path in inputs.files]
+    if "-" in paths and not root:
+        quiet.append(Path.cwd())
+    workspace = Workspace(Roots([*named, *quiet]))
     told = [folder.absolute() for folder in named]
     for skipped in workspace.scan().skipped:
         # Lexically: the scan joins names under the folders, and a skipped path may
@@ -108,6 +113,15 @@ def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Worksp
                 file=sys.stderr,
             )
     return workspace
+
+
+def _read_stdin(workspace: Workspace, name: str) -> str:
+    """Put standard input in the workspace as the document ``name`` (a path, relative
+    to the current folder): in place of that file when the workspace holds it, as an
+    editor's unsaved text is. Returns the URI the workspace holds it under."""
+    uri = Path(name).resolve().as_uri()
+    workspace.put(uri, load_text(sys.stdin.buffer.read(), name, uri=uri), path=Path(name))
+    return uri
 
 
 def _other_document(workspace: Workspace) -> OtherDocument:
@@ -131,54 +145,53 @@ def run_check(
 ) -> int:
     """Check ``paths`` (``-`` is standard input) and print every finding in ``fmt``.
 
-    Subgraphs resolve across every workflow document under the folders given (for a
-    file: its folder and below, or ``root``). The workspace and the findings are added
-    to ``kept`` when it is given, for a caller that is about to end the process and
-    would rather not free them object by object first.
+    Subgraphs resolve in the workspace ``_workspace`` makes: ``root`` and below when it
+    is given, else each file's folder, each folder named and, for ``-``, the current
+    folder. The workspace and the findings are added to ``kept`` when it is given, for
+    a caller that is about to end the process and would rather not free them object by
+    object first.
     """
+    if root is not None and not Path(root).is_dir():
+        print(terminal_safe(f"wfls: --root {root!r} is not a folder"), file=sys.stderr)
+        return EXIT_USAGE
     inputs = collect_files([p for p in paths if p != "-"])
     text = fmt == "text"
     findings: list[Finding] = []  # the machine formats'
     printed: list[str] = []  # the text format's, file by file
     severities: Counter[str] = Counter()
     checked = 0
+    workspace = _workspace(paths, inputs, root)
 
-    def report(
-        file: str,
-        snapshot: DocumentSnapshot,
-        issues: Sequence[PlacedIssue] | None = None,
-        other: OtherDocument | None = None,
-    ) -> None:
+    def report(file: str, uri: str) -> None:
+        nonlocal checked
+        document = workspace.document(uri)
+        assert document is not None
+        checked += 1
+        snapshot, issues = document.snapshot, document_issues(workspace, uri)
         if text:
-            found = text_for(file, snapshot, issues, other)
+            found = text_for(file, snapshot, issues, _other_document(workspace))
             printed.append(found.text)
             severities.update(found.severities)
         else:
-            made = findings_for(file, snapshot, issues, other)
+            made = findings_for(file, snapshot, issues, _other_document(workspace))
             findings.extend(made)
             severities.update(f.severity for f in made)
 
+    stdin_uri = None
     if "-" in paths:
         name = stdin_filename or "<stdin>"
-        report(name, load_text(sys.stdin.buffer.read(), name))
-        checked += 1
-    workspace = _workspace(paths, inputs, root)
+        stdin_uri = _read_stdin(workspace, name)
+        report(name, stdin_uri)
     for path in inputs.files:
         uri = path.resolve().as_uri()
+        if uri == stdin_uri:
+            continue  # standard input took its place, and was checked as it
         if workspace.document(uri) is None:
             problem = workspace.load(path, named=True)
             if problem is not None:
                 inputs.unreadable.append((str(path), problem.reason))
                 continue
-        document = workspace.document(uri)
-        assert document is not None
-        checked += 1
-        report(
-            str(path),
-            document.snapshot,
-            document_issues(workspace, uri),
-            _other_document(workspace),
-        )
+        report(str(path), uri)
     if not text:
         findings.extend(
             read_error(raw, f"cannot read {raw!r}: {why}") for raw, why in inputs.unreadable
@@ -194,14 +207,24 @@ def run_check(
     for raw, why in inputs.unreadable:
         print(terminal_safe(f"wfls: cannot read {raw!r}: {why}"), file=sys.stderr)
     if text and checked:
-        errors = severities[Severity.ERROR.value]
-        warnings = severities[Severity.WARNING.value]
-        print(
-            f"{checked} file(s) checked: {errors} error(s), {warnings} warning(s), "
-            f"{severities.total() - errors - warnings} other",
-            file=sys.stderr,
-        )
+        print(summary(checked, severities), file=sys.stderr)
     if inputs.unreadable:
         return EXIT_USAGE
     failing = (Severity.ERROR, Severity.WARNING) if strict else (Severity.ERROR,)
     return EXIT_FINDINGS if any(severities[s.value] for s in failing) else EXIT_OK
+
+
+def summary(checked: int, severities: Mapping[str, int]) -> str:
+    """The last line of the text output: errors and warnings always (what the exit
+    status follows), information and hints each when there are any."""
+    counts = [
+        f"{severities.get(Severity.ERROR.value, 0)} error(s)",
+        f"{severities.get(Severity.WARNING.value, 0)} warning(s)",
+    ]
+    information = severities.get(Severity.INFORMATION.value, 0)
+    if information:
+        counts.append(f"{information} information")
+    hints = severities.get(Severity.HINT.value, 0)
+    if hints:
+        counts.append(f"{hints} hint" + ("" if hints == 1 else "s"))
+    return f"{checked} file(s) checked: " + ", ".join(counts)

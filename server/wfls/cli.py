@@ -35,30 +35,55 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
 
     check = commands.add_parser("check", help="validate workflow files and folders")
-    check.add_argument("paths", nargs="+", metavar="PATH", help="files, folders, or - for stdin")
     check.add_argument(
-        "--format", choices=("text", "json", "sarif", "github"), default="text", dest="fmt"
+        "paths",
+        nargs="+",
+        metavar="PATH",
+        help="files, folders (every *.wf.toml and *.wf.json below them), or - for standard input",
+    )
+    check.add_argument(
+        "--format",
+        choices=("text", "json", "sarif", "github"),
+        default="text",
+        dest="fmt",
+        help="text (default: each finding with its source line), json (one array of "
+        "findings), sarif (SARIF 2.1.0, for code scanning), github (GitHub Actions "
+        "annotations)",
     )
     check.add_argument("--strict", action="store_true", help="fail on warnings too")
     check.add_argument(
         "--root",
         metavar="DIR",
-        help="where subgraphs are looked up (default: the folders given, and each file's folder)",
+        help="the workspace subgraphs are looked up in, for every document checked: the "
+        "documents under DIR, plus those checked (a file outside DIR is checked all the "
+        "same). Default: the folder of each file given, each folder given and, for -, the "
+        "current folder, with what lies below them",
     )
     check.add_argument(
         "--stdin-filename",
         metavar="NAME",
-        help="the name of the document read from - (its suffix picks TOML or JSON)",
+        help="the path of the document read from - : its suffix picks TOML or JSON, and it "
+        "stands in for that file in the workspace (default: <stdin>, TOML)",
     )
 
     context = commands.add_parser("context", help="what a node can read")
-    context.add_argument("file")
-    context.add_argument("node")
-    context.add_argument("--json", action="store_true", dest="as_json")
+    context.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
+    context.add_argument("node", help="the id of the node")
+    context.add_argument(
+        "--json",
+        action="store_true",
+        dest="as_json",
+        help="print one JSON object: node, owner_stack, schema and paths",
+    )
 
     export = commands.add_parser("export", help="convert between TOML and JSON")
-    export.add_argument("file")
-    export.add_argument("--to", choices=("json", "toml"), required=True)
+    export.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
+    export.add_argument(
+        "--to",
+        choices=("json", "toml"),
+        required=True,
+        help="json: lda-wf's canonical JSON; toml: readable TOML, defaults left out",
+    )
 
     commands.add_parser("schema", help="print the JSON Schema of the document format")
 

@@ -91,6 +91,7 @@ class Finding:
         if self.related:
             out["related"] = [
                 {
+                    **({"file": r.file} if r.file is not None else {}),
                     "start": {"line": r.start.line, "column": r.start.column},
                     "end": {"line": r.end.line, "column": r.end.column},
                     "message": r.message,
@@ -478,7 +479,7 @@ def render_sarif(findings: Sequence[Finding], *, version: str) -> str:
                     "id": k,
                     "message": {"text": r.message},
                     "physicalLocation": {
-                        "artifactLocation": {"uri": artifact_uri(f.file)},
+                        "artifactLocation": {"uri": artifact_uri(r.file or f.file)},
                         "region": {
                             "startLine": r.start.line,
                             "startColumn": r.start.column,

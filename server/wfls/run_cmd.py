@@ -50,7 +50,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         help="the outcome a node's stand-in returns, or an interrupt resumes with (repeatable)",
     )
     parser.add_argument("--trace", action="store_true", help="print every activation")
-    parser.add_argument("--format", choices=("text", "json"), default="text", dest="fmt")
+    parser.add_argument(
+        "--format",
+        choices=("text", "json"),
+        default="text",
+        dest="fmt",
+        help="text (default), or json: the result as one JSON object, or with --trace the "
+        "activations as JSON Lines",
+    )
     parser.add_argument("--resume", metavar="RUN.json", help="continue a paused run")
     parser.add_argument("--answer", metavar="ANSWER.json", help="the answer to the interrupt")
     parser.add_argument("--save", metavar="RUN.json", help="write the run state here")

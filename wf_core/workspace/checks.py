@@ -14,7 +14,8 @@ caller's input bindings pass, so:
   be bound;
 - a cycle of subgraphs is reported once per cycle, on each ``workflow`` value
   in it, and never followed;
-- two documents with the same ``name`` are an error on both;
+- two documents with the same ``name``: a warning on both, an error where a
+  subgraph calls that name;
 - a child's ``context.foreach.<id>`` read of a loop that is not its own but a
   caller's says how to pass the value instead.
 
@@ -210,21 +211,31 @@ class _Checker:
             yield from self._contract(use, children[0])
 
     def _duplicate_name(self) -> Iterator[Issue]:
+        """Two documents named alike: an error where a subgraph calls the name (which of
+        them it runs is ambiguous), a warning otherwise (a backup copy, a draft). Each
+        note covers the other document's ``name`` value as the finding covers this one's:
+        both are placed by ``span_of(("name",))``, in their own documents."""
         name = self.document.name
         others = [d for d in self.workspace.by_name(name) if d.uri != self.document.uri]
         if not others:
             return
-        related = []
-        for other in others:
-            literal = other.snapshot.parsed.source_map.string(("name",))
-            if literal is not None:
-                related.append(
-                    Related(("name",), f"also named {name!r} here", literal.content, other.uri)
-                )
+        related = [
+            Related(
+                ("name",), f"also named {name!r} here", other.snapshot.span_of(("name",)), other.uri
+            )
+            for other in others
+        ]
+        callers = self.workspace.callers(name)
+        if callers:
+            caller, use = callers[0]
+            span = caller.snapshot.span_of(use.location)
+            note = f"subgraph {use.node_id!r} calls {name!r} here: which one it runs is ambiguous"
+            related.append(Related(use.location, note, span, caller.uri))
         yield Issue(
             code=ProjectCode.DUPLICATE_WORKFLOW_NAME,
             location=("name",),
             message=f"another workflow document is also named {name!r}",
+            severity=Severity.ERROR if callers else Severity.WARNING,
             related=tuple(related),
         )
 

@@ -4,7 +4,9 @@ Confinement is decided here and only here: a path belongs to the workspace
 when its *resolved* form (symlinks followed) lies under a resolved workspace
 folder. A symlink that leads outside, a ``..`` that climbs out, a FIFO or a
 device, a directory named like a document, a symlink loop: none of them is
-read. Huge and binary files are skipped with one message each.
+read. Huge and binary files are skipped with one message each. The one
+exception is a file the user names to ``wfls check``: it is read wherever it
+lies (a regular file still), and joins the workspace it is checked in.
 """
 
 from __future__ import annotations
@@ -63,11 +65,12 @@ class Roots:
 
     def check(self, path: Path, *, named: bool = False) -> str | None:
         """Why ``path`` is not read (None: it is a document to read). A file the user
-        ``named`` (``wfls check FILE``) is read whatever its size: the limit keeps
-        stray generated files out of a workspace scan, not an author's own document."""
+        ``named`` (``wfls check FILE``) is read whatever its size and wherever it lies:
+        the limit and the folders keep stray files out of a workspace scan, not an
+        author's own document out of the check they asked for."""
         if is_symlink_loop(path):
             return SYMLINK_LOOP
-        if not self.contains(path):
+        if not named and not self.contains(path):
             return "it lies outside the workspace folders"
         try:
             info = os.stat(path)
