@@ -160,6 +160,38 @@ def test_text_format_shows_the_line_and_a_caret(capsys) -> None:
     assert "error(s)" in err
 
 
+def test_an_undeclared_root_field_is_placed_on_it_with_the_declared_ones(capsys, tmp_path) -> None:
+    """lda-wf's "must start with input., state., or context." is kept; the range and the
+    help note say that the root is fine and the field after it is not."""
+    text = (
+        BILLING.read_text()
+        .replace('path = "state.total" }]', 'path = "state.totl" }]')
+        .replace('over = "input.customers"', 'over = "input.clients"')
+    )
+    path = tmp_path / "typo.wf.toml"
+    path.write_text(text)
+    code, out, _ = run(capsys, "check", str(path))
+    assert code == 1
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "error[invalid_source_path]" in line)
+    assert lines[at].endswith(
+        "source path must start with input., state., or context. and reference a declared "
+        "root field when applicable"
+    )
+    assert lines[at + 1 :][:3] == [
+        '  output = [{ target = "total", path = "state.totl" }]',
+        "                                              ^^^^",
+        "  = help: 'totl' is not declared in state_schema (its root fields: 'total'); did you "
+        "mean 'total'?",
+    ]
+    at = next(i for i, line in enumerate(lines) if "error[invalid_foreach_source]" in line)
+    assert lines[at + 1 :][:3] == [
+        '  over = "input.clients"',
+        "                ^^^^^^^",
+        "  = help: 'clients' is not declared in input_schema (its root fields: 'customers')",
+    ]
+
+
 def test_clean_examples_pass_and_exit_codes(capsys, tmp_path) -> None:
     assert run(capsys, "check", str(BILLING), str(EXAMPLES / "approvals.wf.json"))[0] == 0
     assert run(capsys, "check", str(tmp_path / "missing.wf.toml"))[0] == 2

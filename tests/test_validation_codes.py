@@ -325,3 +325,58 @@ def test_code(name: str, change: Callable[[Doc], None], expected: list) -> None:
 
 def test_billing_is_clean() -> None:
     assert report(lambda d: None) == []
+
+
+def test_an_undeclared_root_field_names_the_declared_ones() -> None:
+    """lda-wf's coarse message reads as if the root were wrong: the finding sits on the
+    field after it (segment 1) and its help note names the fields the schema declares."""
+    doc = copy.deepcopy(BILLING)
+    doc["output"][0]["path"] = "state.totl"
+    nodes(doc)["customers"]["over"] = "input.clients"
+    nodes(doc)["orders.v2"]["item_error"] = {"action": "collect", "collect_to": "state.totals"}
+    with_node(
+        {
+            "id": "ask",
+            "type": "interrupt",
+            "kind": "approval",
+            "request": [{"target": "q", "path": "input.custmers"}],
+            "resume": [{"source": "a", "target": "state.tot"}],
+        }
+    )(doc)
+    issues = validate_workflow(Workflow.model_validate(doc)).issues
+    found = {
+        (i.code, i.model_path): (i.segment, i.data.get("help"), i.data.get("suggestion"))
+        for i in issues
+        if i.code not in ("unreachable_node", "missing_outcome_edge")
+    }
+    assert found == {
+        ("invalid_source_path", "output[0].path"): (
+            1,
+            "'totl' is not declared in state_schema (its root fields: 'total'); "
+            "did you mean 'total'?",
+            "total",
+        ),
+        ("invalid_foreach_source", "nodes[0].over"): (
+            1,
+            "'clients' is not declared in input_schema (its root fields: 'customers')",
+            None,
+        ),
+        ("invalid_foreach_collect_destination", "nodes[1].item_error.collect_to"): (
+            1,
+            "'totals' is not declared in state_schema (its root fields: 'total'); "
+            "did you mean 'total'?",
+            "total",
+        ),
+        ("invalid_interrupt_source", "nodes[3].request[0].path"): (
+            1,
+            "'custmers' is not declared in input_schema (its root fields: 'customers'); "
+            "did you mean 'customers'?",
+            "customers",
+        ),
+        ("invalid_interrupt_destination", "nodes[3].resume[0].target"): (
+            1,
+            "'tot' is not declared in state_schema (its root fields: 'total'); "
+            "did you mean 'total'?",
+            "total",
+        ),
+    }

@@ -403,6 +403,7 @@ def _validate_foreach(node: Any, index: int, model: ContextModel, sources: Sourc
                     location,
                     "collect_to must start with state. and reference a declared state field",
                     segment=1,
+                    **sources.unknown_root_field("state", target.parts[0]),
                 )
             else:
                 declared = model.source_navigator("state").at_path(target.parts)

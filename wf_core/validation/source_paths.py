@@ -19,6 +19,9 @@ from wf_core.schema_nav import SchemaNavigator
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.suggest import did_you_mean
 
+_SHOWN_FIELDS = 10
+"""Declared root fields a help note lists before it says how many there are."""
+
 
 class SourceChecker:
     """Collects errors (drained into the report in lda-wf order) and extras (appended last)."""
@@ -38,6 +41,32 @@ class SourceChecker:
             fields = self.model.source_navigator(root).root.declared_names()
             self._roots[root] = fields
         return fields
+
+    def unknown_root_field(
+        self, root: str, name: str, candidates: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Issue extras for a path whose first segment after ``root`` is not declared: the
+        closest declared name (``data["suggestion"]``) and a help note naming the declared
+        root fields. lda-wf's message for it ("must start with input., state., or
+        context. and reference a declared root field") is kept, and reads as if the root
+        were wrong; the note says what is."""
+        declared = self.root_fields(root)
+        extras = did_you_mean(name, declared if candidates is None else candidates)
+        shown = ", ".join(repr(field) for field in declared[:_SHOWN_FIELDS])
+        if len(declared) > _SHOWN_FIELDS:
+            shown += f", ... ({len(declared)} in all)"
+        note = (
+            f"{name!r} is not declared in {root}_schema (its root fields: {shown})"
+            if declared
+            else f"{name!r} is not declared in {root}_schema, which declares no root fields"
+        )
+        suggestion = extras.get("data", {}).get("suggestion")
+        if suggestion is not None:
+            note += f"; did you mean {suggestion!r}?"
+        data: dict[str, Any] = {"help": note}
+        if suggestion is not None:
+            data["suggestion"] = suggestion
+        return {"data": data}
 
     def declared_names(self, schema: Any) -> list[str]:
         """Top-level names a node's (or the workflow's output) schema declares.
@@ -83,7 +112,8 @@ class SourceChecker:
                 message,
                 segment=1,
                 span_at=extra_location,
-                **did_you_mean(
+                **self.unknown_root_field(
+                    root,
                     parts[0],
                     self.model.source_navigator(root).replacements(
                         parts, 0, self.root_fields(root)
@@ -132,7 +162,7 @@ class SourceChecker:
                 location,
                 "destination path must start with state. and reference a declared root field",
                 segment=1,
-                **did_you_mean(target.parts[0], self.root_fields("state")),
+                **self.unknown_root_field("state", target.parts[0]),
             )
 
     def check_resume_destination(self, target: Any, location: Location) -> None:
@@ -144,4 +174,5 @@ class SourceChecker:
                 "interrupt resume destination must start with state. and reference a declared "
                 "state field",
                 segment=1,
+                **self.unknown_root_field("state", target.parts[0]),
             )
