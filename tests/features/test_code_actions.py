@@ -475,6 +475,58 @@ def test_an_unreachable_node_is_wired_from_a_node_with_an_unwired_outcome(base: 
     )
 
 
+def test_an_unreachable_end_node_is_not_wired_from_inside_a_loop_body() -> None:
+    """The nearest node with a free outcome is ``charge``, in the body of ``orders``: an
+    edge from it to an ``end`` node would be ``invalid_foreach_terminal``."""
+    text = variant(
+        TWO_OUTCOMES, 'outcome = "done", to = "__end__"', 'outcome = "done", to = "summary"'
+    )
+    text = variant(
+        text,
+        "]\n\n[input_schema]",
+        '  { from = "summary", outcome = "ok", to = "__end__" },\n]\n\n[input_schema]',
+    )
+    text += '\n[[nodes]]\nid = "stop"\ntype = "end"\n' + expected(SUMMARY)
+    fixture = variant(text, 'id = "stop"', 'id = "st$0op"')
+    check_no_action(fixture, "Add an edge from 'charge'")
+    after = variant(
+        text,
+        '  { from = "summary", outcome = "ok", to = "__end__" },\n',
+        '  { from = "summary", outcome = "ok", to = "__end__" },\n'
+        '  { from = "summary", outcome = "retry", to = "stop" },\n',
+    )
+    check_code_action(fixture, "Add an edge from 'summary' (outcome 'retry') to 'stop'", after)
+
+
+def test_an_unreachable_body_node_is_wired_only_where_its_reads_resolve() -> None:
+    """``audit`` reads the item of ``orders`` and returns to it: of the nodes with a free
+    outcome, only the one inside the body of ``orders`` can lead into it."""
+    text = variant(
+        TWO_OUTCOMES, 'outcome = "done", to = "__end__"', 'outcome = "done", to = "summary"'
+    )
+    text = variant(
+        text,
+        "]\n\n[input_schema]",
+        '  { from = "summary", outcome = "ok", to = "__end__" },\n'
+        '  { from = "audit", outcome = "ok", to = "orders" },\n'
+        '  { from = "audit", outcome = "retry", to = "orders" },\n]\n\n[input_schema]',
+    )
+    audit = (
+        '\n[[nodes]]\nid = "audit"\ntype = "node"\nnode = "charge_order"\n'
+        'input = [{ target = "sku", path = "context.foreach.orders.item.sku" }]\n'
+    )
+    text += expected(SUMMARY) + audit
+    fixture = variant(text, 'id = "audit"', 'id = "au$0dit"')
+    check_no_action(fixture, "Add an edge from 'summary'")
+    after = variant(
+        text,
+        '  { from = "audit", outcome = "retry", to = "orders" },\n',
+        '  { from = "audit", outcome = "retry", to = "orders" },\n'
+        '  { from = "charge", outcome = "retry", to = "audit" },\n',
+    )
+    check_code_action(fixture, "Add an edge from 'charge' (outcome 'retry') to 'audit'", after)
+
+
 # -- deprecated forms ------------------------------------------------------------------
 
 

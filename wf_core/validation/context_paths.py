@@ -43,7 +43,7 @@ def validate_context_paths(
 ) -> None:
     """Reads in node order, then the workflow output's. A node's reads depend on the node,
     its index and the context model only, so ``memo`` may hand back their findings."""
-    _check_alias_ownership(workflow, model, report)
+    check_alias_ownership(workflow, model, report)
     walks = Walks(model)
     for index, node in enumerate(workflow.nodes):
         findings = memo.get("context", index, node) if memo is not None else None
@@ -77,7 +77,9 @@ def node_index_by_id(workflow: Any) -> dict[str, int]:
     return out
 
 
-def _check_alias_ownership(workflow: Any, model: ContextModel, report: ValidationReport) -> None:
+def check_alias_ownership(workflow: Any, model: ContextModel, report: ValidationReport) -> None:
+    """Each loop's alias against the reserved keys and the aliases of the loops active
+    with it, over the stacks that occur; each owner reported once."""
     indexes: dict[str, int] = {}
     reported: set[str] = set()
 

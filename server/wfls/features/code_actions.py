@@ -39,6 +39,7 @@ from wf_core.tokens import END
 from wf_core.validation.core import reachable_nodes
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.suggest import closest_name
+from wf_core.validation.wiring import wiring_errors
 from wf_core.view import DiagnosedView
 from wfls.features.document_edits import (
     add_schema_property,
@@ -368,10 +369,13 @@ def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -
 
 def _unreachable_node(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
     """An edge into the node from the nearest reachable node (before it in the document,
-    else after it) that has a declared outcome nothing is wired to yet."""
+    else after it) that has a declared outcome nothing is wired to yet, and whose edge
+    brings no new error (``wiring_errors``: from inside a loop body, an edge to an
+    ``end`` node, or to a node that leads out of the body, is not one)."""
     workflow = view.workflow
+    model = view.context
     location = issue.location or ()
-    if workflow is None or not location or not isinstance(location[-1], NodeRef):
+    if workflow is None or model is None or not location or not isinstance(location[-1], NodeRef):
         return []
     node_id = location[-1].id
     reachable = set(reachable_nodes(workflow))
@@ -381,15 +385,25 @@ def _unreachable_node(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> li
     if position is None:
         return []
     candidates = [*reversed(order[:position]), *order[position + 1 :]]
+    tried = 0
     for node in candidates:
         if node.id not in reachable or node.id == node_id:
             continue
-        free = sorted(_outcomes(workflow, node) - wired.get(node.id, set()))
-        if free:
-            edit = append_elements(view, ("edges",), [_edge(node.id, free[0], node_id)])
-            title = f"Add an edge from {node.id!r} (outcome {free[0]!r}) to {node_id!r}"
+        for outcome in sorted(_outcomes(workflow, node) - wired.get(node.id, set())):
+            if tried == MAX_WIRINGS_TRIED:
+                return []
+            tried += 1
+            if wiring_errors(workflow, model, node.id, outcome, node_id):
+                continue
+            edit = append_elements(view, ("edges",), [_edge(node.id, outcome, node_id)])
+            title = f"Add an edge from {node.id!r} (outcome {outcome!r}) to {node_id!r}"
             return _fix(title, issue, [edit])
     return []
+
+
+MAX_WIRINGS_TRIED = 16
+"""Edges into one unreachable node weighed before giving up: each is a control-region
+analysis of the whole graph (about 0.15 s at 16,000 nodes)."""
 
 
 # -- keys ----------------------------------------------------------------------------
