@@ -9,10 +9,11 @@ from typing import Any
 import pytest
 from fixture import analyze, cursor, expected, parse
 
+from wf_core.runtime import DEFAULT_MAX_STEPS
 from wf_core.workspace.files import Roots
 from wf_core.workspace.index import Workspace
 from wfls.features.hover import hover
-from wfls.features.run import MAX_STEPS, LastRun, RunRefused, run_document
+from wfls.features.run import LastRun, RunRefused, run_document
 
 LOOPS = """
 name = "loops"
@@ -179,7 +180,7 @@ def test_a_workflow_that_never_ends_stops_at_the_step_limit() -> None:
     )
     answer, _ = run(forever, {})
     assert answer["status"] in {"failed", "refused"}
-    assert str(MAX_STEPS) in answer["error"]
+    assert str(DEFAULT_MAX_STEPS) in answer["error"]
 
 
 CHILD = """

@@ -11,12 +11,14 @@ from rt_support import PROBE_DEF, ROWS, Recorder, loop, probe, records_of, workf
 
 from wf_core.runtime import (
     NodeResult,
+    StepLimit,
     WorkflowExecutionError,
     WorkflowRefused,
     dump,
     execute_workflow,
     load,
     normalise_result,
+    outcome_choice_problems,
     resume_workflow,
 )
 
@@ -755,9 +757,58 @@ def test_the_step_limit_stops_an_endless_loop() -> None:
     )
     assert result.status == "failed"
     assert result.error == (
-        "run stopped after 50 activations (the step limit); the workflow may loop forever"
+        "run stopped at its step limit of 50 steps, at node 'spin'; the workflow may loop forever"
     )
+    assert result.step_limit == StepLimit(50, "spin", ())
     assert len(result.trace) == 50
+
+
+def test_the_step_limit_names_the_node_of_a_child_run_with_its_call() -> None:
+    definition = {**PROBE_DEF, "outcomes": ["ok", "again"]}
+    spinning = workflow(
+        [probe("spin")],
+        ["spin:again->spin", "spin:ok->__end__"],
+        name="child",
+        node_defs=[definition],
+        input_schema={"type": "object", "properties": {"value": {}}},
+        output_schema={"type": "object", "properties": {"echo": {}, "fixed": {}}},
+    )
+    result = execute_workflow(
+        caller(["ok"]),
+        {"rows": [1]},
+        {"probe": lambda p, c: NodeResult(outcome="again")},
+        subgraphs={"child": spinning},
+        max_steps=20,
+        trace=False,
+    )
+    assert result.step_limit == StepLimit(20, "spin", ("call",))
+    assert result.error == (
+        "run stopped at its step limit of 20 steps, at node 'spin' (in subgraph 'call'); the "
+        "workflow may loop forever"
+    )
+
+
+def test_without_trace_no_activation_is_kept_in_any_scope_nor_after_resume() -> None:
+    kept = execute_workflow(
+        caller(["ok"]), {"rows": [1]}, {"probe": Recorder()}, subgraphs={"child": child()}
+    )
+    bare = execute_workflow(
+        caller(["ok"]),
+        {"rows": [1]},
+        {"probe": Recorder()},
+        subgraphs={"child": child()},
+        trace=False,
+    )
+    assert any(r.call_path == ("call",) for r in kept.trace)
+    assert (bare.status, bare.output, bare.trace) == (kept.status, kept.output, ())
+    assert bare.state.recorded == len(kept.trace)
+    paused = execute_workflow(APPROVAL, {"rows": ROWS}, {"probe": Recorder()}, trace=False)
+    assert paused.status == "paused" and paused.trace == () and paused.state.recorded > 0
+    resumed = resume_workflow(
+        paused, {"note": "n"}, APPROVAL, {"probe": Recorder()}, outcome="yes", trace=False
+    )
+    assert resumed.status == "paused" and resumed.trace == ()
+    assert resumed.state.recorded > paused.state.recorded
 
 
 # -- run state ----------------------------------------------------------------------------
@@ -811,3 +862,69 @@ def test_trace_false_counts_activations_without_keeping_them() -> None:
     counted = execute_workflow(LOOP, {"rows": ROWS}, {"probe": Recorder()}, trace=False)
     assert counted.trace == () and counted.status == "completed"
     assert counted.state.recorded == len(kept.trace) == 5
+
+
+# -- chosen outcomes ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("chosen", "stand_ins", "problem"),
+    [
+        ({"after": "ok", "ask": "no", "probe": "ok"}, True, None),
+        ({"ask": "yes"}, False, None),
+        (
+            {"aftr": "ok"},
+            True,
+            "workflow 'test' has no node or node def 'aftr' (did you mean 'after'?)",
+        ),
+        ({"zzz": "ok"}, True, "workflow 'test' has no node or node def 'zzz'"),
+        (
+            {"after": "okay"},
+            True,
+            "node 'after' does not declare outcome 'okay' (declared: ok; did you mean 'ok'?)",
+        ),
+        ({"ask": "maybe"}, True, "node 'ask' does not declare outcome 'maybe' (declared: yes, no)"),
+        (
+            {"probe": "nope"},
+            True,
+            "node def 'probe' does not declare outcome 'nope' (declared: ok)",
+        ),
+        (
+            {"rows": "done"},
+            True,
+            "node 'rows' is of type foreach, whose outcome cannot be chosen (only nodes of type "
+            "node, run by their stand-ins, and interrupts can)",
+        ),
+        (
+            {"after": "ok"},
+            False,
+            "node 'after' runs a handler you gave, which chooses its own outcome",
+        ),
+    ],
+)
+def test_chosen_outcomes_are_checked_against_what_each_node_declares(
+    chosen: dict[str, str], stand_ins: bool, problem: str | None
+) -> None:
+    problems = outcome_choice_problems(APPROVAL, chosen, stand_ins=stand_ins)
+    assert list(problems.values()) == ([] if problem is None else [problem])
+
+
+def test_chosen_outcomes_reach_into_the_workflows_subgraph_nodes_call() -> None:
+    children = {"child": child()}
+    assert outcome_choice_problems(caller(["ok"]), {"inside": "ok"}, subgraphs=children) == {}
+    assert outcome_choice_problems(caller(["ok"]), {"finish": "ok"}, subgraphs=children) == {
+        "finish": "node 'finish' is of type end, whose outcome cannot be chosen (only nodes of "
+        "type node, run by their stand-ins, and interrupts can)"
+    }
+    assert outcome_choice_problems(caller(["ok"]), {"insid": "ok"}, subgraphs=children) == {
+        "insid": "workflow 'test' or the workflows it calls has no node or node def 'insid' "
+        "(did you mean 'inside'?)"
+    }
+
+
+def test_a_paused_result_finds_its_interrupt_node() -> None:
+    result = execute_workflow(APPROVAL, {"rows": ROWS}, {"probe": Recorder()})
+    node = result.interrupt_node(APPROVAL)
+    assert node is not None and node.id == "ask"
+    done = execute_workflow(LINEAR, {"rows": []}, {"probe": Recorder()})
+    assert done.interrupt_node(LINEAR) is None

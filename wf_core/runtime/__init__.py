@@ -7,11 +7,14 @@ the editor calls the plain functions of :mod:`wf_core.runtime.preview`.
   handlers (``(payload, ctx) -> result``) and return a :class:`RunResult`.
 - :func:`frame_context_view` rebuilds what a frame sees from the run state.
 - :func:`dump` / :func:`load` write and read the run state as JSON.
-- :func:`stand_in_handlers` makes handlers from the node defs' contracts.
+- :func:`stand_in_handlers` makes handlers from the node defs' contracts;
+  :func:`outcome_choice_problems` says which chosen outcomes they cannot return.
+- ``DEFAULT_MAX_STEPS`` is the step limit of the editor's runs and of ``wfls run``.
 """
 
 from __future__ import annotations
 
+from wf_core.runtime.engine import StepLimit
 from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
 from wf_core.runtime.execute import RunResult, execute_workflow, resume_workflow
 from wf_core.runtime.frames import (
@@ -23,7 +26,7 @@ from wf_core.runtime.frames import (
 )
 from wf_core.runtime.handlers import Handler, NodeResult, RuntimeContext, normalise_result
 from wf_core.runtime.reducers import BUILTIN_REDUCERS, Reducer
-from wf_core.runtime.standins import sample_value, stand_in_handlers
+from wf_core.runtime.standins import outcome_choice_problems, sample_value, stand_in_handlers
 from wf_core.runtime.state import (
     STATE_SCHEMA_VERSION,
     ForeachActivation,
@@ -36,9 +39,11 @@ from wf_core.runtime.state import (
     load,
 )
 from wf_core.runtime.trace import ActivationRecord, render_json_lines, render_text
+from wf_core.step_limit import DEFAULT_MAX_STEPS
 
 __all__ = [
     "BUILTIN_REDUCERS",
+    "DEFAULT_MAX_STEPS",
     "STATE_SCHEMA_VERSION",
     "ActivationRecord",
     "ForeachActivation",
@@ -56,6 +61,7 @@ __all__ = [
     "RunStatus",
     "RuntimeContext",
     "ScopeState",
+    "StepLimit",
     "WorkflowExecutionError",
     "WorkflowRefused",
     "dump",
@@ -63,6 +69,7 @@ __all__ = [
     "frame_context_view",
     "load",
     "normalise_result",
+    "outcome_choice_problems",
     "render_json_lines",
     "render_text",
     "resume_workflow",

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
+from dataclasses import dataclass
 
 from wf_core.models import (
     ConditionNode,
@@ -72,9 +73,25 @@ from wf_core.runtime.state import ForeachActivation, Lineage, PendingInterrupt, 
 from wf_core.runtime.trace import ActivationRecord
 from wf_core.tokens import END
 
-__all__ = ["Engine"]
+__all__ = ["Engine", "StepLimit"]
 
 _MASK64 = 0xFFFFFFFFFFFFFFFF
+
+
+@dataclass(frozen=True, slots=True)
+class StepLimit:
+    """Where a run stood when it reached its step limit: the limit, and the node that ran
+    last (``call_path``: the subgraph node ids leading to its scope)."""
+
+    limit: int
+    node_id: str
+    call_path: tuple[str, ...]
+
+    @property
+    def where(self) -> str:
+        """``node 'x'``, or ``node 'x' (in subgraph 'a / b')`` in a child run."""
+        inside = f" (in subgraph '{' / '.join(self.call_path)}')" if self.call_path else ""
+        return f"node '{self.node_id}'{inside}"
 
 
 def _splitmix64(state: int) -> tuple[int, int]:
@@ -154,6 +171,8 @@ class Engine:
         max_steps: int | None = None,
         keep_trace: bool = True,
     ) -> None:
+        if max_steps is not None and max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.state = state
         self.keep_trace = keep_trace
         self.programs = programs
@@ -161,6 +180,8 @@ class Engine:
         self.reducers = reducers
         self.max_steps = max_steps
         self.records: list[ActivationRecord] = []
+        self.step_limit: StepLimit | None = None  # set when the run stops at max_steps
+        self._last_step: tuple[Frame, ScopeState] | None = None  # for StepLimit
         # Views by frame id. Sound because a frame and its ancestors never change
         # and ids are never reused; an entry goes when its frame does.
         self._views: dict[str, FrameContextView] = {}
@@ -172,10 +193,7 @@ class Engine:
         limit = None if self.max_steps is None else state.steps + self.max_steps
         while state.ready and state.status == "running":
             if limit is not None and state.steps >= limit:
-                self._fail_run(
-                    f"run stopped after {self.max_steps} activations (the step limit); the "
-                    "workflow may loop forever"
-                )
+                self._stop_at_limit()
                 break
             self._step(self._pick())
         if state.status == "running":
@@ -183,6 +201,17 @@ class Engine:
                 state.status = "paused"
             else:
                 self._fail_run("run stalled: nothing is ready and no interrupt is waiting")
+
+    def _stop_at_limit(self) -> None:
+        """Fail the run at its step limit, saying which node ran last."""
+        # At least one step ran: the limit is at least 1 and is checked before each step.
+        assert self.max_steps is not None and self._last_step is not None
+        frame, scope = self._last_step
+        self.step_limit = StepLimit(self.max_steps, frame.node_id or "", tuple(scope.call_path))
+        self._fail_run(
+            f"run stopped at its step limit of {self.max_steps} steps, at "
+            f"{self.step_limit.where}; the workflow may loop forever"
+        )
 
     def _pick(self) -> str:
         ready = self.state.ready
@@ -295,6 +324,7 @@ class Engine:
             raise WorkflowExecutionError(f"ready queue names missing frame '{frame_id}'")
         state.steps += 1
         scope = self._scope(frame)
+        self._last_step = (frame, scope)
         program = self._program(scope)
         node = self._node(program, frame)
         view = self.view(frame)

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wf_core.models import Workflow
-from wf_core.runtime.engine import Engine
+from wf_core.models import InterruptNode, Workflow
+from wf_core.runtime.engine import Engine, StepLimit
 from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
 from wf_core.runtime.frames import (
     ACTIVATED_INCOMING_EDGE,
@@ -38,8 +38,10 @@ __all__ = ["RunResult", "execute_workflow", "resume_workflow"]
 class RunResult:
     """How a run (or one resumed stretch of it) ended.
 
-    ``trace`` holds the activations of this call only; ``state`` is the whole
-    run state, to dump for a later ``resume_workflow`` when ``paused``.
+    ``trace`` holds the activations of this call only (none when it ran with
+    ``trace=False``); ``state`` is the whole run state, to dump for a later
+    ``resume_workflow`` when ``paused``. ``step_limit`` says where a run that
+    reached ``max_steps`` stopped (it is then ``failed``).
     """
 
     status: RunStatus
@@ -48,12 +50,32 @@ class RunResult:
     state: RunState
     trace: tuple[ActivationRecord, ...]
     error: str | None = None
+    step_limit: StepLimit | None = None
 
     @property
     def interrupt(self) -> PendingInterrupt | None:
         """The interrupt waiting for an answer, when the run is paused."""
         if self.status == "paused" and self.state.interrupts:
             return self.state.interrupts[0]
+        return None
+
+    def interrupt_node(
+        self, workflow: Workflow, subgraphs: Mapping[str, Workflow] | None = None
+    ) -> InterruptNode | None:
+        """The node of the waiting interrupt, looked up in the workflow of its scope
+        (``workflow`` or one of the ``subgraphs`` the run was given)."""
+        pending = self.interrupt
+        if pending is None:
+            return None
+        scope = self.state.scopes.get(pending.scope_id)
+        if scope is None:
+            return None
+        source = workflow if scope.id == ROOT_SCOPE_ID else (subgraphs or {}).get(scope.workflow)
+        if source is None:
+            return None
+        for node in source.nodes:
+            if node.id == pending.node_id and isinstance(node, InterruptNode):
+                return node
         return None
 
     def dump_state(self) -> str:
@@ -73,6 +95,7 @@ def _result(engine: Engine) -> RunResult:
         state=state,
         trace=tuple(engine.records),
         error=state.error,
+        step_limit=engine.step_limit,
     )
 
 

@@ -14,14 +14,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from wf_core.models import InterruptNode, Workflow
+from wf_core.models import Workflow
 from wf_core.paths import format_segment
 from wf_core.runtime.errors import WorkflowExecutionError
-from wf_core.runtime.execute import RunResult, execute_workflow, resume_workflow
-from wf_core.runtime.frames import ROOT_SCOPE_ID
+from wf_core.runtime.execute import execute_workflow, resume_workflow
 from wf_core.runtime.json_values import JsonObject, JsonValue
 from wf_core.runtime.standins import sample_value, stand_in_handlers
 from wf_core.runtime.trace import ActivationRecord, render_text
+from wf_core.step_limit import DEFAULT_MAX_STEPS
 
 __all__ = ["Preview", "describe_observations", "observed_contexts", "preview_run"]
 
@@ -40,22 +40,6 @@ class Preview:
     error: str | None = None
 
 
-def _interrupt_node(
-    result: RunResult, workflow: Workflow, subgraphs: Mapping[str, Workflow]
-) -> InterruptNode | None:
-    pending = result.interrupt
-    if pending is None:
-        return None
-    scope = result.state.scopes[pending.scope_id]
-    source = workflow if scope.id == ROOT_SCOPE_ID else subgraphs.get(scope.workflow)
-    if source is None:
-        return None
-    for node in source.nodes:
-        if node.id == pending.node_id and isinstance(node, InterruptNode):
-            return node
-    return None
-
-
 def preview_run(
     workflow: Workflow,
     input: object,
@@ -63,7 +47,7 @@ def preview_run(
     subgraphs: Mapping[str, Workflow] | None = None,
     outcomes: Mapping[str, str] | None = None,
     seed: int = 0,
-    max_steps: int = 10_000,
+    max_steps: int = DEFAULT_MAX_STEPS,
     answer_interrupts: bool = True,
     max_answers: int = 100,
 ) -> Preview:
@@ -83,7 +67,7 @@ def preview_run(
         records.extend(result.trace)
         answered = 0
         while result.status == "paused" and answer_interrupts and answered < max_answers:
-            node = _interrupt_node(result, workflow, children)
+            node = result.interrupt_node(workflow, children)
             if node is None:
                 break
             outcome = chosen.get(node.id) or (node.outcomes[0] if node.outcomes else None)

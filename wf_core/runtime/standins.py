@@ -20,13 +20,15 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012
 
-from wf_core.models import Workflow
+from wf_core.models import InterruptNode, NodeDef, NodeUse, Workflow
+from wf_core.models.steps import declared_outcomes
 from wf_core.runtime.contracts import schema_dict
 from wf_core.runtime.handlers import Handler, NodeResult, RuntimeContext
 from wf_core.runtime.json_values import JsonObject, JsonValue
 from wf_core.schema_nav import schema_urn
+from wf_core.validation.suggest import closest_name
 
-__all__ = ["sample_value", "stand_in_handlers"]
+__all__ = ["outcome_choice_problems", "sample_value", "stand_in_handlers"]
 
 _MAX_DEPTH = 12
 
@@ -254,3 +256,84 @@ def _stand_in(name: str, default: str, output: JsonValue, chosen: Mapping[str, s
 
     handler.__name__ = f"stand_in_{name}"
     return handler
+
+
+def outcome_choice_problems(
+    workflow: Workflow,
+    outcomes: Mapping[str, str],
+    *,
+    subgraphs: Mapping[str, Workflow] | None = None,
+    stand_ins: bool = True,
+) -> dict[str, str]:
+    """Why each chosen outcome (by node id or node def name, as :func:`stand_in_handlers`
+    and interrupts read them) cannot be taken, by key; empty when all can.
+
+    Only a node of type ``node`` run by its stand-in (``stand_ins``) and an interrupt take
+    a chosen outcome, and only one they declare (:func:`declared_outcomes`, the rule
+    validation applies to edges). Checked before a run, a mistake is a clear refusal
+    instead of a node failing halfway, or a choice silently ignored.
+    """
+    sources = [workflow, *(subgraphs or {}).values()]
+    problems: dict[str, str] = {}
+    for key, outcome in outcomes.items():
+        problem = _choice_problem(sources, key, outcome, stand_ins)
+        if problem is not None:
+            problems[key] = problem
+    return problems
+
+
+def _choice_problem(sources: list[Workflow], key: str, outcome: str, stand_ins: bool) -> str | None:
+    """What is wrong with choosing ``outcome`` for ``key``, if anything. A node id wins
+    over a node def name, as in the stand-ins."""
+    uses = [(node, source) for source in sources for node in source.nodes if node.id == key]
+    by_id = bool(uses)
+    if not by_id:
+        uses = [
+            (node, source)
+            for source in sources
+            for node in source.nodes
+            if isinstance(node, NodeUse) and node.node == key
+        ]
+    if not uses:
+        return _unknown(sources, key)
+    for node, source in uses:
+        what = f"node '{node.id}'" if by_id else f"node def '{key}'"
+        if isinstance(node, NodeUse) and not stand_ins:
+            return f"{what} runs a handler you gave, which chooses its own outcome"
+        if not isinstance(node, NodeUse | InterruptNode):
+            return (
+                f"node '{node.id}' is of type {node.type}, whose outcome cannot be chosen "
+                "(only nodes of type node, run by their stand-ins, and interrupts can)"
+            )
+        defs: dict[str, NodeDef] = {d.name: d for d in source.node_defs}
+        declared = declared_outcomes(node, defs)
+        if outcome not in declared:
+            listed = [o for o in _declaration_order(node, defs) if o in declared]
+            suggestion = closest_name(outcome, declared)
+            hint = f"; did you mean '{suggestion}'?" if suggestion else ""
+            return (
+                f"{what} does not declare outcome '{outcome}' "
+                f"(declared: {', '.join(listed) or 'none'}{hint})"
+            )
+    return None
+
+
+def _declaration_order(node: NodeUse | InterruptNode, defs: Mapping[str, NodeDef]) -> list[str]:
+    """The outcomes as the document lists them, for messages."""
+    if isinstance(node, InterruptNode):
+        return list(node.outcomes)
+    definition = defs.get(node.node)
+    return list(definition.outcomes) if definition is not None else []
+
+
+def _unknown(sources: list[Workflow], key: str) -> str:
+    if any(d.name == key for source in sources for d in source.node_defs):
+        return f"no node uses node def '{key}'"
+    names: list[str] = []
+    for source in sources:
+        names.extend(node.id for node in source.nodes)
+        names.extend(d.name for d in source.node_defs)
+    called = " or the workflows it calls" if len(sources) > 1 else ""
+    suggestion = closest_name(key, names)
+    hint = f" (did you mean '{suggestion}'?)" if suggestion else ""
+    return f"workflow '{sources[0].name}'{called} has no node or node def '{key}'{hint}"

@@ -25,8 +25,6 @@ if TYPE_CHECKING:  # the runtime is imported on the first run, not at server sta
     from wf_core.runtime.preview import Preview
     from wf_core.snapshot import PlacedIssue
 
-MAX_STEPS = 10_000
-
 
 class RunRefused(Exception):
     """The workflow cannot run as it is; the message says why, in one line."""
@@ -108,6 +106,7 @@ def run_document(
     ``owner_stack``, ``context``, ``input``, ``outcome``). Raises
     :class:`RunRefused` when the document has errors or a child cannot be found.
     """
+    from wf_core.runtime import DEFAULT_MAX_STEPS
     from wf_core.runtime.preview import observed_contexts, preview_run
 
     errors = _errors(view, workspace)
@@ -120,7 +119,7 @@ def run_document(
         raise RunRefused("the workflow could not be built; fix its errors before running it")
     children = _children(view, workspace)
     preview = preview_run(
-        view.workflow, input, subgraphs=children, outcomes=outcomes, max_steps=MAX_STEPS
+        view.workflow, input, subgraphs=children, outcomes=outcomes, max_steps=DEFAULT_MAX_STEPS
     )
     last = LastRun(view.text, preview.status, observed_contexts(preview.records, limit=50))
     name = view.workflow.name
