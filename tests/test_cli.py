@@ -257,7 +257,9 @@ def test_context_after_the_loops_lists_no_entries(capsys) -> None:
     assert result["owner_stack"] == []
     assert not [o for o in result["paths"] if o["path"].startswith("context.foreach.")]
     code, text, _ = run(capsys, "context", str(BILLING), "charge")
-    assert "owner stack: customers > orders.v2" in text
+    assert 'owner stack: customers > "orders.v2"\n' in text  # the id as its path segment
+    code, text, _ = run(capsys, "context", str(EXAMPLES / "store_audit.wf.toml"), "report")
+    assert "owner stack: no active loop\n" in text
 
 
 def test_context_for_unknown_and_unreachable_nodes(capsys, tmp_path) -> None:

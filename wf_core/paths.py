@@ -42,6 +42,7 @@ __all__ = [
     "LocalPathError",
     "PathResolutionError",
     "StatePath",
+    "format_owner_stack",
     "format_segment",
     "format_segments",
     "get_nested_value",
@@ -103,6 +104,16 @@ def format_segment(seg: str) -> str:
 def format_segments(segments: Iterable[str]) -> str:
     """The canonical path text; ``parse_toml_key`` gives the same segments back."""
     return ".".join(format_segment(seg) for seg in segments)
+
+
+def format_owner_stack(stack: Iterable[str]) -> str:
+    """An owner stack as people read it, outermost first: ``customers > "orders.v2"``.
+
+    Each foreach id is written as the path segment it is in ``context.foreach.<id>``,
+    so a dotted id reads the same in every command that prints a stack.
+    """
+    text = " > ".join(format_segment(owner) for owner in stack)
+    return text or "no active loop"
 
 
 def _toml_path_error(text: object) -> str:

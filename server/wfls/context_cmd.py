@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from wf_core.inventory import readable_sources_for_node
+from wf_core.paths import format_owner_stack
 from wf_core.view import AnalysisView
 
 
@@ -65,8 +66,7 @@ def run_context(file: str, node_id: str, *, as_json: bool) -> int:
     if result["owner_stack"] is None:
         out.write(f"owner stack: none ({result['reason']})\n")
         return EXIT_OK
-    stack = result["owner_stack"]
-    out.write("owner stack: " + (" > ".join(stack) if stack else "(no active loop)") + "\n")
+    out.write(f"owner stack: {format_owner_stack(result['owner_stack'])}\n")
     out.write("readable paths:\n")
     width = max((len(o["path"]) for o in result["paths"]), default=0)
     for option in result["paths"]:

@@ -1,10 +1,11 @@
 """``wfls run FILE``: run a workflow, with stand-ins or the user's handlers.
 
 Exit statuses: 0 the run completed (or paused at an interrupt, with the way
-to resume printed), 1 the run failed or was refused (validation errors, an
-input that does not match ``input_schema``, a missing handler), 2 bad
-arguments or an input, answer, handler module or run-state file that cannot
-be read. Every error is one line on stderr; no traceback.
+to resume printed), 1 the run failed, stopped at its step limit or was refused
+(validation errors, an input that does not match ``input_schema``, a missing
+handler), 2 bad arguments (an ``--outcome`` no node can take among them) or an
+input, answer, handler module or run-state file that cannot be read. Every
+error is one line on stderr; no traceback.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import argparse
 import importlib
 import json
 import os
+import shlex
 import sys
 from collections.abc import Mapping
 from pathlib import Path
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wf_core.models import Workflow
-    from wf_core.runtime import Handler, RunResult
+    from wf_core.runtime import Handler, PendingInterrupt, RunResult
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -34,8 +36,14 @@ class _Failed(Exception):
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
+    from wf_core.step_limit import DEFAULT_MAX_STEPS  # a constant: imports nothing
+
     parser.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
-    parser.add_argument("--input", metavar="INPUT.json", help="the workflow input (JSON)")
+    parser.add_argument(
+        "--input",
+        metavar="INPUT.json",
+        help="the workflow input (JSON); - reads it from standard input",
+    )
     parser.add_argument(
         "--handlers",
         metavar="MODULE:MAPPING",
@@ -59,9 +67,36 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         "activations as JSON Lines",
     )
     parser.add_argument("--resume", metavar="RUN.json", help="continue a paused run")
-    parser.add_argument("--answer", metavar="ANSWER.json", help="the answer to the interrupt")
+    parser.add_argument(
+        "--answer",
+        metavar="ANSWER.json",
+        help="the answer to the interrupt (JSON); - reads it from standard input",
+    )
     parser.add_argument("--save", metavar="RUN.json", help="write the run state here")
-    parser.add_argument("--seed", type=int, default=0, help="orders concurrent items (default 0)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="orders concurrent items (default 0; a resumed run goes on with the saved one)",
+    )
+    parser.add_argument(
+        "--max-steps",
+        type=_positive,
+        default=DEFAULT_MAX_STEPS,
+        metavar="N",
+        help=f"stop the run after N steps, so that a workflow that loops forever ends "
+        f"(default {DEFAULT_MAX_STEPS}, as in the editor; counted afresh by each --resume)",
+    )
+
+
+def _positive(text: str) -> int:
+    """``--max-steps``: a whole number of at least 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got '{text}'")
+    return value
 
 
 def run_workflow(args: argparse.Namespace) -> int:
@@ -86,24 +121,39 @@ def _parse_outcomes(specs: list[str]) -> dict[str, str]:
 
 
 def _read_json(path: str, what: str) -> Any:
+    """The JSON value of the file at ``path``, or of standard input for ``-``."""
+    where = "from standard input" if path == "-" else f"'{path}'"
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        data = _stdin_bytes() if path == "-" else Path(path).read_bytes()
     except OSError as error:
-        raise _Usage(f"cannot read {what} '{path}': {error.strerror or error}") from None
+        raise _Usage(f"cannot read {what} {where}: {error.strerror or error}") from None
+    try:
+        text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise _Usage(f"cannot read {what} '{path}': not UTF-8 text") from None
+        raise _Usage(f"cannot read {what} {where}: not UTF-8 text") from None
+    if not text.strip():
+        raise _Usage(f"{what} {where} is empty: expected JSON")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise _Usage(f"{what} '{path}' is not JSON: {error}") from None
+        raise _Usage(f"{what} {where} is not JSON: {error}") from None
     except RecursionError:  # the decoder recurses once per level
-        raise _Usage(f"{what} '{path}' nests too deeply to be read") from None
+        raise _Usage(f"{what} {where} nests too deeply to be read") from None
+
+
+def _stdin_bytes() -> bytes:
+    """Standard input as bytes, so that its encoding is checked like a file's."""
+    buffer = getattr(sys.stdin, "buffer", None)
+    if buffer is not None:
+        data: bytes = buffer.read()
+        return data
+    return sys.stdin.read().encode("utf-8")
 
 
 def _load_workflow(path: Path) -> Workflow:
     from wf_core.issues import Severity
     from wfls.check_cmd import load_file
-    from wfls.reporting import findings_for, render_text
+    from wfls.reporting import text_for
 
     try:
         snapshot = load_file(path)
@@ -111,8 +161,8 @@ def _load_workflow(path: Path) -> Workflow:
         raise _Usage(f"cannot read '{path}': {error.strerror or error}") from None
     errors = [p for p in snapshot.issues if p.severity == Severity.ERROR]
     if errors or snapshot.workflow is None:
-        findings = [f for f in findings_for(str(path), snapshot) if f.severity == Severity.ERROR]
-        sys.stderr.write(render_text(findings))
+        # Every finding, as ``wfls check`` prints it: an error's consequences are part of it.
+        sys.stderr.write(text_for(str(path), snapshot).text)
         raise _Failed(f"'{path}' has {len(errors)} error(s); fix them before running it")
     workflow: Workflow = snapshot.workflow
     return workflow
@@ -178,83 +228,129 @@ def _import_handlers(spec: str) -> dict[str, Handler]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from wf_core.runtime import (
-        WorkflowExecutionError,
-        execute_workflow,
-        load,
-        resume_workflow,
-        stand_in_handlers,
-    )
+    from wf_core.runtime import stand_in_handlers
 
-    if args.resume is None and args.input is None:
-        raise _Usage("--input INPUT.json is required (or --resume RUN.json --answer ANSWER.json)")
-    if args.resume is not None and args.input is not None:
-        raise _Usage("--input cannot be used with --resume: the saved run has its input")
-    if (args.resume is None) != (args.answer is None):
-        raise _Usage("--resume and --answer go together")
+    _check_combination(args)
     outcomes = _parse_outcomes(args.outcome)
     file = Path(args.file)
     workflow = _load_workflow(file)
     subgraphs = _subgraphs(file, workflow)
+    _check_outcomes(workflow, subgraphs, outcomes, stand_ins=args.handlers is None)
     if args.handlers is not None:
         handlers = _import_handlers(args.handlers)
     else:
         handlers = stand_in_handlers(workflow, outcomes=outcomes, subgraphs=subgraphs)
-
     if args.resume is None:
-        data = _read_json(args.input, "input")
-        try:
-            result = execute_workflow(workflow, data, handlers, subgraphs=subgraphs, seed=args.seed)
-        except WorkflowExecutionError as error:
-            problems = getattr(error, "problems", ())
-            for problem in problems[1:]:
-                print(f"wfls: {problem}", file=sys.stderr)
-            raise _Failed(str(problems[0]) if problems else str(error)) from None
+        result = _start(args, workflow, subgraphs, handlers)
     else:
-        try:
-            saved_text = Path(args.resume).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as error:
-            reason = getattr(error, "strerror", None) or error
-            raise _Usage(f"cannot read run state '{args.resume}': {reason}") from None
-        try:
-            saved = load(saved_text)
-        except WorkflowExecutionError as error:
-            raise _Usage(f"'{args.resume}': {error}") from None
-        answer = _read_json(args.answer, "answer")
-        waiting = saved.interrupts[0].node_id if saved.interrupts else None
-        try:
-            result = resume_workflow(
-                saved,
-                answer,
-                workflow,
-                handlers,
-                outcome=outcomes.get(waiting) if waiting is not None else None,
-                subgraphs=subgraphs,
-            )
-        except WorkflowExecutionError as error:
-            message = str(error)
-            if waiting is not None and waiting not in outcomes and "choose" in message:
-                message += f" (--outcome {waiting}=OUTCOME)"
-            raise _Failed(message) from None
-
+        result = _resume(args, workflow, subgraphs, handlers, outcomes)
     if args.save is not None:
         try:
             Path(args.save).write_text(result.dump_state(), encoding="utf-8")
         except OSError as error:
             raise _Usage(f"cannot write '{args.save}': {error.strerror or error}") from None
-    _report(result, args)
+    _report(result, args, workflow, subgraphs)
     return EXIT_FAILED if result.status == "failed" else EXIT_OK
 
 
-def _report(result: RunResult, args: argparse.Namespace) -> None:
+def _check_combination(args: argparse.Namespace) -> None:
+    """Options that cannot go together, before anything is read."""
+    if args.resume is None and args.input is None:
+        raise _Usage("--input INPUT.json is required (or --resume RUN.json --answer ANSWER.json)")
+    if args.resume is not None and args.input is not None:
+        raise _Usage("--input cannot be used with --resume: the saved run has its input")
+    if args.resume is not None and args.seed is not None:
+        raise _Usage("--seed cannot be used with --resume: the saved run goes on with its own")
+    if (args.resume is None) != (args.answer is None):
+        raise _Usage("--resume and --answer go together")
+
+
+def _check_outcomes(
+    workflow: Workflow, subgraphs: dict[str, Workflow], outcomes: dict[str, str], *, stand_ins: bool
+) -> None:
+    """Every ``--outcome`` names a node (or node def) that can take the outcome it gives."""
+    from wf_core.runtime import outcome_choice_problems
+
+    problems = outcome_choice_problems(workflow, outcomes, subgraphs=subgraphs, stand_ins=stand_ins)
+    if problems:
+        key, problem = next(iter(problems.items()))
+        raise _Usage(f"--outcome {key}={outcomes[key]}: {problem}")
+
+
+def _start(
+    args: argparse.Namespace,
+    workflow: Workflow,
+    subgraphs: dict[str, Workflow],
+    handlers: dict[str, Handler],
+) -> RunResult:
+    from wf_core.runtime import WorkflowExecutionError, execute_workflow
+
+    data = _read_json(args.input, "input")
+    try:
+        return execute_workflow(
+            workflow,
+            data,
+            handlers,
+            subgraphs=subgraphs,
+            seed=args.seed if args.seed is not None else 0,
+            max_steps=args.max_steps,
+            trace=args.trace,
+        )
+    except WorkflowExecutionError as error:
+        problems = getattr(error, "problems", ())
+        for problem in problems[1:]:
+            print(f"wfls: {problem}", file=sys.stderr)
+        raise _Failed(str(problems[0]) if problems else str(error)) from None
+
+
+def _resume(
+    args: argparse.Namespace,
+    workflow: Workflow,
+    subgraphs: dict[str, Workflow],
+    handlers: dict[str, Handler],
+    outcomes: dict[str, str],
+) -> RunResult:
+    from wf_core.runtime import WorkflowExecutionError, load, resume_workflow
+
+    try:
+        saved_text = Path(args.resume).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise _Usage(f"cannot read run state '{args.resume}': {reason}") from None
+    try:
+        saved = load(saved_text)
+    except WorkflowExecutionError as error:
+        raise _Usage(f"'{args.resume}': {error}") from None
+    answer = _read_json(args.answer, "answer")
+    waiting = saved.interrupts[0].node_id if saved.interrupts else None
+    try:
+        return resume_workflow(
+            saved,
+            answer,
+            workflow,
+            handlers,
+            outcome=outcomes.get(waiting) if waiting is not None else None,
+            subgraphs=subgraphs,
+            max_steps=args.max_steps,
+            trace=args.trace,
+        )
+    except WorkflowExecutionError as error:
+        message = str(error)
+        if waiting is not None and waiting not in outcomes and "choose" in message:
+            message += f" (--outcome {waiting}=OUTCOME)"
+        raise _Failed(message) from None
+
+
+def _report(
+    result: RunResult, args: argparse.Namespace, workflow: Workflow, subgraphs: dict[str, Workflow]
+) -> None:
     from wf_core.runtime import render_json_lines, render_text
 
     out = sys.stdout
     if args.fmt == "json":
         if args.trace:
             out.write(render_json_lines(result.trace))
-            summary = sys.stderr
-            summary.write(_summary_text(result, args))
+            sys.stderr.write(_summary_text(result, args, workflow, subgraphs))
             return
         pending = result.interrupt
         document = {
@@ -267,17 +363,28 @@ def _report(result: RunResult, args: argparse.Namespace) -> None:
             else {"node": pending.node_id, "kind": pending.kind, "request": pending.request},
         }
         out.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        if result.step_limit is not None:
+            sys.stderr.write(_summary_text(result, args, workflow, subgraphs))
         return
     if args.trace:
         out.write(render_text(result.trace))
         out.write("\n")
-    out.write(_summary_text(result, args))
+    summary = _summary_text(result, args, workflow, subgraphs)
+    (sys.stderr if result.step_limit is not None else out).write(summary)
 
 
-def _summary_text(result: RunResult, args: argparse.Namespace) -> str:
+def _summary_text(
+    result: RunResult, args: argparse.Namespace, workflow: Workflow, subgraphs: dict[str, Workflow]
+) -> str:
     if result.status == "completed":
         output = json.dumps(result.output, indent=2, ensure_ascii=False)
         return f"completed with outcome '{result.outcome}'\noutput: {output}\n"
+    if result.step_limit is not None:
+        stop = result.step_limit
+        return (
+            f"wfls: the run stopped at its step limit of {stop.limit} steps, at {stop.where}; "
+            "the workflow may loop forever (raise the limit with --max-steps N)\n"
+        )
     if result.status == "failed":
         return f"failed: {result.error}\n"
     pending = result.interrupt
@@ -288,8 +395,40 @@ def _summary_text(result: RunResult, args: argparse.Namespace) -> str:
         f"paused at interrupt '{pending.node_id}' (kind '{pending.kind}')",
         f"request: {request}",
     ]
-    if args.save is not None:
-        lines.append(f"resume with: wfls run {args.file} --resume {args.save} --answer ANSWER.json")
-    else:
+    if args.save is None:
         lines.append("the run state was not saved: run again with --save RUN.json to resume it")
+        return "\n".join(lines) + "\n"
+    command, choose = _resume_command(args, result, pending, workflow, subgraphs)
+    lines.append(f"resume with: {command}")
+    if choose:
+        lines.append(f"OUTCOME is one of: {', '.join(choose)}")
     return "\n".join(lines) + "\n"
+
+
+def _resume_command(
+    args: argparse.Namespace,
+    result: RunResult,
+    pending: PendingInterrupt,
+    workflow: Workflow,
+    subgraphs: dict[str, Workflow],
+) -> tuple[str, list[str]]:
+    """The command that resumes this run as it ran (the same file, handlers, chosen
+    outcomes and step limit; the seed is in the saved state), quoted for a POSIX shell,
+    and the outcomes to choose from when the interrupt needs one (``OUTCOME`` in it)."""
+    from wf_core.step_limit import DEFAULT_MAX_STEPS
+
+    words = ["wfls", "run", args.file, "--resume", args.save, "--answer", "ANSWER.json"]
+    if args.handlers is not None:
+        words += ["--handlers", args.handlers]
+    for spec in args.outcome:
+        words += ["--outcome", spec]
+    choose: list[str] = []
+    node = result.interrupt_node(workflow, subgraphs)
+    chosen = _parse_outcomes(args.outcome)
+    if node is not None and len(node.outcomes) > 1 and pending.node_id not in chosen:
+        words += ["--outcome", f"{pending.node_id}=OUTCOME"]
+        choose = list(node.outcomes)
+    if args.max_steps != DEFAULT_MAX_STEPS:
+        words += ["--max-steps", str(args.max_steps)]
+    words += ["--save", args.save]
+    return " ".join(shlex.quote(word) for word in words), choose

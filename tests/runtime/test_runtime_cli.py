@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import io
 import json
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from wfls.cli import main
+import wf_core.runtime
+from wf_core.paths import format_owner_stack
+from wf_core.runtime import DEFAULT_MAX_STEPS, RunResult
+from wfls.cli import build_parser, main
 
 ROOT = Path(__file__).parent.parent.parent
 BILLING = ROOT / "examples" / "billing.wf.toml"
@@ -80,7 +85,10 @@ def test_chosen_outcomes_steer_stand_ins_and_interrupts(capsys, tmp_path) -> Non
     code, out, _ = run(capsys, str(APPROVALS), "--input", str(inputs), "--save", str(saved))
     assert code == 0
     assert "paused at interrupt 'ask_manager' (kind 'approval')" in out
-    assert f"resume with: wfls run {APPROVALS} --resume {saved} --answer ANSWER.json" in out
+    assert out.endswith(
+        f"resume with: wfls run {APPROVALS} --resume {saved} --answer ANSWER.json "
+        f"--outcome ask_manager=OUTCOME --save {saved}\nOUTCOME is one of: approved, rejected\n"
+    )
     answer = tmp_path / "answer.json"
     answer.write_text('{"ok": false}')
     code, _, err = run(capsys, str(APPROVALS), "--resume", str(saved), "--answer", str(answer))
@@ -206,6 +214,11 @@ def test_a_missing_handler_refuses_the_run(capsys, tmp_path, monkeypatch) -> Non
             "wfls: --input cannot be used with --resume: the saved run has its input\n",
         ),
         (["--resume", "r.json"], 2, "wfls: --resume and --answer go together\n"),
+        (
+            ["--resume", "r.json", "--answer", "a.json", "--seed", "3"],
+            2,
+            "wfls: --seed cannot be used with --resume: the saved run goes on with its own\n",
+        ),
         (
             ["--input", "x.json", "--outcome", "charge"],
             2,
@@ -343,7 +356,7 @@ def test_subgraphs_are_found_among_the_documents_beside_the_file(capsys, tmp_pat
     inputs.write_text('{"guests": ["Ada", "Grace"]}')
     code, out, err = run(capsys, str(tmp_path / "party.wf.toml"), "--input", str(inputs), "--trace")
     assert (code, err) == (0, "")
-    assert "    #2 greet: hello (node) [no loop] → ok" in out
+    assert "    #2 greet: hello (node) [no active loop] → ok" in out
     assert '        input  {"who": "Ada"}' in out
     assert "#3 greet (subgraph) [guests] → ok" in out
     (tmp_path / "greet.wf.toml").unlink()
@@ -353,3 +366,317 @@ def test_subgraphs_are_found_among_the_documents_beside_the_file(capsys, tmp_pat
         err == f"wfls: no workflow named 'greet' beside '{tmp_path / 'party.wf.toml'}' "
         "(a subgraph node calls it)\n"
     )
+
+
+LOOPING = """name = "looping"
+start = "summary"
+edges = [
+  { from = "summary", outcome = "ok", to = "summary" },
+  { from = "summary", outcome = "stop", to = "__end__" },
+]
+
+[input_schema]
+type = "object"
+
+[[node_defs]]
+name = "summarise"
+outcomes = ["ok", "stop"]
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+
+[[nodes]]
+id = "summary"
+type = "node"
+node = "summarise"
+"""
+
+
+def limit_line(steps: int) -> str:
+    return (
+        f"wfls: the run stopped at its step limit of {steps} steps, at node 'summary'; the "
+        "workflow may loop forever (raise the limit with --max-steps N)\n"
+    )
+
+
+def test_a_node_that_loops_on_itself_stops_at_the_step_limit(capsys, tmp_path) -> None:
+    looping = tmp_path / "looping.wf.toml"
+    looping.write_text(LOOPING)
+    assert main(["check", str(looping)]) == 0  # check accepts the loop
+    capsys.readouterr()
+    inputs = tmp_path / "in.json"
+    inputs.write_text("{}")
+    assert build_parser().parse_args(["run", str(looping)]).max_steps == DEFAULT_MAX_STEPS
+    code, out, err = run(capsys, str(looping), "--input", str(inputs))
+    assert (code, out, err) == (1, "", limit_line(DEFAULT_MAX_STEPS))
+    code, out, err = run(
+        capsys, str(looping), "--input", str(inputs), "--max-steps", "3", "--trace"
+    )
+    assert (code, err) == (1, limit_line(3))
+    assert [line for line in out.splitlines() if line.startswith("#")] == [
+        f"#{n} summary (node) [no active loop] → ok" for n in (1, 2, 3)
+    ]
+    code, out, err = run(
+        capsys, str(looping), "--input", str(inputs), "--max-steps", "3", "--format", "json"
+    )
+    assert (code, json.loads(out)["status"], err) == (1, "failed", limit_line(3))
+    code, out, err = run(
+        capsys,
+        str(looping),
+        "--input",
+        str(inputs),
+        "--outcome",
+        "summary=stop",
+        "--max-steps",
+        "1",
+    )
+    assert (code, err) == (0, "")  # one step is enough to end
+
+
+@pytest.mark.parametrize("value", ["0", "-4", "many"])
+def test_the_step_limit_is_a_positive_whole_number(capsys, value) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["run", str(BILLING), "--input", str(BILLING_INPUT), "--max-steps", value])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith(
+        f"wfls: error: argument --max-steps: expected a whole number of at least 1, got '{value}'\n"
+    )
+
+
+def test_help_documents_the_step_limit_and_standard_input(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "--max-steps N stop the run after N steps" in text
+    assert f"(default {DEFAULT_MAX_STEPS}, as in the editor;" in text
+    assert "--input INPUT.json the workflow input (JSON); - reads it from standard input" in text
+    assert "--answer ANSWER.json the answer to the interrupt (JSON); - reads it from standard" in (
+        text
+    )
+
+
+CASCADE = """name = "cascade"
+start = "summary"
+edges = [{ from = "summary", outcome = "ok", to = "__end__" }]
+
+[input_schema]
+type = "object"
+
+[[node_defs]]
+name = "summarise"
+outcomes = ["ok"]
+
+[[nodes]]
+id = "summary"
+type = "node"
+node = "summarise"
+"""
+
+
+def test_a_refused_document_prints_exactly_the_findings_of_check(capsys, tmp_path) -> None:
+    document = tmp_path / "cascade.wf.toml"
+    document.write_text(CASCADE)
+    assert main(["check", str(document)]) == 1
+    checked = capsys.readouterr().out
+    assert "information[unknown_node_def]" in checked  # a consequence, under its cause
+    code, out, err = run(capsys, str(document), "--input", str(BILLING_INPUT))
+    assert (code, out) == (1, "")
+    assert err == checked + f"wfls: '{document}' has 1 error(s); fix them before running it\n"
+
+
+def stdin(monkeypatch: pytest.MonkeyPatch, data: bytes) -> None:
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(data), encoding="utf-8"))
+
+
+def test_input_and_answer_can_come_from_standard_input(capsys, tmp_path, monkeypatch) -> None:
+    stdin(monkeypatch, BILLING_INPUT.read_bytes())
+    code, out, err = run(capsys, str(BILLING), "--input", "-")
+    assert (code, err) == (0, "")
+    assert out.startswith("completed with outcome 'ok'")
+    inputs = tmp_path / "in.json"
+    inputs.write_text(
+        json.dumps({"requests": [{"id": "r1", "amount": 500, "requester": "ann"}], "limit": 100})
+    )
+    saved = tmp_path / "run.json"
+    code, _, _ = run(capsys, str(APPROVALS), "--input", str(inputs), "--save", str(saved))
+    assert code == 0
+    stdin(monkeypatch, b'{"ok": true}')
+    code, out, err = run(
+        capsys,
+        str(APPROVALS),
+        "--resume",
+        str(saved),
+        "--answer",
+        "-",
+        "--outcome",
+        "ask_manager=approved",
+    )
+    assert (code, err) == (0, "")
+    assert out.startswith("completed with outcome 'ok'")
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (
+            b"{bad",
+            "input from standard input is not JSON: Expecting property name enclosed in "
+            "double quotes: line 1 column 2 (char 1)",
+        ),
+        (b"", "input from standard input is empty: expected JSON"),
+        (b"\xff{}", "cannot read input from standard input: not UTF-8 text"),
+    ],
+)
+def test_bad_json_on_standard_input_is_one_line(capsys, monkeypatch, data, message) -> None:
+    stdin(monkeypatch, data)
+    code, out, err = run(capsys, str(BILLING), "--input", "-")
+    assert (code, out, err) == (2, "", f"wfls: {message}\n")
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["--outcome", "ask_manger=approved"],
+            "--outcome ask_manger=approved: workflow 'approvals' has no node or node def "
+            "'ask_manger' (did you mean 'ask_manager'?)",
+        ),
+        (
+            ["--outcome", "small_enough=true"],
+            "--outcome small_enough=true: node 'small_enough' is of type condition, whose "
+            "outcome cannot be chosen (only nodes of type node, run by their stand-ins, and "
+            "interrupts can)",
+        ),
+        (
+            ["--outcome", "ask_manager=aproved"],
+            "--outcome ask_manager=aproved: node 'ask_manager' does not declare outcome 'aproved' "
+            "(declared: approved, rejected; did you mean 'approved'?)",
+        ),
+        (
+            ["--outcome", "record=failed"],
+            "--outcome record=failed: node 'record' does not declare outcome 'failed' "
+            "(declared: ok)",
+        ),
+    ],
+)
+def test_chosen_outcomes_are_checked_before_the_run(capsys, argv, message) -> None:
+    code, out, err = run(capsys, str(APPROVALS), "--input", str(BILLING_INPUT), *argv)
+    assert (code, out, err) == (2, "", f"wfls: {message}\n")
+
+
+def test_with_handlers_a_node_outcome_is_the_handlers_choice(capsys, tmp_path, monkeypatch) -> None:
+    (tmp_path / "billing_handlers_a.py").write_text(HANDLERS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    code, out, err = run(
+        capsys,
+        str(BILLING),
+        "--input",
+        str(BILLING_INPUT),
+        "--handlers",
+        "billing_handlers_a:HANDLERS",
+        "--outcome",
+        "charge=ok",
+    )
+    assert (code, out) == (2, "")
+    assert err == (
+        "wfls: --outcome charge=ok: node 'charge' runs a handler you gave, which chooses its own "
+        "outcome\n"
+    )
+
+
+APPROVAL_HANDLERS = """
+def record(payload, ctx):
+    return {"outcome": "ok", "output": {"approved": [payload["id"]]}}
+
+HANDLERS = {"record": record}
+"""
+
+
+def test_the_printed_resume_command_runs_as_printed(capsys, tmp_path, monkeypatch) -> None:
+    folder = tmp_path / "my flows"
+    folder.mkdir()
+    document = folder / "approvals's copy.wf.json"
+    document.write_text(APPROVALS.read_text())
+    (tmp_path / "approval_handlers_b.py").write_text(APPROVAL_HANDLERS)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", list(sys.path))
+    requests = [{"id": f"r{i}", "amount": 500, "requester": "ann"} for i in range(2)]
+    (tmp_path / "in.json").write_text(json.dumps({"requests": requests, "limit": 100}))
+    (tmp_path / "ANSWER.json").write_text('{"ok": true}')
+    code, out, _ = run(
+        capsys,
+        str(document.relative_to(tmp_path)),
+        "--input",
+        "in.json",
+        "--handlers",
+        "approval_handlers_b:HANDLERS",
+        "--outcome",
+        "ask_manager=approved",
+        "--max-steps",
+        "50",
+        "--save",
+        "state 1.json",
+    )
+    assert code == 0
+    command = out.splitlines()[-1].removeprefix("resume with: ")
+    assert command == (
+        "wfls run 'my flows/approvals'\"'\"'s copy.wf.json' --resume 'state 1.json' --answer "
+        "ANSWER.json --handlers approval_handlers_b:HANDLERS --outcome ask_manager=approved "
+        "--max-steps 50 --save 'state 1.json'"
+    )
+    for remaining in (1, 0):  # the second request pauses again, and its command goes on
+        words = shlex.split(command)
+        assert words[:2] == ["wfls", "run"]
+        code, out, err = run(capsys, *words[2:])
+        assert (code, err) == (0, "")
+        if remaining:
+            assert out.splitlines()[-1] == f"resume with: {command}"
+    assert json.loads(out.removeprefix("completed with outcome 'ok'\noutput: ")) == {
+        "approved": ["r1"]
+    }
+
+
+def test_without_trace_the_run_keeps_no_activations(capsys, tmp_path, monkeypatch) -> None:
+    results: list[RunResult] = []
+
+    def keeping(function):  # the public entry points, wrapped to see what they return
+        def call(*args, **kwargs):
+            result = function(*args, **kwargs)
+            results.append(result)
+            return result
+
+        return call
+
+    monkeypatch.setattr(
+        wf_core.runtime, "execute_workflow", keeping(wf_core.runtime.execute_workflow)
+    )
+    monkeypatch.setattr(
+        wf_core.runtime, "resume_workflow", keeping(wf_core.runtime.resume_workflow)
+    )
+    inputs = tmp_path / "in.json"
+    inputs.write_text(
+        json.dumps({"requests": [{"id": "r1", "amount": 500, "requester": "ann"}], "limit": 100})
+    )
+    saved = tmp_path / "run.json"
+    (tmp_path / "answer.json").write_text('{"ok": true}')
+    assert run(capsys, str(BILLING), "--input", str(BILLING_INPUT))[0] == 0
+    assert run(capsys, str(APPROVALS), "--input", str(inputs), "--save", str(saved))[0] == 0
+    resumed = ["--resume", str(saved), "--answer", str(tmp_path / "answer.json")]
+    assert run(capsys, str(APPROVALS), *resumed, "--outcome", "ask_manager=approved")[0] == 0
+    assert [r.status for r in results] == ["completed", "paused", "completed"]
+    assert [r.trace for r in results] == [(), (), ()]
+    assert all(r.state.recorded > 0 for r in results)
+    assert run(capsys, str(BILLING), "--input", str(BILLING_INPUT), "--trace")[0] == 0
+    assert len(results[-1].trace) == results[-1].state.recorded == 11
+
+
+def test_context_and_the_trace_print_an_owner_stack_alike(capsys) -> None:
+    expected = format_owner_stack(["customers", "orders.v2"])
+    assert expected == 'customers > "orders.v2"'
+    assert main(["context", str(BILLING), "charge"]) == 0
+    context = capsys.readouterr().out
+    code, trace, _ = run(capsys, str(BILLING), "--input", str(BILLING_INPUT), "--trace")
+    assert code == 0
+    assert f"owner stack: {expected}\n" in context
+    assert f"#3 charge (node) [{expected}] → ok\n" in trace

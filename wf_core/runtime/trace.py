@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from wf_core.paths import format_segment
+from wf_core.paths import format_owner_stack, format_segment
 from wf_core.runtime.json_values import JsonObject, JsonValue
 
 __all__ = ["ActivationRecord", "render_json_lines", "render_text", "to_json_line"]
@@ -67,12 +67,6 @@ def _short(value: object, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _owner_label(owner_stack: tuple[str, ...]) -> str:
-    if not owner_stack:
-        return "no loop"
-    return " > ".join(format_segment(owner) for owner in owner_stack)
-
-
 def render_text(records: Iterable[ActivationRecord], *, width: int = 100) -> str:
     """A readable trace: a header line per activation, then the loop entries it saw
     (``customers[0] = {...}``), its input and, when it failed, why.
@@ -93,7 +87,7 @@ def render_text(records: Iterable[ActivationRecord], *, width: int = 100) -> str
             result = "⏸ paused"
         lines.append(
             f"{indent}#{record.seq} {place}{record.node_id} ({record.node_type}) "
-            f"[{_owner_label(record.owner_stack)}] {result}"
+            f"[{format_owner_stack(record.owner_stack)}] {result}"
         )
         body = indent + "    "
         entries = record.context.get("foreach")
