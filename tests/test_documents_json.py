@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
 from wf_core.documents import DocumentParser, Kind, parse_document
+from wf_core.snapshot import analyze_text
 from wf_core.spans import LineIndex
 
 DOC = {
@@ -260,3 +262,34 @@ def test_a_duplicate_members_value_leaves_no_entries() -> None:
     assert ("nodes", 0, "x") not in doc.source_map
     entry = doc.source_map.get(("nodes", 0, "id"))
     assert entry is not None and entry.value.slice(text) == '"a"'
+
+
+TOML_MESSAGE = (
+    "this is TOML, not JSON: a TOML workflow belongs in a .wf.toml file "
+    "(a .wf.json file holds one JSON object)"
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "covered"),
+    [
+        (
+            (Path(__file__).parent.parent / "examples/billing.wf.toml").read_text(),
+            TOML_MESSAGE,
+            "# billing.wf.toml",
+        ),
+        ('\nname = "greet"\nstart = "hello"\n', TOML_MESSAGE, 'name = "greet"'),
+        ('[[nodes]]\nid = "a"\n', TOML_MESSAGE, "[[nodes]]"),
+        (
+            "hello world\n",
+            "this is not JSON: a .wf.json file holds one JSON object, starting with '{'",
+            "hello world",
+        ),
+    ],
+)
+def test_text_that_is_not_json_is_one_error_that_says_so(text, message, covered) -> None:
+    """Not "the document is empty", nor an error for every line read as JSON."""
+    issues = analyze_text(text, "json").issues
+    assert [(i.code, i.message, i.span.slice(text)) for i in issues] == [
+        ("syntax_error", message, covered)
+    ]

@@ -155,6 +155,10 @@ class DocumentSnapshot:
     def load(self) -> LoadResult:
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
         parsed = self.parsed
+        if not values and parsed.issues:
+            # Nothing parsed (TOML text in a .wf.json file, a first key being typed): the
+            # syntax errors are the mistakes; a workflow missing every key is not another.
+            return LoadResult(workflow=None, issues=())
         written = parsed.source_map.keys_without_value() if parsed.issues else frozenset()
         return load_workflow(values, cache=self._model_cache, written=written)
 

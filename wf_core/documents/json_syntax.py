@@ -344,6 +344,12 @@ def parse_json(
     text; the returned dict holds those this version used, for the next.
     """
     sink = _Sink()
+    not_json = not_a_json_document(text)
+    if not_json is not None:
+        # One mistake (the wrong format, or the wrong file name), one error: reading
+        # the text as JSON anyway would report every line of it.
+        sink.problem(*not_json)
+        return {}, SourceMap({}, {}, []), sink.problems, {}
     cache = _Chunks(text, chunks or {})
     root = tree.root_node
     offsets = ByteOffsets(text)
@@ -363,6 +369,36 @@ def parse_json(
         sink.problem(Span(0, len(text)), "expected a JSON object")
     source_map = SourceMap(sink.entries, sink.strings, sink.occ, sink.placements)
     return values, source_map, sink.problems, cache.used
+
+
+# What a JSON value may start with; a document starting otherwise is not JSON at all.
+_JSON_START = re.compile(r'[\s\ufeff]*(?:[{\["\-0-9]|true\b|false\b|null\b|//|/\*|$)')
+# A first line TOML has and JSON cannot: a comment, a ``[table]`` header, ``key =``.
+_KEY = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_DOTTED = rf"{_KEY}(?:[ \t]*\.[ \t]*{_KEY})*"
+_TOML_LINE = re.compile(
+    rf"[\s\ufeff]*(?:\#|\[\[?[ \t]*{_DOTTED}[ \t]*\]\]?[ \t]*(?:\#.*)?$|{_DOTTED}[ \t]*=)",
+    re.MULTILINE,
+)
+
+
+def not_a_json_document(text: str) -> tuple[Span, str] | None:
+    """The one syntax error of a text that is not JSON at all, on its first line (None for
+    a text that starts like JSON). TOML text is named as such: it belongs in a
+    ``.wf.toml`` file."""
+    toml = _TOML_LINE.match(text) is not None
+    if not toml and _JSON_START.match(text):
+        return None
+    start = len(text) - len(text.lstrip("\ufeff \t\r\n"))
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
+    span = Span(start, max(start, len(text[:end].rstrip())))
+    if toml:
+        return span, (
+            "this is TOML, not JSON: a TOML workflow belongs in a .wf.toml file "
+            "(a .wf.json file holds one JSON object)"
+        )
+    return span, "this is not JSON: a .wf.json file holds one JSON object, starting with '{'"
 
 
 def _is_unit(loc: Location, opening: str) -> bool:
