@@ -272,6 +272,38 @@ def test_context_for_unknown_and_unreachable_nodes(capsys, tmp_path) -> None:
     assert "unreachable" in result["reason"]
 
 
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        (
+            'start = "customers"',
+            'start = "custmers"',
+            "the workflow's start 'custmers' names no node",
+        ),
+        ('start = "customers"\n', "", "the workflow's start is not set"),
+        (
+            'id = "customers"\ntype = "foreach"',
+            'id = "customers"\ntype = "foreach"\nitem_error = 5',
+            "the workflow's start node 'customers' failed to load",
+        ),
+        (
+            '{ from = "customers", outcome = "loop", to = "orders.v2" }',
+            '{ from = "customers", outcome = "loop", to = "customers" }',
+            "node 'charge' is unreachable from start 'customers'",
+        ),
+    ],
+)
+def test_context_names_the_real_reason_a_node_has_none(capsys, tmp_path, old, new, reason) -> None:
+    """Not "unreachable" when there is no start to reach the node from."""
+    path = tmp_path / "nostart.wf.toml"
+    path.write_text(BILLING.read_text().replace(old, new, 1))
+    code, out, _ = run(capsys, "context", str(path), "charge", "--json")
+    assert code == 0
+    assert json.loads(out)["reason"] == f"no context schema for this program location: {reason}"
+    code, out, _ = run(capsys, "context", str(path), "charge")
+    assert f"owner stack: none (no context schema for this program location: {reason})\n" in out
+
+
 def test_schema_command_validates_the_examples(capsys) -> None:
     code, out, _ = run(capsys, "schema")
     assert code == 0

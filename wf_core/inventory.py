@@ -13,7 +13,7 @@ validation can never disagree:
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import Any, TypedDict
 
 from wf_core.analysis.context_scopes import ContextFieldAvailability, ContextModel
@@ -188,6 +188,29 @@ def context_path_options(
                     )
                 )
     return options
+
+
+def missing_context_reason(
+    model: ContextModel, node_id: str, *, left_out: Collection[str] = ()
+) -> str | None:
+    """Why ``node_id`` has no context schema, in the author's terms; None when it has one.
+
+    The cause is named where it lies: a node is "unreachable" only when there is a start
+    to reach it from. ``left_out`` holds the ids of nodes that failed to load, so a start
+    naming one of them is said to have failed to load rather than to name no node.
+    """
+    if model.stack_of(node_id) is not None:
+        return None
+    start = model.workflow.start
+    if not start:
+        return "the workflow's start is not set"
+    if start not in model.nodes_by_id:
+        if start in left_out:
+            return f"the workflow's start node {start!r} failed to load"
+        return f"the workflow's start {start!r} names no node"
+    if node_id in model.regions.conflicted:
+        return f"node {node_id!r} is reachable under two foreach control regions"
+    return f"node {node_id!r} is unreachable from start {start!r}"
 
 
 def context_path_options_for_node(

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from wf_core.inventory import readable_sources_for_node
+from wf_core.inventory import missing_context_reason, readable_sources_for_node
 from wf_core.paths import format_owner_stack
 from wf_core.view import AnalysisView
 
@@ -19,12 +19,7 @@ def node_context(snapshot: AnalysisView, node_id: str) -> dict[str, Any] | None:
         return None
     stack = model.stack_of(node_id)
     if stack is None:
-        conflicted = node_id in model.regions.conflicted
-        reason = (
-            f"node '{node_id}' is reachable under two foreach control regions"
-            if conflicted
-            else f"node '{node_id}' is unreachable from start"
-        )
+        reason = missing_context_reason(model, node_id, left_out=snapshot.load.invalid_node_ids)
         return {
             "node": node_id,
             "owner_stack": None,
