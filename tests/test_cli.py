@@ -192,6 +192,20 @@ def test_an_undeclared_root_field_is_placed_on_it_with_the_declared_ones(capsys,
     ]
 
 
+def test_a_duplicate_node_id_notes_the_first_node(capsys, tmp_path) -> None:
+    path = tmp_path / "twice.wf.toml"
+    path.write_text(BILLING.read_text().replace('id = "charge"', 'id = "customers"'))
+    _, out, _ = run(capsys, "check", str(path))
+    lines = out.splitlines()
+    at = next(i for i, line in enumerate(lines) if "error[duplicate_node_id]" in line)
+    first = BILLING.read_text().split("\n").index('id = "customers"') + 1
+    assert lines[at + 1 : at + 4] == [
+        '  id = "customers"',
+        "       ^^^^^^^^^^^",
+        f"  = note: the first node with id 'customers' ({path}:{first}:6)",
+    ]
+
+
 def test_clean_examples_pass_and_exit_codes(capsys, tmp_path) -> None:
     assert run(capsys, "check", str(BILLING), str(EXAMPLES / "approvals.wf.json"))[0] == 0
     assert run(capsys, "check", str(tmp_path / "missing.wf.toml"))[0] == 2

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from wf_core.models import Workflow
+from wf_core.snapshot import analyze_text
 from wf_core.validation.core import validate_workflow
 
 BILLING = tomllib.loads((Path(__file__).parent.parent / "examples/billing.wf.toml").read_text())
@@ -380,3 +381,38 @@ def test_an_undeclared_root_field_names_the_declared_ones() -> None:
             "total",
         ),
     }
+
+
+def test_a_duplicate_points_at_the_first_of_its_name() -> None:
+    """The second ``id``/``name`` is the error; the first is its related place, in document
+    positions even when a node before it failed to load."""
+    text = (
+        (Path(__file__).parent.parent / "examples/billing.wf.toml")
+        .read_text()
+        .replace('[[nodes]]\nid = "customers"', '[[nodes]]\nid = 5\n\n[[nodes]]\nid = "customers"')
+        .replace('id = "charge"', 'id = "customers"')
+    )
+    text += (
+        '\n[[node_defs]]\nname = "charge_order"\noutcomes = ["ok"]\n'
+        'input_schema = { type = "object" }\noutput_schema = { type = "object" }\n'
+    )
+    snapshot = analyze_text(text, "toml")
+    found = [
+        (p.code, p.model_path, [(r.model_path, r.message, r.span.start) for r in p.related])
+        for p in snapshot.issues
+        if p.code.startswith("duplicate_node")
+    ]
+    first_id = text.index('id = "customers"') + len("id = ")
+    first_def = text.index('name = "charge_order"') + len("name = ")
+    assert found == [
+        (
+            "duplicate_node_id",
+            "nodes[3].id",
+            [("nodes[1].id", "the first node with id 'customers'", first_id)],
+        ),
+        (
+            "duplicate_node_def",
+            "node_defs[1].name",
+            [("node_defs[0].name", "the first node def named 'charge_order'", first_def)],
+        ),
+    ]

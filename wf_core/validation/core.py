@@ -183,15 +183,23 @@ def _ways_in(issue: Any, regions: Any) -> tuple[Related, ...]:
 
 def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any]:
     node_defs: dict[str, Any] = {}
+    first_defs: dict[str, int] = {}
     for i, definition in enumerate(workflow.node_defs):
         if definition.name in node_defs:
             report.add(
                 Code.DUPLICATE_NODE_DEF,
                 ("node_defs", i, "name"),
                 f"duplicate node def name {definition.name!r}",
+                related=(
+                    Related(
+                        ("node_defs", first_defs[definition.name], "name"),
+                        f"the first node def named {definition.name!r}",
+                    ),
+                ),
             )
             continue
         node_defs[definition.name] = definition
+        first_defs[definition.name] = i
     return node_defs
 
 
@@ -246,11 +254,16 @@ def _validate_nodes(
     extras: list[Issue],
     memo: ValidationMemo,
 ) -> None:
-    seen_ids: set[str] = set()
+    first_ids: dict[str, int] = {}
     for i, node in enumerate(workflow.nodes):
-        if node.id in seen_ids:
-            report.add(Code.DUPLICATE_NODE_ID, ("nodes", i, "id"), f"duplicate node id {node.id!r}")
-        seen_ids.add(node.id)
+        first = first_ids.setdefault(node.id, i)
+        if first != i:
+            report.add(
+                Code.DUPLICATE_NODE_ID,
+                ("nodes", i, "id"),
+                f"duplicate node id {node.id!r}",
+                related=(Related(("nodes", first, "id"), f"the first node with id {node.id!r}"),),
+            )
     for i, node in enumerate(workflow.nodes):
         findings = memo.get("node", i, node)
         if findings is None:
