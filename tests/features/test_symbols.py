@@ -108,6 +108,7 @@ def test_nodes_nest_under_the_loops_that_own_them() -> None:
         """
         input_schema [Struct] object
           customers [Property] array<object>
+            name [Property] any
         state_schema [Struct] object
           total [Property] number
         charge_order [Class] node def · outcomes ok, declined
@@ -149,6 +150,81 @@ def test_nested_properties_are_children() -> None:
           customer [Property] object
             address [Property] object
               city [Property] string
+        x [Event] end ok
+        """,
+    )
+
+
+def test_properties_of_array_items_and_ref_targets_are_children_too() -> None:
+    """Through ``items`` and ``$ref`` (into ``$defs``), as completion walks them; a schema
+    that refers to itself is listed once more but not expanded again."""
+    check_document_symbols(
+        """
+        name = "p"
+        start = "x"
+
+        [input_schema]
+        type = "object"
+        properties.customers = { type = "array", items = { "$ref" = "#/$defs/customer" } }
+        properties.tree = { "$ref" = "#/$defs/node" }
+
+        [input_schema."$defs".customer]
+        type = "object"
+        properties.name = { type = "string" }
+        properties.orders = { type = "array", items = { "$ref" = "#/$defs/order" } }
+
+        [input_schema."$defs".order]
+        type = "object"
+        allOf = [{ properties.sku = { type = "string" } }]
+        properties.qty = { type = "integer" }
+
+        [input_schema."$defs".node]
+        type = "object"
+        properties.children = { type = "array", items = { "$ref" = "#/$defs/node" } }
+
+        [state_schema]
+        type = "object"
+        properties.totals = { type = "array", items = { properties.cents = { type = "integer" } } }
+
+        [output_schema]
+        type = "object"
+        properties.report = { type = "object", properties.lines = { type = "array" } }
+
+        [[node_defs]]
+        name = "d"
+        outcomes = ["ok"]
+        output_schema = { type = "object" }
+
+        [node_defs.input_schema]
+        "$defs" = { a = { properties.b = {} } }
+        properties.a = { "$ref" = "#/$defs/a" }
+
+        [[nodes]]
+        id = "x"
+        type = "end"
+        outcome = "ok"
+        """,
+        """
+        input_schema [Struct] object
+          customers [Property] array<object>
+            name [Property] string
+            orders [Property] array<object>
+              qty [Property] integer
+              sku [Property] string
+          tree [Property] object
+            children [Property] array<object>
+        state_schema [Struct] object
+          totals [Property] array<object>
+            cents [Property] integer
+        output_schema [Struct] object
+          report [Property] object
+            lines [Property] array<any>
+        d [Class] node def · outcomes ok
+          ok [EnumMember] outcome
+          input_schema [Struct] object
+            a [Property] object
+              b [Property] any
+          output_schema [Struct] object
         x [Event] end ok
         """,
     )

@@ -6,7 +6,8 @@ the loops run; nodes without an owner stack (unreachable, reached under two
 foreach regions, or not analysed because of their own errors) stay at the top
 level with a detail saying so. Beside them: the node defs with their outcomes
 and schemas, and the workflow's ``input_schema``, ``state_schema`` and
-``output_schema`` with their declared properties.
+``output_schema`` with their declared properties, nested ones too (an object's
+properties, an array's items' properties, through ``$ref`` into ``$defs``).
 
 A symbol's range is the text of its own entry (a node's table), never the
 nodes nested under it, which are written elsewhere: the nesting is the loops',
@@ -24,9 +25,10 @@ from typing import Any
 
 from wf_core.locations import Location
 from wf_core.schema_nav import SchemaView
+from wf_core.semantic.schemas import SchemaSite
 from wf_core.spans import Span
 from wf_core.view import AnalysisView
-from wfls.features.common import document_nodes, value_at
+from wfls.features.common import document_nodes
 from wfls.features.types import OutlineSymbol
 
 NODE_KINDS = {
@@ -42,6 +44,11 @@ WORKFLOW_SCHEMAS = ("input_schema", "state_schema", "output_schema")
 UNREACHABLE = "unreachable"
 CONFLICTED = "reached under two foreach regions"
 NOT_ANALYSED = "not analysed: it has errors"
+MAX_SCHEMA_DEPTH = 16
+"""Schema properties nest in the outline this deep at most."""
+MAX_SCHEMA_SYMBOLS = 2_000
+"""Properties listed per schema at most: ``$ref``s shared along many properties multiply
+what a schema declares, which a recursion guard alone does not bound."""
 MAX_OUTLINE_DEPTH = 32
 """Loops nest in the outline this deep at most; the nodes of deeper loops are listed,
 flat, under the loop at that depth. Clients walk and serialise the outline
@@ -228,32 +235,75 @@ def _schema_symbol(view: AnalysisView, location: Location, name: str) -> Outline
         return None
     root = site.navigator.root
     selection = _name(view, entry.key) if entry.key is not None else entry.value
-    properties = tuple(_properties(view, location, root, depth=0))
+    on_branch = frozenset(id(branch.schema) for branch in root.branches())
+    budget = [MAX_SCHEMA_SYMBOLS]
+    properties = tuple(_properties(view, site, root, 1, on_branch, budget))
     return OutlineSymbol(
         name, "Struct", _pair(entry.key, entry.value), selection, root.type_summary(), properties
     )
 
 
 def _properties(
-    view: AnalysisView, location: Location, schema: SchemaView | None, depth: int
+    view: AnalysisView,
+    site: SchemaSite,
+    schema: SchemaView,
+    depth: int,
+    on_branch: frozenset[int],
+    budget: list[int],
 ) -> list[OutlineSymbol]:
-    """The properties a schema value declares where it is written, nested objects too."""
-    declared = value_at(view, (*location, "properties"))
-    if not isinstance(declared, Mapping) or depth > 8:
+    """The properties ``schema`` declares, each where it is written, with its own members.
+
+    Asked of the one schema navigator, so a property declared through ``$ref``,
+    ``allOf``/``anyOf``/``oneOf`` counts as completion and validation count it; a
+    property holding an array has its items' properties as members. A schema already
+    expanded on this branch (a recursive ``$ref``) is listed but not expanded again.
+    """
+    if depth > MAX_SCHEMA_DEPTH:
         return []
     source_map = view.parsed.source_map
     out = []
-    for name in declared:
-        where = (*location, "properties", name)
-        entry = source_map.get(where)
-        if entry is None or entry.key is None or not isinstance(name, str):
+    for name in schema.declared_names():
+        child = schema.child(name)
+        where = _written_at(site, schema, name)
+        entry = source_map.get(where) if where is not None else None
+        if child is None or entry is None or entry.key is None or budget[0] <= 0:
             continue
-        child = schema.child(name) if schema is not None else None
-        detail = child.type_summary() if child is not None else None
-        nested = tuple(_properties(view, where, child, depth + 1))
+        budget[0] -= 1
+        members = _members(child)
+        nested: tuple[OutlineSymbol, ...] = ()
+        if members is not None:
+            seen = {id(branch.schema) for branch in members.branches()}
+            if not seen & on_branch:
+                nested = tuple(
+                    _properties(view, site, members, depth + 1, on_branch | seen, budget)
+                )
         pair = _pair(entry.key, entry.value)
-        out.append(OutlineSymbol(name, "Property", pair, _name(view, entry.key), detail, nested))
+        out.append(
+            OutlineSymbol(
+                name, "Property", pair, _name(view, entry.key), child.type_summary(), nested
+            )
+        )
     return out
+
+
+def _written_at(site: SchemaSite, schema: SchemaView, name: str) -> Location | None:
+    """Where the first branch of ``schema`` that declares ``name`` is written in the
+    document (a ``$ref`` target in its ``$defs`` counts); None when none is."""
+    for branch in schema.branches():
+        declared = branch.declared_properties()
+        if declared is not None and name in declared:
+            location = site.location_of(branch.schema)
+            if location is not None:
+                return (*location, "properties", name)
+    return None
+
+
+def _members(schema: SchemaView) -> SchemaView | None:
+    """What a property's members are: its items' properties for an array, else its own."""
+    if schema.declares_array():
+        items = schema.array_items()
+        return SchemaView((items,)) if items is not None else None
+    return schema
 
 
 def _name(view: AnalysisView, key: Span) -> Span:
