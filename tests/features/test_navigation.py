@@ -40,6 +40,50 @@ def test_hover_on_a_dotted_foreach_id_in_a_path() -> None:
     )
 
 
+ORDER_ITEM_SCHEMA = """item schema:
+```json
+{
+  "type": "object",
+  "additionalProperties": false,
+  "properties": {
+    "sku": {
+      "type": "string"
+    },
+    "qty": {
+      "type": "integer"
+    }
+  }
+}
+```"""
+
+
+def test_a_loop_hovered_at_its_id_and_in_a_path_shows_its_item_schema() -> None:
+    """The loop's own ``id`` value and its ``context.foreach."orders.v2"`` segment both
+    say what the loop runs over and the schema of its items, from one function."""
+    shown = []
+    for fixture, covered in (
+        (at(BILLING, 'id = "orders.v2"', 7), "orders.v2"),
+        (at(BILLING, '"orders.v2".item\'', 2), '"orders.v2"'),
+    ):
+        snapshot, offset = cursor(fixture)
+        result = hover(snapshot, offset)
+        assert result is not None
+        assert snapshot.text[result.span.start : result.span.end] == covered
+        shown.append(result.markdown.split("\n\n"))
+    at_id, in_path = shown
+    loop = [
+        "over: `context.foreach.customers.item.orders`",
+        "alias: `order`",
+        ORDER_ITEM_SCHEMA,
+    ]
+    assert at_id == ["**node `orders.v2`**: `foreach`", *loop, "owner stack: `customers`"]
+    assert in_path == [
+        "**foreach `orders.v2`**: the current iteration of this loop",
+        *loop,
+        "owner stack here: `customers` > `orders.v2`",
+    ]
+
+
 def test_hover_on_a_member_through_a_ref() -> None:
     check_hover(
         at(BILLING, "customers.item.name", 16),

@@ -154,7 +154,7 @@ def node_markdown(view: AnalysisView, node_id: str) -> str | None:
     node = node_values(view, index)
     lines = [f"**node `{node_id}`**: `{node.get('type')}`"]
     if node.get("type") == "foreach":
-        lines.append(f"over `{node.get('over')}` as `{node.get('as')}`")
+        lines.extend(loop_lines(view, node_id, node))
     if node.get("type") == "node":
         lines.append(f"uses node def `{node.get('node')}`")
     lines.append(f"owner stack: {stack_text(owner_stack(view, node_id))}")
@@ -232,18 +232,27 @@ def property_markdown(view: AnalysisView, symbol: Symbol) -> str:
     )
 
 
-def foreach_markdown(view: AnalysisView, owner: str, stack: tuple[str, ...] | None) -> str | None:
+def loop_lines(view: AnalysisView, owner: str, node: Mapping[str, Any]) -> list[str]:
+    """What a foreach loop is, wherever it is hovered (its own ``id``, its alias, its
+    ``context.foreach.<id>`` segment in a path): what it runs over, its alias and the
+    schema of its items."""
     model = view.context
+    item = model.item_schema(owner) if model is not None else {}
+    return [
+        f"over: `{node.get('over')}`",
+        f"alias: `{node.get('as')}`",
+        f"item schema:\n```json\n{_json(without_defs(item))}\n```",
+    ]
+
+
+def foreach_markdown(view: AnalysisView, owner: str, stack: tuple[str, ...] | None) -> str | None:
     index = node_index_of(view, owner)
     if index is None:
         return None
     node = node_values(view, index)
-    item = model.item_schema(owner) if model is not None else {}
     lines = [
         f"**foreach `{owner}`**: the current iteration of this loop",
-        f"over: `{node.get('over')}`",
-        f"alias: `{node.get('as')}`",
-        f"item schema:\n```json\n{_json(without_defs(item))}\n```",
+        *loop_lines(view, owner, node),
     ]
     if stack is not None:
         lines.append(f"owner stack here: {stack_text(stack)}")
