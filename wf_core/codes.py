@@ -143,7 +143,8 @@ _LDA_WF = (
         Code.DUPLICATE_NODE_ID,
         "Duplicate node id",
         "Two entries of `nodes` have the same `id`. Edges, `start` and `context.foreach.<id>` "
-        "paths name nodes by id, so ids must be unique; the second one is reported.",
+        "paths name nodes by id, so ids must be unique; the second one is reported, with the "
+        "first as its related place.",
         """
         name = "greet"
         start = "hello"
@@ -1084,7 +1085,9 @@ _WFLS = (
         Severity.ERROR,
         "TOML or JSON syntax error",
         "The text is not valid TOML (or JSON for `*.wf.json`), or the file is not UTF-8. "
-        "wfls keeps reading after the error, so the rest of the document is still checked.",
+        "wfls keeps reading after the error, so the rest of the document is still checked; "
+        "a key whose value has the error is not reported missing as well. A `*.wf.json` file "
+        "whose text is not JSON at all (TOML, say) gets one error that says so.",
         """
         # the closing quote is missing
         name = "greet
