@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from wf_core.analysis.components import strongly_connected_components
 from wf_core.analysis.context_scopes import dump_schema
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location
@@ -318,47 +319,14 @@ class Cycle:
 
 
 def _cycles(workspace: Workspace) -> dict[str, Cycle]:
-    """Each workflow name in a cycle of subgraph calls → its cycle (Tarjan, iterative)."""
+    """Each workflow name in a cycle of subgraph calls → its cycle."""
     graph = workspace.calls()
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
     out: dict[str, Cycle] = {}
-    for start in sorted(graph):
-        if start in index:
-            continue
-        index[start] = low[start] = len(index)
-        stack.append(start)
-        on_stack.add(start)
-        work: list[tuple[str, Iterator[str]]] = [(start, iter(sorted(graph[start])))]
-        while work:
-            name, children = work[-1]
-            child = next((c for c in children if c in graph), None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = len(index)
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(graph[child]))))
-                elif child in on_stack:
-                    low[name] = min(low[name], index[child])
-                continue
-            work.pop()
-            if work:
-                parent = work[-1][0]
-                low[parent] = min(low[parent], low[name])
-            if low[name] != index[name]:
-                continue
-            component: list[str] = []
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.append(member)
-                if member == name:
-                    break
-            if len(component) > 1 or name in graph[name]:
-                ordered = sorted(component)
-                cycle = Cycle(frozenset(component), " -> ".join([*ordered, ordered[0]]))
-                out.update(dict.fromkeys(component, cycle))
+    for component in strongly_connected_components(
+        sorted(graph), lambda name: sorted(c for c in graph[name] if c in graph)
+    ):
+        if len(component) > 1 or component[0] in graph[component[0]]:
+            ordered = sorted(component)
+            cycle = Cycle(frozenset(component), " -> ".join([*ordered, ordered[0]]))
+            out.update(dict.fromkeys(component, cycle))
     return out
