@@ -1478,6 +1478,56 @@ _WFLS = (
         example_syntax="workspace",
     ),
     _wfls(
+        ProjectCode.ENDLESS_CYCLE,
+        Severity.WARNING,
+        "Loop that no run can leave",
+        "Nodes reachable from `start` form a loop from which no `end` node and no edge to "
+        "`__end__` can be reached: every edge out of them leads back into the loop (or on to "
+        "nodes that cannot end either), so a run that enters it never finishes. Reported once "
+        "per loop (a strongly connected part of the graph), on its first node in the "
+        "document, naming one cycle through that node; the loop's other nodes are related "
+        "locations. A loop with any way out is fine: a condition's other outcome, an edge to "
+        "`__end__`, a foreach's `done` edge once its body returns to it. Not reported either: a "
+        "loop whose only way out is an edge that is an error itself (an unknown destination, "
+        "an outcome the node does not declare, or one it declares with no edge), a loop "
+        "wholly inside a foreach body (`foreach_body_no_return` reports it), a loop through a "
+        "node reachable under two foreach regions (reported once `foreach_region_conflict` is "
+        "fixed, if it still has no way out), or one unreachable from `start`. An `interrupt` in "
+        "the loop does not change it: whoever answers can only resume it with one of its "
+        "declared outcomes, and each leads back into the loop.",
+        """
+        name = "article"
+        start = "draft"
+        outcomes = ["ok"]
+        edges = [
+          { from = "draft", outcome = "ok", to = "review" },
+          { from = "review", outcome = "changes", to = "draft" },
+          { from = "review", outcome = "approved", to = "draft" },  # meant: "__end__"
+        ]
+
+        [[node_defs]]
+        name = "write"
+        outcomes = ["ok"]
+        input_schema = { type = "object" }
+        output_schema = { type = "object" }
+
+        [[nodes]]
+        id = "draft"
+        type = "node"
+        node = "write"
+
+        [[nodes]]
+        id = "review"
+        type = "interrupt"
+        kind = "approval"
+        outcomes = ["changes", "approved"]
+        """,
+        "Give the loop a way out: lead one outcome of one of its nodes (a condition's, an "
+        "interrupt's, a node def's) to an `end` node, to `__end__`, or to a node from which "
+        "one is reachable.",
+        "these nodes loop forever: no end is reachable from draft -> review -> draft",
+    ),
+    _wfls(
         READ_ERROR,
         Severity.ERROR,
         "Path that cannot be read",

@@ -37,6 +37,7 @@ class ProjectCode(StrEnum):
     SUBGRAPH_BINDING = "subgraph_binding"
     SUBGRAPH_CYCLE = "subgraph_cycle"
     DUPLICATE_WORKFLOW_NAME = "duplicate_workflow_name"
+    ENDLESS_CYCLE = "endless_cycle"
 
 
 @record

@@ -26,6 +26,7 @@ from wf_core.paths import has_overlapping_paths
 from wf_core.tokens import END
 from wf_core.validation.consequences import relate_consequences
 from wf_core.validation.context_paths import Walks, node_context_findings, validate_context_paths
+from wf_core.validation.cycles import endless_cycles
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import Findings, Part, ValidationMemo
@@ -104,11 +105,13 @@ runs, alternating), within the machine's noise of each other."""
 
 
 def graph_findings(workflow: Any, node_defs: Mapping[str, Any]) -> list[Issue]:
-    """The whole-graph checks: the start, the edges, the outcomes of reachable nodes."""
+    """The whole-graph checks: the start, the edges, the outcomes of reachable nodes, and
+    (a warning of this project's) the cycles no run can leave."""
     graph = ValidationReport()
     _validate_start(workflow, graph)
     _validate_edges(workflow, node_defs, graph)
     _validate_reachable_outcomes(workflow, node_defs, graph)
+    graph.issues.extend(endless_cycles(workflow, node_defs))
     return graph.issues
 
 
