@@ -110,12 +110,11 @@ def test_a_caller_with_a_fitting_child_is_clean(tmp_path: Path) -> None:
     ws = workspace(tmp_path, child=CHILD, caller=CALLER)
     assert findings(ws, "caller") == []
     assert findings(ws, "child") == []
-    # lda-wf alone checks the bindings against the subgraph's empty default schema:
+    # lda-wf alone would check the bindings against the subgraph's empty default schema
+    # and reject both; the document alone leaves a side it declares no schema for to the
+    # child's contract, which only the workspace knows:
     alone = analyze_text(textwrap.dedent(CALLER).lstrip(), "toml")
-    assert [p.code for p in alone.issues if p.severity == "error"] == [
-        "invalid_node_input_field",
-        "invalid_node_input_field",
-    ]
+    assert [p.code for p in alone.issues if p.severity == "error"] == []
 
 
 def test_bindings_are_checked_against_the_child(tmp_path: Path) -> None:
@@ -135,6 +134,88 @@ def test_bindings_are_checked_against_the_child(tmp_path: Path) -> None:
     ]
     (bad,) = [p for p in document_issues(ws, uri_of(ws, "caller")) if "'tga'" in p.message]
     assert bad.help == "did you mean 'tag'?"
+
+
+MAILER = """
+name = "mailer"
+start = "send"
+edges = [{ from = "send", outcome = "ok", to = "__end__" }]
+output = [{ target = "sent", path = "state.sent" }]
+output_schema = { type = "object", properties = { sent = { type = "integer" } } }
+state_schema = { type = "object", properties = { sent = { type = "integer" } } }
+
+[[node_defs]]
+name = "send"
+outcomes = ["ok"]
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+
+[[nodes]]
+id = "send"
+type = "node"
+node = "send"
+"""
+
+NOTIFY = """
+name = "notify"
+start = "mail"
+edges = [{ from = "mail", outcome = "ok", to = "__end__" }]
+state_schema = { type = "object", properties = { count = { type = "integer" } } }
+
+[[nodes]]
+id = "mail"
+type = "subgraph"
+workflow = { name = "mailer" }
+output = [{ source = "SOURCE", target = "state.count" }]
+"""
+
+
+@pytest.mark.parametrize("declared", [False, True], ids=["child's schema", "node's schema"])
+def test_an_output_source_the_child_does_not_produce_is_an_error_both_ways(
+    tmp_path: Path, declared: bool
+) -> None:
+    caller = NOTIFY.replace("SOURCE", "snet")
+    if declared:
+        caller = caller.replace(
+            'workflow = { name = "mailer" }',
+            'workflow = { name = "mailer" }\n'
+            'output_schema = { type = "object", properties = { sent = {} } }',
+        )
+    ws = workspace(tmp_path, mailer=MAILER, notify=caller)
+    code, message = (
+        ("invalid_node_output_field", "source field 'snet' is not declared in node output schema")
+        if declared
+        else ("subgraph_binding", "child workflow 'mailer' does not produce output field 'snet'")
+    )
+    assert findings(ws, "notify") == [(code, "nodes[0].output[0].source", message)]
+    (bad,) = [p for p in document_issues(ws, uri_of(ws, "notify")) if "'snet'" in p.message]
+    assert bad.help == "did you mean 'sent'?"
+    fixed = workspace(tmp_path, notify=caller.replace("snet", "sent"))
+    assert findings(fixed, "notify") == []
+
+
+def test_a_binding_its_own_schema_does_not_declare_is_an_error_whatever_the_child(
+    tmp_path: Path,
+) -> None:
+    """An unknown child explains only what depends on it: a side the node declares keeps
+    lda-wf's error; a side left to the child has no finding of its own."""
+    caller = NOTIFY.replace("SOURCE", "sent").replace("mailer", "mialer")
+    caller = caller.replace(
+        'output = [{ source = "sent", target = "state.count" }]',
+        'output = [{ source = "sent", target = "state.count" }]\n'
+        'input = [{ target = "adress", value = "x" }]\n'
+        'input_schema = { type = "object", properties = { address = {} } }',
+    )
+    ws = workspace(tmp_path, mailer=MAILER, notify=caller)
+    (document,) = ws.by_name("notify")
+    assert [
+        (p.severity.value, p.code, p.model_path)
+        for p in document_issues(ws, document.uri)
+        if p.severity.value != "hint"
+    ] == [
+        ("error", "unknown_subgraph", "nodes[0].workflow.name"),
+        ("error", "invalid_node_input_field", "nodes[0].input[0].target"),
+    ]
 
 
 def test_a_declared_subgraph_schema_must_fit_the_child(tmp_path: Path) -> None:

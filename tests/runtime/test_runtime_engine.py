@@ -448,31 +448,39 @@ def test_end_nodes_set_the_workflow_outcome_and_end_edges_mean_ok() -> None:
     assert execute_workflow(LINEAR, {"rows": []}, {"probe": Recorder()}).outcome == "ok"
 
 
-def child(outcome: str = "ok") -> Any:
+def child(outcome: str = "ok", value: dict[str, Any] | None = None) -> Any:
     return workflow(
         [probe("inside", a="input.value"), {"id": "finish", "type": "end", "outcome": outcome}],
         ["inside:ok->finish"],
         name="child",
         outcomes=["ok", "partial"],
-        input_schema={"type": "object", "required": ["value"], "properties": {"value": {}}},
+        input_schema={
+            "type": "object",
+            "required": ["value"],
+            "properties": {"value": value or {}},
+        },
         output=[{"target": "echo", "path": "input.value"}, {"target": "fixed", "value": 7}],
         output_schema={"type": "object", "properties": {"echo": {}, "fixed": {}}},
     )
 
 
-def caller(outcomes: list[str]) -> Any:
+def caller(outcomes: list[str], *, schemas: bool = True) -> Any:
+    """A workflow whose subgraph node ``call`` runs ``child``; without ``schemas`` the
+    node declares none and binds to the child's."""
+    call: dict[str, Any] = {
+        "id": "call",
+        "type": "subgraph",
+        "workflow": "child",
+        "input": [{"target": "value", "path": "input.rows"}],
+        "output": [{"source": "fixed", "target": "state.log"}],
+        "outcomes": outcomes,
+    }
+    if schemas:
+        call["input_schema"] = {"type": "object", "properties": {"value": {}}}
+        call["output_schema"] = {"type": "object", "properties": {"echo": {}, "fixed": {}}}
     return workflow(
         [
-            {
-                "id": "call",
-                "type": "subgraph",
-                "workflow": "child",
-                "input_schema": {"type": "object", "properties": {"value": {}}},
-                "output_schema": {"type": "object", "properties": {"echo": {}, "fixed": {}}},
-                "input": [{"target": "value", "path": "input.rows"}],
-                "output": [{"source": "fixed", "target": "state.log"}],
-                "outcomes": outcomes,
-            },
+            call,
             probe("after", a="state.log"),
         ],
         [f"call:{o}->after" for o in outcomes] + ["after:ok->__end__"],
@@ -535,16 +543,52 @@ def failing_on_value() -> Recorder:
     return Recorder(result)
 
 
-def test_a_child_input_must_match_the_child_workflow_input_schema() -> None:
-    wf = caller(["ok"])
-    wf.nodes[0].input.clear()
+def test_a_subgraph_node_without_schemas_binds_to_the_child_s() -> None:
+    recorder = Recorder()
     result = execute_workflow(
-        wf, {"rows": [1]}, {"probe": Recorder()}, subgraphs={"child": child()}
+        caller(["ok"], schemas=False),
+        {"rows": [1]},
+        {"probe": recorder},
+        subgraphs={"child": child()},
+    )
+    assert result.status == "completed", result.error
+    assert [(ctx.node_id, p) for p, ctx in recorder.calls][-1] == ("after", {"a": 7})
+
+
+def test_an_output_source_the_child_does_not_declare_is_refused_before_the_run() -> None:
+    wf = caller(["ok"], schemas=False)
+    wf.nodes[0].output[0] = type(wf.nodes[0].output[0]).model_validate(
+        {"source": "fixd", "target": "state.log"}
+    )
+    with pytest.raises(WorkflowRefused) as refused:
+        execute_workflow(wf, {"rows": [1]}, {"probe": Recorder()}, subgraphs={"child": child()})
+    assert str(refused.value) == (
+        "cannot run: workflow 'test': [subgraph_binding] nodes[0].output[0].source: child "
+        "workflow 'child' does not produce output field 'fixd'"
+    )
+
+
+def test_a_child_input_must_match_the_child_workflow_input_schema() -> None:
+    strict = child(value={"type": "string"})
+    result = execute_workflow(
+        caller(["ok"]), {"rows": [1]}, {"probe": Recorder()}, subgraphs={"child": strict}
     )
     assert result.status == "failed"
     assert result.error == (
-        "subgraph 'call': input does not match the input_schema of workflow 'child': 'value' "
-        "is a required property"
+        "subgraph 'call': input does not match the input_schema of workflow 'child': value: [1] "
+        "is not of type 'string'"
+    )
+
+
+def test_a_required_child_input_no_binding_provides_is_refused_before_the_run() -> None:
+    """The same finding wfls check reports on the subgraph node (subgraph_binding)."""
+    wf = caller(["ok"])
+    wf.nodes[0].input.clear()
+    with pytest.raises(WorkflowRefused) as refused:
+        execute_workflow(wf, {"rows": [1]}, {"probe": Recorder()}, subgraphs={"child": child()})
+    assert str(refused.value) == (
+        "cannot run: workflow 'test': [subgraph_binding] nodes[0].workflow: child workflow "
+        "'child' requires input 'value', which no binding provides"
     )
 
 

@@ -72,6 +72,7 @@ from wf_core.runtime.reducers import Reducer
 from wf_core.runtime.state import ForeachActivation, Lineage, PendingInterrupt, RunState, ScopeState
 from wf_core.runtime.trace import ActivationRecord
 from wf_core.tokens import END
+from wf_core.validation.subgraphs import declares_schema
 
 __all__ = ["Engine", "StepLimit"]
 
@@ -716,11 +717,13 @@ class Engine:
         self, frame: Frame, node: SubgraphNode, scope: ScopeState, payload: JsonObject
     ) -> None:
         state = self.state
-        problem = compile_schema(node.input_schema).problem(payload)
-        if problem is not None:
-            raise _NodeFailed(
-                f"subgraph '{node.id}': input does not match its input_schema: {problem}", payload
-            )
+        if declares_schema(node, "input"):  # else the child's own schema is the contract
+            problem = compile_schema(node.input_schema).problem(payload)
+            if problem is not None:
+                raise _NodeFailed(
+                    f"subgraph '{node.id}': input does not match its input_schema: {problem}",
+                    payload,
+                )
         name = node.workflow.display
         child = self.programs.child(name)
         problem = child.input_check.problem(payload)
@@ -829,7 +832,11 @@ class Engine:
                     f"the child run ended with outcome '{outcome}', which the subgraph does not "
                     f"declare (declared: {', '.join(node.outcomes)})"
                 )
-            problem = compile_schema(node.output_schema).problem(output)
+            problem = (
+                compile_schema(node.output_schema).problem(output)
+                if declares_schema(node, "output")  # else the child checked its own output
+                else None
+            )
             if problem is not None:
                 raise WorkflowExecutionError(
                     f"the child output does not match the subgraph's output_schema: {problem}"

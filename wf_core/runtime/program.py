@@ -14,6 +14,7 @@ from collections import deque
 from collections.abc import Mapping
 from typing import Any
 
+from wf_core.issues import Severity
 from wf_core.models import NodeDef, NodeUse, ReducerRef, SubgraphNode, Workflow
 from wf_core.models.steps import AnyStep
 from wf_core.paths import format_segments, set_nested_value
@@ -22,6 +23,7 @@ from wf_core.runtime.errors import WorkflowRefused
 from wf_core.runtime.json_values import JsonObject, copy_json
 from wf_core.schema_nav import canonical_json
 from wf_core.validation.core import validate_workflow
+from wf_core.validation.subgraphs import contract_issues, declares_schema
 
 __all__ = ["ROOT_PROGRAM_KEY", "Program", "Programs", "check_runnable"]
 
@@ -134,14 +136,24 @@ def _label(program: Program) -> str:
     return f"workflow '{program.workflow.name}'"
 
 
-# Validation errors by workflow fingerprint: a resumed run checks the same workflows
-# again, and equal canonical JSON always validates the same.
-_VALIDATED: dict[str, tuple[str, ...]] = {}
+# Validation errors by workflow fingerprint and which subgraph schemas the document
+# wrote: a resumed run checks the same workflows again, and equal canonical JSON
+# validates the same unless a subgraph node leaves a schema to its child (the default
+# the model fills in dumps like a written one).
+_VALIDATED: dict[tuple[str, tuple[tuple[bool, bool], ...]], tuple[str, ...]] = {}
 _VALIDATED_LIMIT = 256
 
 
 def _validation_errors(program: Program) -> tuple[str, ...]:
-    known = _VALIDATED.get(program.fingerprint)
+    key = (
+        program.fingerprint,
+        tuple(
+            (declares_schema(node, "input"), declares_schema(node, "output"))
+            for node in program.workflow.nodes
+            if isinstance(node, SubgraphNode)
+        ),
+    )
+    known = _VALIDATED.get(key)
     if known is None:
         report = validate_workflow(program.workflow)
         known = tuple(
@@ -151,7 +163,7 @@ def _validation_errors(program: Program) -> tuple[str, ...]:
         )
         if len(_VALIDATED) >= _VALIDATED_LIMIT:
             _VALIDATED.clear()
-        _VALIDATED[program.fingerprint] = known
+        _VALIDATED[key] = known
     return known
 
 
@@ -162,16 +174,22 @@ def check_runnable(
     problems: list[str] = []
     for program in programs.reachable():
         problems.extend(_validation_errors(program))
-        for node in program.workflow.nodes:
+        for i, node in enumerate(program.workflow.nodes):
             if isinstance(node, SubgraphNode):
                 name = node.workflow.display
                 try:
-                    programs.child(name)
+                    child = programs.child(name)
                 except KeyError:
                     problems.append(
                         f"{_label(program)}: subgraph node '{node.id}' calls workflow '{name}', "
                         "which was not given"
                     )
+                    continue
+                problems.extend(
+                    f"{_label(program)}: [{issue.code}] {issue.model_path}: {issue.message}"
+                    for issue in contract_issues(node, ("nodes", i), child.workflow, name)
+                    if issue.severity == Severity.ERROR
+                )
             elif isinstance(node, NodeUse):
                 definition = program.node_defs.get(node.node)
                 if definition is not None and definition.name not in handlers:

@@ -32,6 +32,7 @@ from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import Findings, Part, ValidationMemo
 from wf_core.validation.reads import binding_reads, node_reads
 from wf_core.validation.source_paths import SourceChecker
+from wf_core.validation.subgraphs import declares_schema, undeclared_field
 from wf_core.validation.suggest import did_you_mean
 
 _SOURCE_MESSAGE = (
@@ -206,14 +207,6 @@ def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any
     return node_defs
 
 
-def _undeclared_target(target: Any, declared: Sequence[str]) -> dict[str, Any] | None:
-    """None when ``target``'s first segment is declared (or it is the root ``.``); else the
-    issue extras: the segment to mark and the closest declared name."""
-    if not target.parts or target.parts[0] in declared:
-        return None
-    return {"segment": 0, **did_you_mean(target.parts[0], declared)}
-
-
 def _validate_workflow_output(
     workflow: Any, model: ContextModel, sources: SourceChecker, report: ValidationReport
 ) -> None:
@@ -228,7 +221,7 @@ def _validate_workflow_output(
             )
             continue
         targets.append(binding.target)
-        undeclared = _undeclared_target(binding.target, declared)
+        undeclared = undeclared_field(binding.target, declared)
         if undeclared is not None:
             report.add(
                 Code.INVALID_WORKFLOW_OUTPUT_FIELD,
@@ -300,7 +293,14 @@ def _node_findings(
         else:
             _validate_io(node, definition.input_schema, definition.output_schema, base, sources)
     elif node_type == "subgraph":
-        _validate_io(node, node.input_schema, node.output_schema, base, sources)
+        # A side the node leaves out is the child's to decide (``validation.subgraphs``).
+        _validate_io(
+            node,
+            node.input_schema if declares_schema(node, "input") else None,
+            node.output_schema if declares_schema(node, "output") else None,
+            base,
+            sources,
+        )
     elif node_type == "condition":
         _validate_condition(node, i, sources)
     elif node_type == "foreach":
@@ -319,9 +319,11 @@ def _node_findings(
 def _validate_io(
     node: Any, input_schema: Any, output_schema: Any, base: Location, sources: SourceChecker
 ) -> None:
-    inputs = sources.declared_names(input_schema)
+    """A node's bindings against its contract; a schema of None is a side decided
+    elsewhere (a subgraph node's child), whose fields are not checked here."""
+    inputs = sources.declared_names(input_schema) if input_schema is not None else None
     for j, binding in enumerate(node.input):
-        undeclared = _undeclared_target(binding.target, inputs)
+        undeclared = None if inputs is None else undeclared_field(binding.target, inputs)
         if undeclared is not None:
             sources.error(
                 Code.INVALID_NODE_INPUT_FIELD,
@@ -337,9 +339,9 @@ def _validate_io(
             (*base, "input"),
             "input has overlapping node-local input paths",
         )
-    outputs = sources.declared_names(output_schema)
+    outputs = sources.declared_names(output_schema) if output_schema is not None else None
     for j, binding in enumerate(node.output):
-        undeclared = _undeclared_target(binding.source, outputs)
+        undeclared = None if outputs is None else undeclared_field(binding.source, outputs)
         if undeclared is not None:
             sources.error(
                 Code.INVALID_NODE_OUTPUT_FIELD,

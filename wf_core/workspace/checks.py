@@ -6,12 +6,11 @@ caller's input bindings pass, so:
 
 - an unknown name is an error (with "did you mean"); a registry artifact
   reference is accepted as it is: the registry is not visible here;
-- the caller's bindings are checked against the child: when the subgraph node
-  declares no ``input_schema``/``output_schema``, the child's own schemas are
-  the contract (lda-wf would check every binding against an empty default and
-  reject it; those findings are replaced); when it declares one, each declared
-  field must be one the child accepts; every field the child requires must
-  be bound;
+- the caller's subgraph node is checked against the child's contract
+  (``wf_core.validation.subgraphs``, the rule every front door shares): a side
+  the node declares no schema for binds to the child's own schema; a side it
+  declares must not promise fields the child lacks; every field the child
+  requires must be bound;
 - a cycle of subgraphs is reported once per cycle, on each ``workflow`` value
   in it, and never followed;
 - two documents with the same ``name``: a warning on both, an error where a
@@ -30,19 +29,17 @@ from dataclasses import replace
 from typing import Any
 
 from wf_core.analysis.components import strongly_connected_components
-from wf_core.analysis.context_scopes import dump_schema
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location
+from wf_core.models import SubgraphNode
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segments
 from wf_core.records import record
-from wf_core.schema_nav import SchemaNavigator
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue
 from wf_core.spans import Span
+from wf_core.validation.subgraphs import contract_issues
 from wf_core.validation.suggest import did_you_mean
 from wf_core.workspace.index import SubgraphUse, Workspace, WorkspaceDocument
-
-_REPLACED = {"input": "invalid_node_input_field", "output": "invalid_node_output_field"}
 
 
 def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:
@@ -52,8 +49,8 @@ def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:
         return ()
     snapshot = document.snapshot
     checker = _Checker(workspace, document)
-    extra = list(checker.issues())  # first: it decides which lda-wf findings are replaced
-    own = [checker.adjust(placed) for placed in snapshot.issues if not checker.replaced(placed)]
+    extra = list(checker.issues())
+    own = [checker.adjust(placed) for placed in snapshot.issues]
     placed = own + [_place(snapshot, issue) for issue in extra]
     order = {"error": 0, "warning": 1, "information": 2, "hint": 3}
     placed.sort(key=lambda p: (p.span.start, p.span.end, order[p.severity.value]))
@@ -93,31 +90,12 @@ class _Checker:
             if isinstance(document.snapshot.parsed.values, Mapping)
             else {}
         )
-        # Printed locations (document indexes) of lda-wf findings the child's contract replaces.
-        self._replaced: set[Location] = set()
-        # Subgraph nodes whose child is unknown: their lda-wf binding findings (against the
-        # empty default schema) only follow from that and are shown as information.
-        self._unresolved: dict[int, Location] = {}
         self._node_ids: dict[str, dict[str, int]] = {}  # per document uri, built when needed
 
     # -- the document's own findings ---------------------------------------------------
 
-    def replaced(self, placed: PlacedIssue) -> bool:
-        return placed.code in _REPLACED.values() and placed.location in self._replaced
-
     def adjust(self, placed: PlacedIssue) -> PlacedIssue:
-        """Follow-ons of an unknown child; a read of a caller's loop: say how to pass it."""
-        location = placed.location or ()
-        if (
-            placed.code in _REPLACED.values()
-            and len(location) >= 2
-            and location[1] in self._unresolved
-        ):
-            issue = replace(placed.issue, severity=Severity.INFORMATION)
-            where = self._unresolved[location[1]]
-            span = self.snapshot.span_of(where)
-            cause = Related(where, "the subgraph's child workflow is unknown", span)
-            return replace(placed, issue=issue, related=(*placed.related, cause))
+        """A child's read of a caller's loop: say how to pass it."""
         if placed.code != "invalid_context_path" or placed.location is None:
             return placed
         loop = self._foreign_loop(placed.location)
@@ -193,7 +171,6 @@ class _Checker:
                 continue
             children = self.workspace.by_name(use.name)
             if not children:
-                self._unresolved[use.node_index] = use.location
                 yield Issue(
                     code=ProjectCode.UNKNOWN_SUBGRAPH,
                     location=use.location,
@@ -241,65 +218,20 @@ class _Checker:
         )
 
     def _contract(self, use: SubgraphUse, child: WorkspaceDocument) -> Iterator[Issue]:
-        """The caller's subgraph node against the child's input and output schemas."""
+        """The caller's subgraph node against the child's contract (one rule, in
+        ``wf_core.validation.subgraphs``), placed in this document."""
         node = self.snapshot.node_at_document_index(use.node_index)
         workflow = child.snapshot.workflow
-        if node is None or workflow is None:
+        if not isinstance(node, SubgraphNode) or workflow is None or use.name is None:
             return
-        raw = self.values["nodes"][use.node_index]
-        base: Location = ("nodes", use.node_index)
-        child_input = SchemaNavigator(dump_schema(workflow.input_schema)).root
-        child_output = SchemaNavigator(dump_schema(workflow.output_schema)).root
-        for side, declared_key, child_view in (
-            ("input", "input_schema", child_input),
-            ("output", "output_schema", child_output),
-        ):
-            declared = declared_key in raw
-            names = child_view.declared_names()
-            open_child = child_view.allows_undeclared()
-            bindings = node.input if side == "input" else node.output
-            for j, binding in enumerate(bindings):
-                field_path = binding.target if side == "input" else binding.source
-                if not field_path.parts:
-                    continue
-                where: Location = (*base, side, self._binding_index(use.node_index, side, j))
-                where = (*where, "target" if side == "input" else "source")
-                if not declared:
-                    self._replaced.add(where)
-                    field = field_path.parts[0]
-                    if field not in names and not open_child:
-                        verb = "accept input" if side == "input" else "produce output"
-                        yield Issue(
-                            code=ProjectCode.SUBGRAPH_BINDING,
-                            location=where,
-                            message=f"child workflow {use.name!r} does not {verb} field {field!r}",
-                            segment=0,
-                            **did_you_mean(field, names),
-                        )
-            if declared:
-                node_view = SchemaNavigator(dump_schema(getattr(node, declared_key))).root
-                for field in node_view.declared_names():
-                    if field not in names and not open_child:
-                        yield Issue(
-                            code=ProjectCode.SUBGRAPH_BINDING,
-                            location=(*base, declared_key, "properties", field),
-                            message=f"the subgraph declares {side} field {field!r}, which child "
-                            f"workflow {use.name!r} does not have",
-                            **did_you_mean(field, names),
-                        )
-            if side == "input":
-                provided = {b.target.parts[0] for b in bindings if b.target.parts}
-                whole = any(not b.target.parts for b in bindings)
-                missing = [n for n in child_view.required_names() if n not in provided]
-                if missing and not whole:
-                    listed = ", ".join(repr(n) for n in missing)
-                    yield Issue(
-                        code=ProjectCode.SUBGRAPH_BINDING,
-                        location=use.location,
-                        message=f"child workflow {use.name!r} requires input {listed}, which no "
-                        "binding provides",
-                        data={"missing_inputs": missing},
-                    )
+        yield from contract_issues(
+            node,
+            ("nodes", use.node_index),
+            workflow,
+            use.name,
+            binding_index=lambda side, j: self._binding_index(use.node_index, side, j),
+            name_at=use.location,
+        )
 
     def _binding_index(self, node_index: int, side: str, model_index: int) -> int:
         """The document index of the ``side`` binding the model kept at ``model_index``."""
