@@ -261,6 +261,18 @@ def test_cursor_before_a_dot_belongs_to_the_segment_before() -> None:
     assert result.partial == PartialSegment("b", 2, 3, None)
 
 
+def test_the_segment_a_completion_replaces_and_those_behind_it() -> None:
+    text = "context.foreach.orders.v2.item"
+    inside = scan_at(text, 17)
+    assert inside.replaced == ScannedSegment("orders", 16, 22)
+    assert [s.value for s in inside.after] == ["v2", "item"]
+    assert scan_at(text, 22).replaced == inside.replaced  # at the end of the segment
+    assert scan_at(text, 16).replaced == inside.replaced  # at its start: replaced afresh
+    after_dot = scan_at("a. .b", 3)
+    assert (after_dot.replaced, [s.value for s in after_dot.after]) == (None, ["b"])
+    assert scan_at(text, len(text)).after == ()
+
+
 def test_cursor_in_spaces() -> None:
     before_next = scan_at("input. a", 6)
     assert before_next.partial == PartialSegment("", 6, 8, None)
@@ -309,7 +321,13 @@ def test_scan_at_never_raises_and_ranges_are_consistent(text: str, cursor: int) 
     assert 0 <= partial.start <= clamped <= partial.end <= len(text)
     assert partial.quote in (None, '"', "'")
     assert all(segment.end <= partial.start for segment in result.before)
-    assert result.before == scan_path(text).segments[: len(result.before)]
+    assert all(partial.end <= segment.start for segment in result.after)
+    replaced = () if result.replaced is None else (result.replaced,)
+    assert (*result.before, *replaced, *result.after) == scan_path(text).segments
+    if result.replaced is not None:
+        assert (result.replaced.start, result.replaced.end) == (partial.start, partial.end) or (
+            result.replaced.end == partial.end and partial.value == ""
+        )
 
 
 @given(SEGMENTS, st.data())

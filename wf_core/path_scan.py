@@ -96,10 +96,17 @@ class PartialSegment:
 
 @record
 class CursorScan:
-    """``before``: the segments preceding the one at the cursor; ``partial``: that one."""
+    """``before``: the segments preceding the one at the cursor; ``partial``: that one.
+
+    ``replaced`` is the whole segment ``partial`` replaces (None when it starts an
+    empty one) and ``after`` the segments behind it: a completion of a dotted name
+    typed without quotes (``o|rders.v2``) also replaces the ones that spell it.
+    """
 
     before: tuple[ScannedSegment, ...]
     partial: PartialSegment
+    replaced: ScannedSegment | None = None
+    after: tuple[ScannedSegment, ...] = ()
 
 
 class _Errors:
@@ -289,11 +296,11 @@ def scan_at(text: str, cursor: int) -> CursorScan:
             partial = PartialSegment(
                 _decoded_prefix(text, segment, cursor), segment.start, segment.end, segment.quote
             )
-            return CursorScan(segments[:index], partial)
+            return CursorScan(segments[:index], partial, segment, segments[index + 1 :])
         if segment.start >= cursor:
             if segment.start < slot_end:
                 partial = PartialSegment("", cursor, segment.end, None)
-            else:
-                partial = PartialSegment("", cursor, cursor, None)
-            return CursorScan(segments[:index], partial)
+                return CursorScan(segments[:index], partial, segment, segments[index + 1 :])
+            partial = PartialSegment("", cursor, cursor, None)
+            return CursorScan(segments[:index], partial, None, segments[index:])
     return CursorScan(segments, PartialSegment("", cursor, cursor, None))

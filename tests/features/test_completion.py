@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import tomllib
+
+import pytest
+
 from tests.features.fixture import analyze, apply, cursor, errors, expected
 from wfls.features.completion import complete
 
@@ -174,3 +179,87 @@ def test_json_keys_and_values() -> None:
     check_completion(text, ["ok", "retry"])
     keys = text.replace('"outcome": "$0"', '"outcome": "ok", "$0"')
     check_completion(keys, ["to"])
+
+
+# -- a dotted loop id --------------------------------------------------------------------
+
+DOTTED = BASE.replace('"rows"', '"orders.v2"')
+DOTTED_JSON = json.dumps(tomllib.loads(DOTTED.replace("PATH", "")), indent=2).replace(
+    '"path": ""', '"path": "PATH"'
+)
+STYLES = {
+    "basic": (DOTTED, '"PATH"', '"{}"', '\\"'),
+    "literal": (DOTTED, '"PATH"', "'{}'", '"'),
+    "json": (DOTTED_JSON, '"PATH"', '"{}"', '\\"'),
+}
+"""Per string style: the document, the path value in it, how a path is written there
+and how a double quote inside the path is written."""
+
+
+def in_style(style: str, path: str) -> str:
+    """The dotted document with its binding reading ``path`` (``"`` written as the style
+    writes it) in a string of ``style``."""
+    base, value, written, quote = STYLES[style]
+    return base.replace(value, written.format(path.replace('"', quote)))
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize(
+    ("typed", "after"),
+    [
+        ("o$0rders.v2.item.sku", '"orders.v2".item.sku'),
+        ("orders$0.v2.item.sku", '"orders.v2".item.sku'),
+        ("$0orders.v2.item.sku", '"orders.v2".item.sku'),
+        ("ord$0ers.v.item", '"orders.v2".item'),  # the id is still being typed
+        ("ord$0ers . v2 . item", '"orders.v2" . item'),
+        ("o$0rders", '"orders.v2"'),
+    ],
+)
+def test_a_dotted_id_typed_unquoted_is_replaced_whole(style: str, typed: str, after: str) -> None:
+    fixture = in_style(style, f"context.foreach.{typed}")
+    check_completion(fixture, ['"orders.v2"'])
+    check_accept(fixture, '"orders.v2"', in_style(style, f"context.foreach.{after}"))
+
+
+def test_a_quoted_segment_behind_the_typed_one_is_its_own() -> None:
+    snapshot, offset = cursor(in_style("literal", 'context.foreach.o$0rders."v2".item'))
+    [candidate] = complete(snapshot, offset)
+    text = apply(snapshot.text, [(candidate.replace, candidate.insert_text)])
+    assert text == expected(in_style("literal", 'context.foreach."orders.v2"."v2".item'))
+
+
+@pytest.mark.parametrize(
+    ("style", "typed", "filter_text"),
+    [
+        ("basic", "o$0", "orders.v2"),
+        ("basic", "$0", "orders.v2"),
+        ("basic", '"o$0', '\\"orders.v2\\"'),
+        ("basic", "'o$0", "'orders.v2'"),
+        ("literal", "o$0", "orders.v2"),
+        ("literal", '"o$0', '"orders.v2"'),
+        ("json", "o$0", "orders.v2"),
+        ("json", '"o$0', '\\"orders.v2\\"'),
+    ],
+)
+def test_the_filter_text_starts_the_way_the_typed_text_does(
+    style: str, typed: str, filter_text: str
+) -> None:
+    snapshot, offset = cursor(in_style(style, f"context.foreach.{typed}"))
+    [candidate] = complete(snapshot, offset)
+    assert candidate.filter_text == filter_text
+
+
+@pytest.mark.parametrize("style", STYLES)
+@pytest.mark.parametrize("written", ["orders", '"orders.v2"', "'orders.v2'"])
+def test_each_keystroke_of_a_loop_id_keeps_it_offered(style: str, written: str) -> None:
+    """What clients filter by, the document text from the start of the replaced range
+    to the cursor, is a prefix of the filter text after every keystroke."""
+    if style == "literal" and "'" in written:
+        return  # a literal string cannot hold a single quote
+    for typed in range(len(written) + 1):
+        path = f"context.foreach.{written[:typed]}$0"
+        snapshot, offset = cursor(in_style(style, path))
+        [candidate] = complete(snapshot, offset)
+        assert candidate.label == '"orders.v2"'
+        assert candidate.filter_text is not None
+        assert candidate.filter_text.startswith(snapshot.text[candidate.replace.start : offset])

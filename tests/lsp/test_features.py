@@ -110,6 +110,36 @@ async def test_completion_quotes_a_dotted_id_in_a_literal_string(session: Sessio
     assert "orders.v2" not in texts
 
 
+@pytest.mark.parametrize(
+    ("typed", "replaced", "after"),
+    [
+        ("o|", "o", '\\"orders.v2\\"'),
+        ("o|rders.v2.item.sku", "orders.v2", '\\"orders.v2\\".item.sku'),
+    ],
+)
+async def test_completion_of_a_dotted_loop_id_typed_unquoted(
+    session: Session, billing: str, typed: str, replaced: str, after: str
+):
+    """The client filters by what is typed in the edit's range (``o``), so the filter text
+    starts with it; the edit also replaces ``.v2`` that the unquoted id left behind."""
+    uri, cursor = open_with_path(session, billing, f'"context.foreach.{typed}" }},')
+    items = await complete_at(session, uri, cursor)
+    item = next(i for i in items if i.label == '"orders.v2"')
+    assert item.filter_text is not None and item.filter_text.startswith("o")
+    new_text, edit_range = edit_of(item)
+    start = cursor - len("o")
+    end = start + len(replaced)
+    assert edit_range == types.Range(
+        start=session.position(uri, start), end=session.position(uri, end)
+    )
+    if isinstance(item.text_edit, types.InsertReplaceEdit):  # "insert" ends at the cursor
+        assert item.text_edit.insert.end == session.position(uri, cursor)
+    session.edit(uri, start, end, new_text)
+    assert f'path = "context.foreach.{after}" }},' in session.texts[uri]
+    diagnostics = await session.diagnostics(uri)
+    assert not [d for d in diagnostics if d.code == "invalid_context_path"]
+
+
 async def test_hover_on_an_item_segment_shows_its_schema(session: Session, billing: str):
     uri = session.open("billing.wf.toml", billing)
     path = "'context.foreach.\"orders.v2\".item'"

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY, STANDARD_CONTEXT_NAMES
+from wf_core.documents.source_map import StringLiteral
 from wf_core.documents.writing import inside_literal, write_key
 from wf_core.locations import Location
 from wf_core.models.keys import (
@@ -32,8 +33,9 @@ from wf_core.models.keys import (
 )
 from wf_core.models.schemas import NodeDef
 from wf_core.models.workflow import Edge
-from wf_core.path_scan import scan_at
+from wf_core.path_scan import CursorScan, scan_at
 from wf_core.paths import format_segment
+from wf_core.records import record
 from wf_core.schema_nav import SchemaView
 from wf_core.semantic.cursor import Cursor, StringCursor, classify
 from wf_core.semantic.model import PathOccurrence, PathRole
@@ -116,7 +118,7 @@ def path_completions(
     literal = path.literal
     decoded = cursor.string.offset if cursor.string is not None else len(literal.value)
     at = scan_at(literal.value, decoded)
-    replace = literal.doc_span(at.partial.start, at.partial.end)
+    replace = _typing(view.text, literal, at)
     before = [segment.value for segment in at.before]
     style = literal.style
     if path.role in _LOCAL_ROLES:
@@ -147,11 +149,65 @@ def path_completions(
     )
 
 
+@record
+class _Typing:
+    """The path segment a completion replaces, as the author has written it so far.
+
+    ``replace`` covers that segment, quotes included. ``lead`` is the quote the author
+    opened it with, as the document spells it (``"``, ``\\"`` inside a basic or JSON
+    string, ``'``), empty when there is none. ``spelled`` pairs the segment joined by
+    dots with each further run of bare segments behind it (``orders.v2``,
+    ``orders.v2.item``, ...) with the range up to that run's end: ``orders.v2`` read
+    unquoted is two segments, and accepting ``"orders.v2"`` replaces both.
+    """
+
+    replace: Span
+    lead: str = ""
+    spelled: tuple[tuple[str, Span], ...] = ()
+
+    def span_for(self, name: str) -> Span:
+        """What accepting ``name`` replaces: the typed segment and the segments behind it
+        that, joined with it by dots, spell ``name`` or its start (``orders.v`` while the
+        author types ``orders.v2``)."""
+        span = self.replace
+        for text, reach in self.spelled:
+            if not name.startswith(text):
+                break
+            span = reach
+        return span
+
+    def filter_for(self, name: str, insert: str) -> str:
+        """Text that starts the way the typed text does, for clients that filter by it:
+        the bare name after no quote (``o`` keeps ``"orders.v2"``), else the written
+        form (``\\"o`` keeps ``\\"orders.v2\\"``), in the author's quotes when the
+        inserted text uses others (``'o`` keeps ``'orders.v2'``)."""
+        if not self.lead:
+            return name
+        return insert if insert.startswith(self.lead) else f"{self.lead}{name}{self.lead}"
+
+
+def _typing(text: str, literal: StringLiteral, at: CursorScan) -> _Typing:
+    partial = at.partial
+    replace = literal.doc_span(partial.start, partial.end)
+    lead = ""
+    if partial.quote is not None:
+        lead = literal.doc_span(partial.start, partial.start + 1).slice(text)
+    spelled: list[tuple[str, Span]] = []
+    if at.replaced is not None:
+        joined = at.replaced.value
+        for segment in at.after:
+            if segment.quote is not None:
+                break
+            joined = f"{joined}.{segment.value}"
+            spelled.append((joined, literal.doc_span(partial.start, segment.end)))
+    return _Typing(replace, lead, tuple(spelled))
+
+
 def _unwired_context(
     view: AnalysisView,
     path: PathOccurrence,
     rest: tuple[str, ...],
-    replace: Span,
+    replace: _Typing,
     style: str,
 ) -> list[CompletionCandidate]:
     """A node with no context yet: every loop of the workflow, marked with where it is
@@ -200,7 +256,7 @@ def _unformat(label: str) -> str:
 def _members(
     members: SchemaView | None,
     prefix: tuple[str, ...],
-    replace: Span,
+    replace: _Typing,
     style: str,
     *,
     context_top: bool,
@@ -236,7 +292,7 @@ def _members(
 def _candidate(
     name: str,
     kind: str,
-    replace: Span,
+    replace: Span | _Typing,
     style: str | None,
     *,
     detail: str | None = None,
@@ -245,19 +301,24 @@ def _candidate(
     deprecated: bool = False,
     raw: bool = False,
 ) -> CompletionCandidate:
+    """``replace``: a path segment being typed, or the span of any other value."""
     text = name if raw else format_segment(name)
     insert = inside_literal(text, style)
     if insert is None:  # a literal string cannot hold it: offer it unquoted text instead
         insert = text
+    if isinstance(replace, _Typing):
+        span, filter_text = replace.span_for(name), replace.filter_for(name, insert)
+    else:
+        span, filter_text = replace, insert
     return CompletionCandidate(
         label=text,
         kind=kind,
-        replace=replace,
+        replace=span,
         insert_text=insert,
         detail=detail,
         documentation=doc,
         sort_text=f"{sort_group}_{name}",
-        filter_text=insert,
+        filter_text=filter_text,
         deprecated=deprecated,
     )
 
