@@ -1030,7 +1030,10 @@ _LDA_WF = (
         input = [{ target = "name", path = "context.foreach.people.item.nmae" }]  # "name"
         """,  # noqa: E501
         "Use one of the listed names; `wfls context FILE NODE` shows every path the node can "
-        "read. When a declared name is close, the quick fix writes it.",
+        "read. When a declared name is close, the quick fix writes it. A loop id or alias "
+        "with a dot read without its quotes (`context.foreach.orders.v2.item` for the loop "
+        "`orders.v2`) is explained under the message, and the quick fix quotes it: "
+        '`context.foreach."orders.v2".item`.',
         "invalid context path 'context.foreach.people.item.nmae' at 'hello': unknown segment "
         "'nmae' (available: name)",
     ),

@@ -309,6 +309,56 @@ def test_a_segment_that_needs_quotes_is_quoted(base: str) -> None:
     check_code_action(fixture, title, after, preferred=True)
 
 
+DOTTED = expected(TOML).replace('"orders"', '"orders.v2"')
+DOTTED_JSON = json.dumps(tomllib.loads(DOTTED), indent=2) + "\n"
+QUOTED = 'context.foreach."orders.v2".item.sku'
+
+
+def help_at(fixture: str) -> str | None:
+    snapshot, offset = cursor(fixture)
+    [issue] = [i for i in snapshot.issues if i.span.start <= offset <= i.span.end]
+    assert issue.code == "invalid_context_path"
+    assert "unknown segment 'orders' (available: customers,orders.v2)" in issue.message
+    return issue.help
+
+
+@pytest.mark.parametrize("base", [DOTTED, DOTTED_JSON], ids=["toml", "json"])
+def test_a_dotted_loop_id_read_unquoted_is_quoted(base: str) -> None:
+    path = "context.foreach.orders.item.sku"
+    fixture = variant(base, path, "context.foreach.ord$0ers.v2.item.sku")
+    assert help_at(fixture) == (
+        f"the loop id 'orders.v2' contains a dot and must be quoted: write {QUOTED}"
+    )
+    if base is DOTTED:  # into a literal string: no escaping
+        after = variant(base, f'"{path}"', f"'{QUOTED}'")
+    else:
+        after = variant(base, path, QUOTED.replace('"', '\\"'))
+    check_code_action(fixture, f"Quote 'orders.v2': {QUOTED!r}", after, preferred=True)
+
+
+def test_a_dotted_alias_read_unquoted_is_quoted() -> None:
+    text = variant(DOTTED, 'as = "order"', 'as = "order.v2"')
+    fixture = variant(text, "context.foreach.orders.item.sku", "context.ord$0er.v2.sku")
+    snapshot, offset = cursor(fixture)
+    [issue] = [i for i in snapshot.issues if i.span.start <= offset <= i.span.end]
+    assert issue.help == (
+        "the alias 'order.v2' contains a dot and must be quoted: write context.\"order.v2\".sku"
+    )
+    after = variant(text, '"context.foreach.orders.item.sku"', "'context.\"order.v2\".sku'")
+    check_code_action(fixture, "Quote 'order.v2': 'context.\"order.v2\".sku'", after)
+
+
+def test_a_dotted_loop_id_is_only_explained_when_the_rest_of_the_path_is_wrong_too() -> None:
+    fixture = variant(
+        DOTTED, "context.foreach.orders.item.sku", "context.foreach.ord$0ers.v2.item.skuu"
+    )
+    written = 'context.foreach."orders.v2".item.skuu'
+    assert help_at(fixture) == (
+        f"the loop id 'orders.v2' contains a dot and must be quoted: write {written}"
+    )
+    check_no_action(variant(fixture, 'as = "order"', 'as = "order"\ncolour = "red"'), "Quote")
+
+
 # -- aliases ---------------------------------------------------------------------------
 
 

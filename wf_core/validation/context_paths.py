@@ -9,6 +9,7 @@ convenience key stands for.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
@@ -29,7 +30,7 @@ from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import Findings, ValidationMemo
 from wf_core.validation.reads import PathRead, binding_reads, node_reads
-from wf_core.validation.suggest import did_you_mean
+from wf_core.validation.suggest import did_you_mean, dotted_run, joined
 
 WORKFLOW_OUTPUT_ID = "workflow_output"
 
@@ -210,12 +211,7 @@ def _check_read(
             f"{available}",
             segment=unknown.index + 1,
             related=related,
-            **did_you_mean(
-                segment,
-                model.navigator_for_stack(stack).replacements(
-                    path.parts, unknown.index, unknown.available
-                ),
-            ),
+            **_unknown_segment_help(model, stack, path, unknown),
         )
         return
     if walk.not_an_array:
@@ -236,6 +232,51 @@ def _check_read(
                 data={"replacement": replacement},
             )
         )
+
+
+def _unknown_segment_help(
+    model: ContextModel,
+    stack: ForeachOwnerStack | None,
+    path: GraphSourcePath,
+    unknown: UnknownSegment,
+) -> dict[str, Any]:
+    """Issue extras for an unknown segment. A dotted name read without its quotes
+    (``context.foreach.orders.v2.item`` for the loop ``orders.v2``) gets a help note
+    saying so and, when the quoted path walks, ``data["replacement"]``, that path, and
+    ``data["dotted"]``, the name, for the quick fix; any other name gets the closest
+    declared one that fits."""
+    parts = path.parts
+
+    def names_at(prefix: tuple[str, ...]) -> Collection[str]:
+        if len(prefix) == unknown.index:
+            return unknown.available
+        view = model.view_at(stack, prefix)
+        return view.declared_names() if view is not None else ()
+
+    def fits(candidate: tuple[str, ...]) -> bool:
+        return model.first_unknown(stack, candidate) is None
+
+    run = dotted_run(parts, unknown.index, names_at, fits)
+    if run is None:
+        return did_you_mean(
+            parts[unknown.index],
+            model.navigator_for_stack(stack).replacements(parts, unknown.index, unknown.available),
+        )
+    start, end = run
+    quoted = joined(parts, start, end)
+    written = str(GraphSourcePath(path.root, quoted))
+    if start == 1 and parts[0] == FOREACH_CONTEXT_KEY:
+        what = "the loop id"
+    elif start == 0:
+        what = "the alias"
+    else:
+        what = "the name"
+    data: dict[str, Any] = {
+        "help": f"{what} {quoted[start]!r} contains a dot and must be quoted: write {written}"
+    }
+    if fits(quoted):
+        data.update(replacement=written, dotted=quoted[start])
+    return {"data": data}
 
 
 def structured_replacement(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from typing import Any
 
 
@@ -26,3 +26,39 @@ def did_you_mean(name: str, candidates: Iterable[str]) -> dict[str, Any]:
     the presentation layers also show as "did you mean ...?"; empty when nothing is close."""
     suggestion = closest_name(name, candidates)
     return {"data": {"suggestion": suggestion}} if suggestion else {}
+
+
+RUN_REACH = 6
+"""Segments a dotted run may span on either side of the unknown one."""
+
+
+def dotted_run(
+    parts: Sequence[str],
+    index: int,
+    names_at: Callable[[tuple[str, ...]], Collection[str]],
+    fits: Callable[[tuple[str, ...]], bool],
+) -> tuple[int, int] | None:
+    """``(start, end)``: the segments ``parts[start:end]`` (two or more, the unknown
+    ``parts[index]`` among them) that, joined by their dots, are one name declared where
+    ``parts[start]`` stands: a dotted name read without its quotes
+    (``context.foreach.orders.v2.item`` for the loop ``orders.v2``). ``names_at(prefix)``
+    lists the names declared after ``prefix``; of several runs, the first whose path
+    then ``fits`` (walks to its end), else the first, nearest and longest first. None
+    when no run names anything."""
+    found: tuple[int, int] | None = None
+    for start in range(index, max(-1, index - RUN_REACH), -1):
+        dotted = {name for name in names_at(tuple(parts[:start])) if "." in name}
+        if not dotted:
+            continue
+        for end in range(min(len(parts), start + RUN_REACH), start + 1, -1):
+            if end <= index or ".".join(parts[start:end]) not in dotted:
+                continue
+            if fits(joined(parts, start, end)):
+                return start, end
+            found = found or (start, end)
+    return found
+
+
+def joined(parts: Sequence[str], start: int, end: int) -> tuple[str, ...]:
+    """``parts`` with ``parts[start:end]`` read as the one dotted name they spell."""
+    return (*parts[:start], ".".join(parts[start:end]), *parts[end:])

@@ -470,7 +470,22 @@ _FIXES: dict[str, Callable[[DiagnosedView, PlacedIssue, bool], list[CodeAction]]
 
 
 def _context_path_fixes(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
-    return _pass_item(view, issue, lazy) if "pass_item" in issue.issue.data else []
+    if "pass_item" in issue.issue.data:
+        return _pass_item(view, issue, lazy)
+    if "replacement" in issue.issue.data:
+        return _quoted_path(view, issue)
+    return []
+
+
+def _quoted_path(view: DiagnosedView, issue: PlacedIssue) -> list[CodeAction]:
+    """A dotted name read without its quotes → the path validation wrote with them
+    (``context.foreach.orders.v2.item`` → ``context.foreach."orders.v2".item``)."""
+    replacement, name = issue.issue.data.get("replacement"), issue.issue.data.get("dotted")
+    path = path_text(view, issue.span.start)
+    if not isinstance(replacement, str) or path is None:
+        return []
+    title = f"Quote {name!r}: {replacement!r}"
+    return _fix(title, issue, [path.write(view, replacement)], preferred=True)
 
 
 _FIXES[Code.INVALID_CONTEXT_PATH] = _context_path_fixes
