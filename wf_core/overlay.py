@@ -24,6 +24,7 @@ from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.locations import Location
 from wf_core.records import record
 from wf_core.semantic.build import PathResolver, path_occurrence, path_role_at, segment_occurrences
+from wf_core.semantic.cursor import in_literal
 from wf_core.semantic.index import IndexView, SemanticIndex
 from wf_core.semantic.model import (
     Occurrence,
@@ -381,8 +382,7 @@ def derive_edited_snapshot(
     literal = source_map.string(located.location)
     if literal is None or literal.style.startswith("multiline"):
         return None
-    inside_end = literal.content.end if literal.closed else literal.span.end
-    if not (literal.content.start <= start and old_end <= inside_end):
+    if not (in_literal(literal, start) and in_literal(literal, old_end)):
         return None
     edited = text[start:new_end] + old[start:old_end]
     if "\n" in edited or "\r" in edited:

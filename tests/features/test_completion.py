@@ -263,3 +263,19 @@ def test_each_keystroke_of_a_loop_id_keeps_it_offered(style: str, written: str) 
         assert candidate.label == '"orders.v2"'
         assert candidate.filter_text is not None
         assert candidate.filter_text.startswith(snapshot.text[candidate.replace.start : offset])
+
+
+def test_binding_keys_only_in_the_binding_lists_of_the_node_type() -> None:
+    """A node's input bindings are ``input``, an interrupt's are ``request`` (the node-type
+    table): a ``request`` list written on a node is no binding list, and offers none."""
+    node = BASE.replace('input = [{ target = "x", path = "PATH" }]', "input = [{ $0 }]")
+    check_completion(node, ["target", "path", "value", "expression"])
+    check_completion(node.replace("input = [{ $0 }]", "output = [{ $0 }]"), ["source", "target"])
+    check_completion(node.replace("input = [{ $0 }]", "request = [{ $0 }]"), [])
+    interrupt = node.replace(
+        'type = "node"\nnode = "task"\ninput', 'type = "interrupt"\nkind = "k"\nrequest'
+    )
+    check_completion(interrupt, ["target", "path", "value", "expression"])
+    check_completion(
+        interrupt.replace("request = [{ $0 }]", "resume = [{ $0 }]"), ["source", "target"]
+    )

@@ -76,7 +76,12 @@ def test_a_loop_hovered_at_its_id_and_in_a_path_shows_its_item_schema() -> None:
         "alias: `order`",
         ORDER_ITEM_SCHEMA,
     ]
-    assert at_id == ["**node `orders.v2`**: `foreach`", *loop, "owner stack: `customers`"]
+    assert at_id == [
+        "**node `orders.v2`**: `foreach`",
+        *loop,
+        "outcomes: `loop`, `done`",
+        "owner stack: `customers`",
+    ]
     assert in_path == [
         "**foreach `orders.v2`**: the current iteration of this loop",
         *loop,
@@ -106,7 +111,8 @@ def test_hover_on_a_node_type() -> None:
         at(BILLING, 'type = "foreach"', 8),
         '"foreach"',
         "**`foreach`** node: loops over the list `over` reads: `loop` enters one item's body, "
-        "a body edge back to the foreach returns the item, `done` leaves once every item is done; "
+        "a body edge back to the foreach returns the item, `done` leaves once every item is done "
+        "(`completed_with_errors` too when `item_error` skips or collects); "
         "the body reads the item as `context.foreach.<id>.item`",
     )
 

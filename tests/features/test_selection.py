@@ -140,3 +140,33 @@ def test_a_table_section() -> None:
         properties.x = {}»
         """,
     )
+
+
+def test_between_the_quotes_of_a_multiline_string_is_not_inside_it() -> None:
+    """The cursor is inside a string only where the classifier says so (between its
+    opening and closing quotes): between the marks of ``\"\"\"`` it is on the value."""
+    check_selection_ranges(
+        """
+        name = "t"
+        desc = "$0""a b\"\"\"
+        """,
+        '''
+        «"""a b"""»
+        «desc = """a b"""»
+        ''',
+    )
+
+
+def test_the_end_of_an_unterminated_string_is_inside_it() -> None:
+    """While a string is being typed (not closed yet), its end is still inside it."""
+    check_selection_ranges(
+        """
+        name = "t"
+        start = "ab$0
+        """,
+        """
+        «ab»
+        «"ab»
+        «start = "ab»
+        """,
+    )

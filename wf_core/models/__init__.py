@@ -31,6 +31,7 @@ from wf_core.models.input_bindings import (
 from wf_core.models.reducers import CapabilityRef, ReducerRef, ReducerSpec
 from wf_core.models.schemas import NodeDef, SchemaRef, StateField, StateFieldDecl, StateSchema
 from wf_core.models.steps import (
+    NODE_TABLE,
     NODE_TYPES,
     AnyStep,
     ConditionNode,
@@ -40,12 +41,17 @@ from wf_core.models.steps import (
     ForeachNode,
     InterruptNode,
     JoinNode,
+    NodeType,
     NodeUse,
+    OutcomeRule,
     OutputBinding,
     Step,
     SubgraphNode,
     WorkflowRef,
+    WrittenOutcomes,
+    binding_lists,
     declared_outcomes,
+    outcomes_as_written,
 )
 from wf_core.models.workflow import Edge, Workflow
 
@@ -53,6 +59,7 @@ __all__ = [
     "CONDITION_OPS",
     "MAX_INPUT_EXPRESSION_DEPTH",
     "MAX_INPUT_EXPRESSION_NODES",
+    "NODE_TABLE",
     "NODE_TYPES",
     "AnyStep",
     "ArrayExpression",
@@ -77,10 +84,12 @@ __all__ = [
     "LiteralExpression",
     "LiteralOperand",
     "NodeDef",
+    "NodeType",
     "NodeUse",
     "NotCondition",
     "ObjectExpression",
     "Operand",
+    "OutcomeRule",
     "OutputBinding",
     "PathExpression",
     "PathOperand",
@@ -96,5 +105,8 @@ __all__ = [
     "VariadicCondition",
     "Workflow",
     "WorkflowRef",
+    "WrittenOutcomes",
+    "binding_lists",
     "declared_outcomes",
+    "outcomes_as_written",
 ]

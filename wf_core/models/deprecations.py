@@ -9,7 +9,7 @@ applying a quick fix cannot change what the document means.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -18,20 +18,21 @@ from wf_core.locations import Location
 from wf_core.mappings import is_mapping
 from wf_core.models.input_bindings import StepInputBinding
 from wf_core.models.schemas import StateSchema
-from wf_core.models.steps import OutputBinding, legacy_binding_lists
+from wf_core.models.steps import NODE_TABLE, WRITE_LISTS, OutputBinding, legacy_binding_lists
 
 _STEP_INPUTS = TypeAdapter(list[StepInputBinding])
 _OUTPUTS = TypeAdapter(list[OutputBinding])
 
-# deprecated key -> (canonical key, binding shape), per node kind
-_NODE_BINDING_KEYS: dict[str, tuple[str, str]] = {
-    "input_values": ("input", "{ target, value }"),
-    "in_map": ("input", "{ target, path }"),
-    "out_map": ("output", "{ source, target }"),
+# deprecated key -> (the list it stands for: the node type's input or output bindings,
+# binding shape), per node kind
+_NODE_BINDING_KEYS: dict[str, tuple[Literal["reads", "writes"], str]] = {
+    "input_values": ("reads", "{ target, value }"),
+    "in_map": ("reads", "{ target, path }"),
+    "out_map": ("writes", "{ source, target }"),
 }
-_INTERRUPT_BINDING_KEYS: dict[str, tuple[str, str]] = {
-    "request_map": ("request", "{ target, path }"),
-    "out_map": ("resume", "{ source, target }"),
+_INTERRUPT_BINDING_KEYS: dict[str, tuple[Literal["reads", "writes"], str]] = {
+    "request_map": ("reads", "{ target, path }"),
+    "out_map": ("writes", "{ source, target }"),
 }
 
 
@@ -47,7 +48,7 @@ def _warning(location: Location, message: str, replacement: Any, **data: Any) ->
 
 def _canonical_bindings(bindings: list[dict[str, Any]], canonical_key: str) -> list[Any]:
     """Bindings in canonical JSON (paths re-formatted); as written when they do not validate."""
-    adapter: TypeAdapter[Any] = _OUTPUTS if canonical_key in ("output", "resume") else _STEP_INPUTS
+    adapter: TypeAdapter[Any] = _OUTPUTS if canonical_key in WRITE_LISTS else _STEP_INPUTS
     try:
         dumped: list[Any] = adapter.dump_python(adapter.validate_python(bindings), mode="json")
     except ValidationError:
@@ -58,10 +59,12 @@ def _canonical_bindings(bindings: list[dict[str, Any]], canonical_key: str) -> l
 def _binding_forms(node: Mapping[str, Any], location: Location, issues: list[Issue]) -> None:
     interrupt = node.get("type") == "interrupt"
     keys = _INTERRUPT_BINDING_KEYS if interrupt else _NODE_BINDING_KEYS
-    for key, (canonical_key, shape) in keys.items():
+    spec = NODE_TABLE["interrupt" if interrupt else "node"]
+    for key, (side, shape) in keys.items():
         value = node.get(key)
         if value is None:
             continue
+        canonical_key = str(spec.reads if side == "reads" else spec.writes)
         replacement: list[Any] | None = None
         if is_mapping(value):
             lists = legacy_binding_lists({key: value}, interrupt=interrupt)

@@ -31,16 +31,13 @@ from wf_core.models.conditions import (
     PathOperand,
     VariadicCondition,
 )
-from wf_core.models.schemas import NodeDef
-from wf_core.models.steps import (
-    ConditionNode,
-    EndNode,
-    ForeachNode,
-    InterruptNode,
-    JoinNode,
-    NodeUse,
-    SubgraphNode,
+from wf_core.models.input_bindings import (
+    InputExpressionBinding,
+    InputPathBinding,
+    InputValueBinding,
 )
+from wf_core.models.schemas import NodeDef
+from wf_core.models.steps import NODE_TABLE, NODE_TYPES, OutputBinding
 from wf_core.models.workflow import Edge, Workflow
 from wf_core.validation.suggest import did_you_mean
 
@@ -48,20 +45,11 @@ TOP_LEVEL_EXTRAS = ("$schema",)
 """Keys allowed at the top level beyond the model's: ``$schema`` lets editors
 associate the format's JSON Schema with a document."""
 
-STEP_MODELS: dict[str, type[BaseModel]] = {
-    "node": NodeUse,
-    "subgraph": SubgraphNode,
-    "condition": ConditionNode,
-    "foreach": ForeachNode,
-    "join": JoinNode,
-    "end": EndNode,
-    "interrupt": InterruptNode,
-}
+STEP_MODELS: dict[str, type[BaseModel]] = NODE_TYPES
+"""Each node type's model (the node-type table's, ``wf_core.models.steps.NODE_TABLE``)."""
 
 DEPRECATED_KEYS: dict[type[BaseModel], tuple[str, ...]] = {
-    NodeUse: ("input_values", "in_map", "out_map"),
-    ForeachNode: ("parallel",),
-    InterruptNode: ("request_map", "out_map"),
+    spec.model: spec.deprecated_keys for spec in NODE_TABLE.values() if spec.deprecated_keys
 }
 """Keys the model still reads (and reports as deprecated) but does not keep."""
 
@@ -93,6 +81,25 @@ def top_level_keys() -> tuple[str, ...]:
 def node_keys(node_type: str | None) -> tuple[str, ...]:
     model = STEP_MODELS.get(node_type or "")
     return model_keys(model) if model is not None else ("id", "type")
+
+
+_INPUT_BINDING_KEYS = tuple(
+    dict.fromkeys(
+        key
+        for model in (InputPathBinding, InputValueBinding, InputExpressionBinding)
+        for key in model_keys(model)
+    )
+)
+
+
+def binding_keys(node_type: Any, list_key: Any) -> tuple[str, ...]:
+    """The keys an element of the binding list ``list_key`` of a ``node_type`` node may
+    hold: an input binding's (``target`` and one of ``path``, ``value``, ``expression``)
+    or an output binding's (``source``, ``target``); none where the type has no such list."""
+    spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
+    if spec is None or list_key not in spec.binding_lists:
+        return ()
+    return _INPUT_BINDING_KEYS if list_key == spec.reads else model_keys(OutputBinding)
 
 
 Table = tuple[Location, Mapping[str, Any], tuple[str, ...]]

@@ -27,7 +27,7 @@ from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location, LocationPart
 from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
 from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema, validator_message
-from wf_core.models.steps import Step
+from wf_core.models.steps import Step, binding_lists
 from wf_core.models.workflow import Edge, Workflow
 from wf_core.records import record
 
@@ -43,13 +43,6 @@ _LIST_PIECES: tuple[tuple[str, TypeAdapter[Any], bool], ...] = (
     ("nodes", _STEP, True),
     ("edges", TypeAdapter(Edge), True),
 )
-
-# Binding lists that can lose a bad element without losing their node.
-_BINDING_LISTS: dict[str, tuple[str, ...]] = {
-    "node": ("input", "output"),
-    "subgraph": ("input", "output"),
-    "interrupt": ("request", "resume"),
-}
 
 _EXPECTED_TYPE = {
     "string_type": "a string",
@@ -343,7 +336,7 @@ def _salvage_node(
     fields replaced; None when any fault lies elsewhere.
     """
     node_type = raw.get("type") if isinstance(raw.get("type"), str) else None
-    lists = _BINDING_LISTS.get(node_type, ()) if node_type else ()
+    lists = binding_lists(node_type)  # they can lose a bad element without losing the node
     stand_ins = _STAND_INS.get(node_type, {}) if node_type else {}
     if not lists and not stand_ins:
         return None

@@ -5,12 +5,20 @@ Deprecated input keys (``input_values``, ``in_map``, ``out_map``,
 folded into the canonical fields while parsing; the model never holds them, so
 dumps are always canonical. ``wf_core.models.deprecations`` reports each use
 with its replacement, computed by the same folding functions.
+
+``NODE_TABLE`` is the one table of node types: each type's model (its keys and
+defaults), what it does, where its declared outcomes come from and which keys
+hold its binding lists. ``declared_outcomes`` reads it for a loaded node and
+``outcomes_as_written`` for a node's plain values (the editor's view, which
+includes nodes that failed to load).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cached_property
 from typing import Annotated, Any, Literal
 
 from pydantic import (
@@ -31,6 +39,13 @@ from wf_core.paths import GraphSourcePath, LocalPath, StatePath
 
 # ---------------------------------------------------------------------------
 # Shared parts
+
+_NODE_LISTS = ("input", "output")
+"""A node's (and a subgraph's) binding lists: its input bindings', its output bindings'."""
+_INTERRUPT_LISTS = ("request", "resume")
+"""An interrupt's binding lists: its request's, its resume payload's."""
+_NODE_LEGACY = ("input_values", "in_map", "out_map")
+_INTERRUPT_LEGACY = ("request_map", "out_map")
 
 
 class OutputBinding(BaseModel):
@@ -63,7 +78,7 @@ def legacy_binding_lists(
     lists: dict[str, list[dict[str, Any]]] = {}
     if interrupt:
         if data.get("request_map") is not None:
-            lists["request"] = [
+            lists[_INTERRUPT_LISTS[0]] = [
                 {"target": target, "path": path}
                 for path, target in _mapping_items(data, "request_map")
             ]
@@ -79,9 +94,9 @@ def legacy_binding_lists(
                 {"target": target, "path": path} for path, target in _mapping_items(data, "in_map")
             ]
         if data.get("input_values") is not None or data.get("in_map") is not None:
-            lists["input"] = bindings
+            lists[_NODE_LISTS[0]] = bindings
     if data.get("out_map") is not None:
-        lists["resume" if interrupt else "output"] = [
+        lists[_INTERRUPT_LISTS[1] if interrupt else _NODE_LISTS[1]] = [
             {"source": source, "target": target}
             for source, target in _mapping_items(data, "out_map")
         ]
@@ -129,9 +144,7 @@ class NodeUse(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _legacy(cls, value: Any) -> Any:
-        return _fold_legacy_bindings(
-            value, ("input_values", "in_map", "out_map"), ("input", "output"), interrupt=False
-        )
+        return _fold_legacy_bindings(value, _NODE_LEGACY, _NODE_LISTS, interrupt=False)
 
 
 # ---------------------------------------------------------------------------
@@ -368,9 +381,7 @@ class InterruptNode(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _legacy_and_contract(cls, value: Any) -> Any:
-        value = _fold_legacy_bindings(
-            value, ("request_map", "out_map"), ("request", "resume"), interrupt=True
-        )
+        value = _fold_legacy_bindings(value, _INTERRUPT_LEGACY, _INTERRUPT_LISTS, interrupt=True)
         if isinstance(value, Mapping):
             data = dict(value)
             data["has_explicit_contract"] = "request_schema" in data or "resume_schema" in data
@@ -384,17 +395,151 @@ class InterruptNode(BaseModel):
 
 
 # ---------------------------------------------------------------------------
-# The union
+# The table of node types
+#
+# What each node type is, which outcomes it declares and which keys hold its binding
+# lists, in one place: the model (``declared_outcomes``, the loader, the key table of
+# ``wf_core.models.keys``), validation, the semantic index, completion and hover all
+# read it, so an outcome that validation accepts is the one the editor colours as
+# valid, offers and lists.
 
-NODE_TYPES: dict[str, type[BaseModel]] = {
-    "node": NodeUse,
-    "subgraph": SubgraphNode,
-    "condition": ConditionNode,
-    "foreach": ForeachNode,
-    "join": JoinNode,
-    "end": EndNode,
-    "interrupt": InterruptNode,
+ERRORS_KEPT_ACTIONS = ("skip", "collect")
+"""The ``item_error`` actions that let a foreach finish with errors kept."""
+
+
+@dataclass(frozen=True)
+class OutcomeRule:
+    """Where a node type's declared outcomes come from (lda-wf-model §2).
+
+    ``builtin``: outcomes every node of the type declares. ``errors_kept``: added when
+    the node's ``item_error`` action is one of ``ERRORS_KEPT_ACTIONS``. ``listed``: the
+    key of the node's own list of outcomes (its default is the model's). ``node_def``:
+    the key naming the node def whose ``outcomes`` the node declares. A rule with
+    none of them (``end``) declares nothing, so such a node has no edges.
+    """
+
+    builtin: tuple[str, ...] = ()
+    errors_kept: tuple[str, ...] = ()
+    listed: str | None = None
+    node_def: str | None = None
+
+    @cached_property
+    def always(self) -> frozenset[str]:
+        return frozenset(self.builtin)
+
+    @cached_property
+    def with_errors_kept(self) -> frozenset[str]:
+        return frozenset((*self.builtin, *self.errors_kept))
+
+
+@dataclass(frozen=True)
+class NodeType:
+    """One node type: its model (hence its keys and defaults), what it does, its
+    outcomes, and the keys of its input-binding (``reads``) and output-binding
+    (``writes``) lists."""
+
+    name: str
+    model: type[BaseModel]
+    summary: str
+    outcomes: OutcomeRule
+    reads: str | None = None
+    writes: str | None = None
+    deprecated_keys: tuple[str, ...] = ()
+
+    @property
+    def binding_lists(self) -> tuple[str, ...]:
+        """The keys holding binding lists, the input bindings' first."""
+        return tuple(key for key in (self.reads, self.writes) if key is not None)
+
+    @property
+    def default_outcomes(self) -> tuple[str, ...]:
+        """The model's default for the node's own ``outcomes`` list (none without one)."""
+        if self.outcomes.listed is None:
+            return ()
+        field = self.model.model_fields[self.outcomes.listed]
+        return tuple(field.get_default(call_default_factory=True))
+
+
+NODE_TABLE: dict[str, NodeType] = {
+    spec.name: spec
+    for spec in (
+        NodeType(
+            "node",
+            NodeUse,
+            "runs a node def's handler with the node's input bindings; its outcomes are "
+            "the node def's",
+            OutcomeRule(node_def="node"),
+            reads=_NODE_LISTS[0],
+            writes=_NODE_LISTS[1],
+            deprecated_keys=_NODE_LEGACY,
+        ),
+        NodeType(
+            "subgraph",
+            SubgraphNode,
+            "runs another workflow in a new scope: only the input bindings cross into it, "
+            "output bindings bring its output back; its outcomes are its `outcomes`",
+            OutcomeRule(listed="outcomes"),
+            reads=_NODE_LISTS[0],
+            writes=_NODE_LISTS[1],
+        ),
+        NodeType(
+            "condition",
+            ConditionNode,
+            "evaluates `check` against the graph context; outcomes `true` and `false`",
+            OutcomeRule(builtin=("true", "false")),
+        ),
+        NodeType(
+            "foreach",
+            ForeachNode,
+            "loops over the list `over` reads: `loop` enters one item's body, a body edge "
+            "back to the foreach returns the item, `done` leaves once every item is done "
+            "(`completed_with_errors` too when `item_error` skips or collects); the body "
+            "reads the item as `context.foreach.<id>.item`",
+            OutcomeRule(builtin=("loop", "done"), errors_kept=("completed_with_errors",)),
+            deprecated_keys=("parallel",),
+        ),
+        NodeType(
+            "join",
+            JoinNode,
+            "continues at once with outcome `done`",
+            OutcomeRule(builtin=("done",)),
+        ),
+        NodeType(
+            "end",
+            EndNode,
+            "ends the workflow with its `outcome`; it has no edges",
+            OutcomeRule(),
+        ),
+        NodeType(
+            "interrupt",
+            InterruptNode,
+            "pauses the run with a request built from `request`; the answer is written "
+            "to state through `resume`; its outcomes are its `outcomes`",
+            OutcomeRule(listed="outcomes"),
+            reads=_INTERRUPT_LISTS[0],
+            writes=_INTERRUPT_LISTS[1],
+            deprecated_keys=_INTERRUPT_LEGACY,
+        ),
+    )
 }
+
+NODE_TYPES: dict[str, type[BaseModel]] = {name: spec.model for name, spec in NODE_TABLE.items()}
+"""Each node type's model, by its ``type``."""
+
+READ_LISTS = frozenset(spec.reads for spec in NODE_TABLE.values() if spec.reads)
+"""Every key that holds a list of input bindings in some node type."""
+WRITE_LISTS = frozenset(spec.writes for spec in NODE_TABLE.values() if spec.writes)
+"""Every key that holds a list of output bindings in some node type."""
+
+
+def binding_lists(node_type: Any) -> tuple[str, ...]:
+    """The keys of a node type's binding lists (none for an unknown type)."""
+    spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
+    return spec.binding_lists if spec is not None else ()
+
+
+# ---------------------------------------------------------------------------
+# The union
 
 Step = Annotated[
     Annotated[NodeUse, Tag("NodeUse")]
@@ -413,29 +558,95 @@ Step = Annotated[
 AnyStep = NodeUse | SubgraphNode | ConditionNode | ForeachNode | JoinNode | EndNode | InterruptNode
 """The plain union, for annotations outside pydantic."""
 
-_CONDITION_OUTCOMES = frozenset({"true", "false"})
-_FOREACH_OUTCOMES = frozenset({"loop", "done"})
-_FOREACH_OUTCOMES_WITH_ERRORS = frozenset({"loop", "done", "completed_with_errors"})
-_JOIN_OUTCOMES = frozenset({"done"})
+
+# ---------------------------------------------------------------------------
+# Declared outcomes, of a loaded node and of a node as written
 
 
 def declared_outcomes(node: AnyStep, node_defs_by_name: Mapping[str, NodeDef]) -> frozenset[str]:
-    """The outcomes a node may emit, hence the only ones its edges may use.
+    """The outcomes a node may emit, hence the only ones its edges may use (``NODE_TABLE``).
 
     A ``NodeUse`` of an unknown node def declares nothing, so each of its
     edges is undeclared; an ``EndNode`` declares nothing, so it has no edges.
     """
-    if isinstance(node, NodeUse):
-        node_def = node_defs_by_name.get(node.node)
+    rule = NODE_TABLE[node.type].outcomes
+    if rule.node_def is not None:
+        node_def = node_defs_by_name.get(getattr(node, rule.node_def))
         return frozenset(node_def.outcomes) if node_def is not None else frozenset()
-    if isinstance(node, SubgraphNode | InterruptNode):
-        return frozenset(node.outcomes)
-    if isinstance(node, ConditionNode):
-        return _CONDITION_OUTCOMES
-    if isinstance(node, ForeachNode):
-        if node.item_error.action in ("skip", "collect"):
-            return _FOREACH_OUTCOMES_WITH_ERRORS
-        return _FOREACH_OUTCOMES
-    if isinstance(node, JoinNode):
-        return _JOIN_OUTCOMES
-    return frozenset()
+    if rule.listed is not None:
+        return frozenset(getattr(node, rule.listed))
+    kept = isinstance(node, ForeachNode) and node.item_error.action in ERRORS_KEPT_ACTIONS
+    return rule.with_errors_kept if kept else rule.always
+
+
+OutcomeScope = Literal["node_def", "node", "builtin"]
+
+
+@dataclass(frozen=True)
+class WrittenOutcomes:
+    """The outcomes a node as written declares, in declaration order, and what declares
+    them: a node def (``owner`` its name), the node itself (its id) or its type (the
+    type's name)."""
+
+    outcomes: tuple[str, ...]
+    scope: OutcomeScope
+    owner: str
+
+
+def outcomes_as_written(node: Any, node_defs: Any) -> WrittenOutcomes | None:
+    """``declared_outcomes`` for a node's plain values (``node_defs``: the document's
+    ``node_defs`` values), for the editor, which sees nodes that did not load too.
+
+    For a node that loads, the set of ``outcomes`` is ``declared_outcomes`` of its model.
+    None when the node has no known ``type`` or nothing declares its outcomes (a node
+    def reference that is not a string, a node without an id).
+    """
+    if not isinstance(node, Mapping):
+        return None
+    node_type = node.get("type")
+    spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
+    if spec is None:
+        return None
+    rule = spec.outcomes
+    if rule.node_def is not None:
+        name = node.get(rule.node_def)
+        if not isinstance(name, str):
+            return None
+        # the first node def of the name, as validation takes it (a later one is a
+        # duplicate_node_def error)
+        definition = next(
+            (
+                d
+                for d in (node_defs if isinstance(node_defs, list) else ())
+                if isinstance(d, Mapping) and d.get("name") == name
+            ),
+            None,
+        )
+        written = definition.get("outcomes") if definition is not None else None
+        return WrittenOutcomes(_strings(written), "node_def", name)
+    if rule.listed is not None:
+        node_id = node.get("id")
+        if not isinstance(node_id, str):
+            return None
+        written = node.get(rule.listed) if rule.listed in node else spec.default_outcomes
+        return WrittenOutcomes(_strings(written), "node", node_id)
+    outcomes = rule.builtin
+    if rule.errors_kept and _item_error_action(node) in ERRORS_KEPT_ACTIONS:
+        outcomes = (*outcomes, *rule.errors_kept)
+    return WrittenOutcomes(outcomes, "builtin", spec.name)
+
+
+def _strings(values: Any) -> tuple[str, ...]:
+    """The distinct strings of a written list, in order."""
+    if not isinstance(values, list | tuple):
+        return ()
+    return tuple(dict.fromkeys(v for v in values if isinstance(v, str)))
+
+
+def _item_error_action(node: Mapping[str, Any]) -> Any:
+    """A foreach's ``item_error`` action as written: a bare action or ``{ action }``, and
+    the deprecated ``on_item_error`` where ``item_error`` is absent (``fold_legacy_foreach``)."""
+    policy = node.get("item_error")
+    if policy is None:
+        policy = node.get("on_item_error")
+    return policy.get("action") if isinstance(policy, Mapping) else policy

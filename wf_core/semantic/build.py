@@ -28,7 +28,7 @@ from wf_core.context_contracts import (
 )
 from wf_core.documents import SourceMap, StringLiteral
 from wf_core.locations import Location
-from wf_core.models.steps import ARTIFACT_REF
+from wf_core.models.steps import ARTIFACT_REF, NODE_TABLE, outcomes_as_written
 from wf_core.path_scan import scan_path
 from wf_core.schema_nav import SchemaView
 from wf_core.semantic.index import NodeIndex, SemanticIndex
@@ -50,13 +50,6 @@ from wf_core.tokens import END
 ROOTS = ("input", "state", "context")
 
 _SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
-_BUILTIN_OUTCOMES = {
-    "foreach": ("loop", "done", "completed_with_errors"),
-    "condition": ("true", "false"),
-    "join": ("done",),
-}
-_READ_LISTS = {"node": "input", "subgraph": "input", "interrupt": "request"}
-_WRITE_LISTS = {"node": "output", "subgraph": "output", "interrupt": "resume"}
 
 
 def _dict(value: Any) -> Mapping[str, Any]:
@@ -448,13 +441,13 @@ class IndexBuilder:
                 Role.DEFINITION,
                 Symbol(SymbolKind.ALIAS, (node_id,), node["as"]),
             )
-        if node_type in ("subgraph", "interrupt") and node_id is not None:
-            for k, outcome in enumerate(_list(node.get("outcomes"))):
+        spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
+        listed = spec.outcomes.listed if spec is not None else None
+        if listed is not None and node_id is not None:
+            for k, outcome in enumerate(_list(node.get(listed))):
                 if isinstance(outcome, str):
                     symbol = Symbol(SymbolKind.OUTCOME, ("node", node_id, outcome), outcome)
-                    self._string(
-                        (*base, "outcomes", k), SymbolKind.OUTCOME, Role.DEFINITION, symbol
-                    )
+                    self._string((*base, listed, k), SymbolKind.OUTCOME, Role.DEFINITION, symbol)
         if node_type == "subgraph":
             ref = node.get("workflow")
             where: Location | None = None
@@ -558,25 +551,12 @@ class IndexBuilder:
             self._string(("edges", index, "outcome"), SymbolKind.OUTCOME, Role.REFERENCE, symbol)
 
     def _outcome_of(self, node: Mapping[str, Any], outcome: str) -> Symbol | None:
-        """What declares ``outcome`` for edges leaving ``node``."""
-        node_type = node.get("type")
-        if node_type == "node" and isinstance(node.get("node"), str):
-            for definition in _list(self.values.get("node_defs")):
-                definition = _dict(definition)
-                if definition.get("name") == node["node"] and outcome in _list(
-                    definition.get("outcomes")
-                ):
-                    return Symbol(SymbolKind.OUTCOME, ("node_def", node["node"], outcome), outcome)
+        """What declares ``outcome`` for edges leaving ``node`` (the node-type table's
+        rule, ``outcomes_as_written``): None when the node does not declare it."""
+        declared = outcomes_as_written(node, self.values.get("node_defs"))
+        if declared is None or outcome not in declared.outcomes:
             return None
-        if node_type in ("subgraph", "interrupt"):
-            default = ["ok"] if node_type == "subgraph" else ["submitted"]
-            declared = _list(node.get("outcomes", default))
-            if outcome in declared and isinstance(node.get("id"), str):
-                return Symbol(SymbolKind.OUTCOME, ("node", node["id"], outcome), outcome)
-            return None
-        if outcome in _BUILTIN_OUTCOMES.get(str(node_type), ()):
-            return Symbol(SymbolKind.OUTCOME, ("builtin", str(node_type), outcome), outcome)
-        return None
+        return Symbol(SymbolKind.OUTCOME, (declared.scope, declared.owner, outcome), outcome)
 
     def _schemas(self) -> None:
         roots: list[Location] = [(key,) for key in _SCHEMA_KEYS]
@@ -684,7 +664,8 @@ def _at(items: list[Any], index: Any) -> Any:
 def _node_paths(node: Mapping[str, Any], base: Location) -> Iterator[tuple[Location, PathRole]]:
     """Where a node writes path strings, and what each one does."""
     node_type = node.get("type")
-    reads = _READ_LISTS.get(str(node_type))
+    spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
+    reads = spec.reads if spec is not None else None
     if reads is not None:
         for j, binding in enumerate(_list(node.get(reads))):
             binding = _dict(binding)
@@ -694,7 +675,7 @@ def _node_paths(node: Mapping[str, Any], base: Location) -> Iterator[tuple[Locat
                 yield (*base, reads, j, "path"), PathRole.SOURCE
             if "expression" in binding:
                 yield from _expression_paths(binding["expression"], (*base, reads, j, "expression"))
-    writes = _WRITE_LISTS.get(str(node_type))
+    writes = spec.writes if spec is not None else None
     if writes is not None:
         for j, binding in enumerate(_list(node.get(writes))):
             binding = _dict(binding)

@@ -15,6 +15,7 @@ from wf_core.documents import Located, StringLiteral
 from wf_core.locations import Location
 from wf_core.records import record
 from wf_core.semantic.model import Occurrence, PathOccurrence, PathSegment
+from wf_core.spans import Span
 
 if TYPE_CHECKING:
     from wf_core.view import AnalysisView
@@ -44,6 +45,19 @@ class Cursor:
         return self.located is not None and self.located.in_key
 
 
+def literal_interior(literal: StringLiteral) -> Span:
+    """Where a cursor is inside a string literal, the one rule every feature uses: from
+    just after the opening quote to just before the closing one, both ends included, or,
+    while the literal is not closed yet, to the end of what is typed (its line)."""
+    return Span(literal.content.start, literal.content.end if literal.closed else literal.span.end)
+
+
+def in_literal(literal: StringLiteral, offset: int) -> bool:
+    """Whether ``offset`` is inside ``literal`` (``literal_interior``)."""
+    interior = literal_interior(literal)
+    return interior.start <= offset <= interior.end
+
+
 def decoded_offset(literal: StringLiteral, offset: int) -> int:
     """Inverse of ``StringLiteral.doc_offset``: the decoded index at a document offset."""
     if offset <= literal.content.start:
@@ -59,10 +73,7 @@ def string_at(view: AnalysisView, offset: int) -> StringCursor | None:
     if located is None or located.in_key:
         return None
     literal = source_map.string(located.location)
-    if literal is None:
-        return None
-    inside_end = literal.content.end if literal.closed else literal.span.end
-    if not (literal.content.start <= offset <= inside_end):
+    if literal is None or not in_literal(literal, offset):
         return None
     return StringCursor(tuple(located.location), literal, decoded_offset(literal, offset))
 
@@ -70,10 +81,8 @@ def string_at(view: AnalysisView, offset: int) -> StringCursor | None:
 def classify(view: AnalysisView, offset: int) -> Cursor:
     index = view.index
     path = index.path_at(offset)
-    if path is not None:
-        inside_end = path.literal.content.end if path.literal.closed else path.literal.span.end
-        if not (path.literal.content.start <= offset <= inside_end):
-            path = None
+    if path is not None and not in_literal(path.literal, offset):
+        path = None
     segment = path.segment_at(offset) if path is not None else None
     occurrence = index.occurrence_at(offset)
     located = view.parsed.source_map.locate(offset)

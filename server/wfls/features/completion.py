@@ -27,23 +27,25 @@ from wf_core.models.keys import (
     CONDITION_MODELS,
     DEPRECATED_KEYS,
     STEP_MODELS,
+    binding_keys,
     model_keys,
     node_keys,
     top_level_keys,
 )
 from wf_core.models.schemas import NodeDef
+from wf_core.models.steps import NODE_TABLE, outcomes_as_written
 from wf_core.models.workflow import Edge
 from wf_core.path_scan import CursorScan, scan_at
 from wf_core.paths import format_segment
 from wf_core.records import record
 from wf_core.schema_nav import SchemaView
-from wf_core.semantic.cursor import Cursor, StringCursor, classify
+from wf_core.semantic.cursor import Cursor, StringCursor, classify, literal_interior
 from wf_core.semantic.model import PathOccurrence, PathRole
 from wf_core.spans import Span
 from wf_core.tokens import END
 from wf_core.view import AnalysisView, WorkspaceView
 from wfls.features.common import document_nodes, node_values, read_navigator, value_at
-from wfls.features.hover import NODE_TYPES, ROOTS
+from wfls.features.hover import ROOTS
 from wfls.features.schema_text import schema_markdown
 from wfls.features.types import CompletionCandidate
 
@@ -82,12 +84,6 @@ JSON_SCHEMA_KEYWORDS = (
     "uniqueItems",
     "examples",
 )
-_BINDING_KEYS = {
-    "input": ("target", "path", "value", "expression"),
-    "request": ("target", "path", "value", "expression"),
-    "output": ("source", "target"),
-    "resume": ("source", "target"),
-}
 _EXPRESSION_KEYS = ("kind", "path", "value", "items", "fields")
 _LOCAL_ROLES = (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET)
 
@@ -331,9 +327,7 @@ def value_completions(
 ) -> list[CompletionCandidate]:
     location = string.location
     literal = string.literal
-    replace = Span(
-        literal.content.start, literal.content.end if literal.closed else literal.span.end
-    )
+    replace = literal_interior(literal)
     style = literal.style
     values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
 
@@ -352,7 +346,7 @@ def value_completions(
     if head == ("edges",) and last == "outcome" and isinstance(location[1], int):
         return plain(((o, None) for o in _edge_outcomes(view, location[1])), "enum")
     if head == ("nodes",) and len(location) == 3 and last == "type":
-        return plain(((t, NODE_TYPES[t][:60]) for t in STEP_MODELS), "keyword")
+        return plain(((t, spec.summary[:60]) for t, spec in NODE_TABLE.items()), "keyword")
     if head == ("nodes",) and len(location) == 3 and last == "node":
         defs = values.get("node_defs")
         found = [
@@ -378,7 +372,8 @@ def value_completions(
 
 
 def _edge_outcomes(view: AnalysisView, edge_index: int) -> list[str]:
-    """The outcomes the edge's ``from`` node declares, from the semantic index's table."""
+    """The outcomes the edge's ``from`` node declares (the node-type table's rule, as
+    validation and the semantic index read it), sorted as the client shows them."""
     values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
     edges = values.get("edges")
     if not isinstance(edges, list) or not (0 <= edge_index < len(edges)):
@@ -388,31 +383,8 @@ def _edge_outcomes(view: AnalysisView, edge_index: int) -> list[str]:
     index = view.index.resolver.node_ids.get(source) if isinstance(source, str) else None
     if index is None:
         return []
-    node = node_values(view, index)
-    node_type = node.get("type")
-    if node_type == "node":
-        for definition in values.get("node_defs", []):
-            if isinstance(definition, Mapping) and definition.get("name") == node.get("node"):
-                outcomes = definition.get("outcomes")
-                return (
-                    sorted(o for o in outcomes if isinstance(o, str))
-                    if isinstance(outcomes, list)
-                    else []
-                )
-        return []
-    if node_type in ("subgraph", "interrupt"):
-        default = ["ok"] if node_type == "subgraph" else ["submitted"]
-        outcomes = node.get("outcomes", default)
-        return [o for o in outcomes if isinstance(o, str)] if isinstance(outcomes, list) else []
-    builtin = {"foreach": ["done", "loop"], "condition": ["false", "true"], "join": ["done"]}
-    outcomes = list(builtin.get(str(node_type), []))
-    action = node.get("item_error")
-    if node_type == "foreach" and (
-        (isinstance(action, Mapping) and action.get("action") in ("skip", "collect"))
-        or action in ("skip", "collect")
-    ):
-        outcomes.insert(0, "completed_with_errors")
-    return outcomes
+    declared = outcomes_as_written(node_values(view, index), values.get("node_defs"))
+    return sorted(declared.outcomes) if declared is not None else []
 
 
 # -- keys ---------------------------------------------------------------------------
@@ -540,8 +512,10 @@ def allowed_keys(view: AnalysisView, parent: Location) -> list[tuple[str, bool]]
         return [(k, False) for k in model_keys(NodeDef)]
     if len(parent) == 2 and head == "output":
         return [(k, False) for k in ("target", "path", "value")]
-    if len(parent) == 4 and head == "nodes" and parent[2] in _BINDING_KEYS:
-        return [(k, False) for k in _BINDING_KEYS[str(parent[2])]]
+    if len(parent) == 4 and head == "nodes" and isinstance(parent[1], int):
+        node_type = node_values(view, parent[1]).get("type")
+        if keys := binding_keys(node_type, parent[2]):
+            return [(k, False) for k in keys]
     if head == "nodes" and "expression" in parent:
         return [(k, False) for k in _EXPRESSION_KEYS]
     if head == "nodes" and "check" in parent:

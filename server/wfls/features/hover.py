@@ -14,7 +14,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY
-from wf_core.models.steps import ARTIFACT_REF
+from wf_core.models.steps import (
+    ARTIFACT_REF,
+    ERRORS_KEPT_ACTIONS,
+    NODE_TABLE,
+    outcomes_as_written,
+)
 from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.semantic.cursor import Cursor, classify
 from wf_core.semantic.model import (
@@ -46,20 +51,6 @@ ROOTS = {
     "input": "The workflow input, as declared by `input_schema`",
     "state": "The workflow state, as declared by `state_schema`",
     "context": "The runtime context at this node: standard fields and the active loops",
-}
-NODE_TYPES = {
-    "node": "runs a node def's handler with the node's input bindings; its outcomes are the "
-    "node def's",
-    "subgraph": "runs another workflow in a new scope: only the input bindings cross into it, "
-    "output bindings bring its output back",
-    "condition": "evaluates `check` against the graph context; outcomes `true` and `false`",
-    "foreach": "loops over the list `over` reads: `loop` enters one item's body, a body edge "
-    "back to the foreach returns the item, `done` leaves once every item is done; the body "
-    "reads the item as `context.foreach.<id>.item`",
-    "join": "continues at once with outcome `done`",
-    "end": "ends the workflow with its `outcome`",
-    "interrupt": "pauses the run with a request built from `request`; the answer is written "
-    "to state through `resume`",
 }
 
 
@@ -95,8 +86,10 @@ def _value_hover(view: AnalysisView, cursor: Cursor) -> HoverResult | None:
         return None
     location, value = string.location, string.literal.value
     if location[:1] == ("nodes",) and len(location) == 3 and location[2] == "type":
-        doc = NODE_TYPES.get(value)
-        return HoverResult(f"**`{value}`** node: {doc}", string.literal.span) if doc else None
+        spec = NODE_TABLE.get(value)
+        if spec is None:
+            return None
+        return HoverResult(f"**`{value}`** node: {spec.summary}", string.literal.span)
     if location[:1] == ("nodes",) and "workflow" in location and ARTIFACT_REF.fullmatch(value):
         return HoverResult(
             f"**`{value}`**: a workflow published in a registry; wfls cannot see the "
@@ -130,6 +123,10 @@ def workflow_markdown(view: AnalysisView, name: str, workspace: WorkspaceView | 
 def occurrence_markdown(view: AnalysisView, occurrence: Occurrence) -> str | None:
     symbol = occurrence.symbol
     if symbol is None:
+        if occurrence.kind == SymbolKind.OUTCOME and occurrence.location[:1] == ("edges",):
+            text = undeclared_outcome_markdown(view, occurrence)
+            if text is not None:
+                return text
         return f"`{occurrence.name}`: no {occurrence.kind.value.replace('_', ' ')} of that name"
     if symbol.kind == SymbolKind.NODE:
         return node_markdown(view, symbol.key[0])
@@ -157,8 +154,37 @@ def node_markdown(view: AnalysisView, node_id: str) -> str | None:
         lines.extend(loop_lines(view, node_id, node))
     if node.get("type") == "node":
         lines.append(f"uses node def `{node.get('node')}`")
+    declared = outcomes_as_written(node, _values(view).get("node_defs"))
+    if declared is not None:
+        lines.append(f"outcomes: {_listed(declared.outcomes)}")
     lines.append(f"owner stack: {stack_text(owner_stack(view, node_id))}")
     return "\n\n".join(lines)
+
+
+def undeclared_outcome_markdown(view: AnalysisView, occurrence: Occurrence) -> str | None:
+    """An edge's outcome its source node does not declare: the outcomes it does."""
+    edges = _values(view).get("edges")
+    at = occurrence.location[1]
+    edge = edges[at] if isinstance(edges, list) and isinstance(at, int) else None
+    source = edge.get("from") if isinstance(edge, Mapping) else None
+    index = node_index_of(view, source) if isinstance(source, str) else None
+    if index is None:
+        return None
+    declared = outcomes_as_written(node_values(view, index), _values(view).get("node_defs"))
+    if declared is None:
+        return None
+    return (
+        f"`{occurrence.name}`: not an outcome of node `{source}`, whose outcomes are "
+        f"{_listed(declared.outcomes)}"
+    )
+
+
+def _listed(outcomes: tuple[str, ...]) -> str:
+    return ", ".join(f"`{o}`" for o in outcomes) or "none"
+
+
+def _values(view: AnalysisView) -> Mapping[str, Any]:
+    return view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
 
 
 def _node_defs(view: AnalysisView) -> list[Mapping[str, Any]]:
@@ -190,9 +216,12 @@ def outcome_markdown(view: AnalysisView, symbol: Symbol) -> str:
         declared = f"declared by node `{owner}`"
     elif scope == "workflow":
         declared = "a workflow outcome (`outcomes`)"
-    else:
+    elif outcome in NODE_TABLE[owner].outcomes.builtin:
         declared = f"built into every `{owner}` node"
-    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    else:  # declared only when the node's item_error action keeps errors
+        actions = " or ".join(f"`{a}`" for a in ERRORS_KEPT_ACTIONS)
+        declared = f"built into a `{owner}` node whose `item_error` action is {actions}"
+    values = _values(view)
     edges = values.get("edges")
     edges = edges if isinstance(edges, list) else []
     sources = _sources_of(view, symbol)
@@ -209,14 +238,21 @@ def outcome_markdown(view: AnalysisView, symbol: Symbol) -> str:
 
 def _sources_of(view: AnalysisView, symbol: Symbol) -> set[Any]:
     """The nodes whose edges can carry this outcome."""
-    scope, owner, _ = symbol.key
+    scope, owner, outcome = symbol.key
     nodes = document_nodes(view)
     if scope == "node_def":
         return {n.get("id") for n in nodes if n.get("type") == "node" and n.get("node") == owner}
     if scope == "node":
         return {owner}
     if scope == "builtin":
-        return {n.get("id") for n in nodes if n.get("type") == owner}
+        defs = _values(view).get("node_defs")
+        return {
+            n.get("id")
+            for n in nodes
+            if n.get("type") == owner
+            and (declared := outcomes_as_written(n, defs)) is not None
+            and outcome in declared.outcomes
+        }
     return set()
 
 

@@ -12,6 +12,7 @@ Invariant: each range strictly contains the one before it.
 
 from __future__ import annotations
 
+from wf_core.semantic.cursor import in_literal
 from wf_core.spans import Span
 from wf_core.view import AnalysisView
 
@@ -31,7 +32,7 @@ def selection_chain(view: AnalysisView, offset: int) -> list[Span]:
 
     source_map = view.parsed.source_map
     path = view.index.path_at(offset)
-    if path is not None and path.literal.span.start < offset < path.literal.span.end:
+    if path is not None and in_literal(path.literal, offset):
         segment = path.segment_at(offset)
         if segment is not None and segment.span.end > segment.span.start:
             add(segment.span)
@@ -44,7 +45,7 @@ def selection_chain(view: AnalysisView, offset: int) -> list[Span]:
             add(located.span)
         else:
             literal = source_map.string(location)
-            if literal is not None and literal.span.start < offset < literal.span.end:
+            if literal is not None and in_literal(literal, offset):
                 add(literal.content)
         for depth in range(len(location), 0, -1):
             entry = source_map.get(location[:depth])
