@@ -163,9 +163,9 @@ def entry() -> NoReturn:
         # would walk everything the command allocated meanwhile (1 s after ``wfls check``
         # of 14,000 nodes had printed its findings), to free nothing the exit would not.
         gc.disable()
-    if args.command == "check":
+    if args.command in ("check", "export"):
         # A process of one thread, whose output a child does not touch: a large
-        # document's check may put the second core to work (``wf_core.forked``).
+        # document's check or export may put the second core to work (``wf_core.forked``).
         from wf_core import forked
 
         forked.allow()
@@ -214,7 +214,7 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
         if args.command == "export":
             from wfls.export_cmd import run_export
 
-            return run_export(args.file, args.to)
+            return run_export(args.file, args.to, kept=kept)
         if args.command == "run":
             from wfls.run_cmd import run_workflow
 

@@ -11,10 +11,13 @@ import re
 
 _BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_NEEDS_ESCAPE = re.compile(r'[\x00-\x1f\x7f"\\]')
 _TOML_ESCAPES = {"\b": "\\b", "\t": "\\t", "\n": "\\n", "\f": "\\f", "\r": "\\r"}
 
 
 def _toml_basic_body(text: str) -> str:
+    if not _NEEDS_ESCAPE.search(text):  # nearly every string: copied as it is
+        return text
     out = []
     for char in text:
         if char in ('"', "\\"):
