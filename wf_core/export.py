@@ -939,8 +939,11 @@ def export_document(parsed: ParsedDocument, load: LoadResult, target: str) -> Ex
             text = _Writer(values, source_notes(parsed), forms).document()
         return Export(text)
     values = _lean_values(parsed.values, load, model)
-    _refuse_nulls(values, (), parsed)
-    return Export(_Writer(values).document())
+    try:
+        return Export(_Writer(values).document())
+    except ExportError:
+        _refuse_nulls(values, (), parsed)  # the writer stops at the first: name them all
+        raise
 
 
 class _ModelValues:
