@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: bytecode run test lint format bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode
+.PHONY: bytecode run test lint format bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -78,6 +78,10 @@ bench-runtime: $(STAMP)
 # 1,000 generated documents, one child and 50 callers: indexing, and a child edit.
 bench-workspace: $(STAMP) bytecode
 	$(BIN)/python bench/workspace.py
+
+# `wfls export` to TOML and to JSON against `wfls check`, on 5,000 nodes in either syntax.
+bench-export: $(STAMP) bytecode
+	$(BIN)/python bench/export.py
 
 # Instructions executed by each stage of `wfls check` on 2,000 nodes (valgrind's callgrind):
 # a figure that does not move with the machine's speed. 5-6 minutes.
