@@ -14,11 +14,14 @@ server fails the test instead of hanging it.
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 ROOT = Path(__file__).parents[1]
 NVIM = Path(sys.executable).parent / "nvim"
@@ -214,7 +217,9 @@ def _run(tmp_path: Path, init: str, settings: dict) -> dict:
     for key, value in settings.items():
         command += ["--cmd", f"let g:{key} = json_decode('{json.dumps(value)}')"]
     command += ["-u", str(script)]
-    subprocess.run(command, cwd=tmp_path, timeout=120, check=False, capture_output=True)
+    # Neovim's own files (its LSP log among them) go to the test's folder.
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    subprocess.run(command, cwd=tmp_path, timeout=120, check=False, capture_output=True, env=env)
     return json.loads(result.read_text(encoding="utf-8"))
 
 
@@ -243,7 +248,8 @@ def test_neovim_uses_wfls(tmp_path: Path):
     assert out["json_filetype"] == "json"
     assert out["attached"] is True
     assert out["offset_encoding"] == "utf-8"
-    assert out["pulls"] is True
+    # Neovim 0.11 pulls but cannot be asked to pull again: wfls pushes to it.
+    assert out["pulls"] is False
 
     hover = out["hover"]["contents"]
     assert hover["kind"] == "markdown"
@@ -308,7 +314,10 @@ def test_checkhealth_says_when_the_server_is_missing(tmp_path: Path):
     )
     health = "\n".join(out["health"])
     assert f"ERROR {tmp_path / 'no-such-wfls'} was not found" in health
-    assert "pip install wfls" in health
+    # This project's server, from its checkout (a package named wfls elsewhere is another).
+    assert "pip install wfls" not in health
+    assert "pip install /path/to/the/checkout (the distribution lda-wfls" in health
+    assert "/path/to/the/checkout/.venv/bin/wfls" in health
 
 
 def test_checkhealth_runs_the_python_form(tmp_path: Path):
@@ -316,6 +325,24 @@ def test_checkhealth_runs_the_python_form(tmp_path: Path):
     health = "\n".join(out["health"])
     assert f"OK wfls {_version()} answers {sys.executable} -m wfls --version" in health
     assert "no wfls client is running" in health
+    if sys.platform == "linux" and shutil.which("inotifywait") is None:
+        assert "WARNING inotifywait was not found" in health
+    elif sys.platform == "linux":
+        assert "OK Neovim watches the workflow files of the workspace for wfls (with" in health
+
+
+def test_checkhealth_says_when_neovim_does_not_watch_files(tmp_path: Path):
+    capabilities = {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": False}}}
+    out = _run(
+        tmp_path,
+        HEALTH_ONLY.replace(
+            "cmd = vim.g.wfls_cmd }",
+            "cmd = vim.g.wfls_cmd, capabilities = vim.g.wfls_capabilities }",
+        ),
+        {"wfls_cmd": [sys.executable, "-m", "wfls", "serve"], "wfls_capabilities": capabilities},
+    )
+    health = "\n".join(out["health"])
+    assert "WARNING Neovim does not watch workflow files for wfls" in health
 
 
 IDE = r"""
@@ -539,6 +566,17 @@ vim.api.nvim_create_autocmd('VimEnter', {
       for _, response in pairs(answer or {}) do
         out.hover = response.result and response.result.contents.value
       end
+
+      -- Run again from the trace window: the same workflow, its new trace in its place.
+      local trace = vim.api.nvim_get_current_buf()
+      out.windows = #vim.api.nvim_list_wins()
+      vim.cmd('WflsRun ' .. vim.fn.fnameescape(vim.g.wfls_input))
+      out.rerun = vim.wait(20000, function()
+        local current = vim.api.nvim_get_current_buf()
+        return current ~= trace and current ~= document
+      end, 50)
+      out.rerun_windows = #vim.api.nvim_list_wins()
+      out.rerun_trace = vim.api.nvim_buf_get_lines(0, 0, -1, false)
     end)
     out.error = not ok and tostring(err) or nil
     local file = assert(io.open(vim.g.wfls_result, 'w'))
@@ -569,3 +607,281 @@ def test_wfls_run_shows_the_trace_and_hover_what_a_node_saw(tmp_path: Path):
         line.startswith('#3 charge (node) [customers > "orders.v2"] → ok') for line in out["trace"]
     )
     assert "**Last run**: 3 activations" in out["hover"]
+    # :WflsRun from the trace window runs the workflow the trace is of.
+    assert out["rerun"] is True
+    assert out["rerun_windows"] == out["windows"]
+    assert out["rerun_trace"][0].startswith("workflow 'billing', run with stand-in handlers (")
+
+
+RUN_NOWHERE = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+local out = { notes = {} }
+vim.notify = function(message, level)
+  table.insert(out.notes, { message, level })
+end
+vim.api.nvim_create_autocmd('VimEnter', {
+  callback = function()
+    local ok, err = pcall(vim.cmd, 'WflsRun input.json')
+    out.error = not ok and tostring(err) or nil
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode(out))
+    file:close()
+    vim.cmd('qa!')
+  end,
+})
+"""
+
+
+def test_wfls_run_without_a_workflow_says_what_to_do(tmp_path: Path):
+    out = _run(tmp_path, RUN_NOWHERE, {"wfls_cmd": [sys.executable, "-m", "wfls", "serve"]})
+    assert out.get("error") is None
+    [[message, level]] = out["notes"]
+    assert message == (
+        "wfls: :WflsRun runs the workflow of a *.wf.toml or *.wf.json buffer that the server"
+        " is attached to: open one first"
+    )
+    assert level == 4  # vim.log.levels.ERROR
+
+
+CHILD_FLOW = """\
+name = "child"
+start = "end"
+outcomes = ["ok"]
+edges = []
+
+[input_schema]
+type = "object"
+required = ["customers", "tag"]
+properties.customers = { type = "array" }
+properties.tag = { type = "string" }
+
+[[nodes]]
+id = "end"
+type = "end"
+"""
+
+CALLER_FLOW = """\
+name = "caller"
+start = "bill"
+outcomes = ["ok"]
+edges = [{ from = "bill", outcome = "ok", to = "__end__" }]
+
+[[nodes]]
+id = "bill"
+type = "subgraph"
+workflow = { name = "child" }
+input = [{ target = "customers", value = [] }]
+"""
+
+CALLERS = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+
+local out = { shown = {} }
+-- Every set of error codes Neovim shows for the caller, in order.
+local function error_codes(diagnostics)
+  local codes = {}
+  for _, d in ipairs(diagnostics) do
+    if d.severity == vim.diagnostic.severity.ERROR then
+      table.insert(codes, d.code)
+    end
+  end
+  table.sort(codes)
+  return table.concat(codes, ',')
+end
+vim.api.nvim_create_autocmd('DiagnosticChanged', {
+  callback = function(args)
+    if vim.api.nvim_buf_get_name(args.buf) == vim.g.wfls_caller then
+      table.insert(out.shown, error_codes(vim.diagnostic.get(args.buf)))
+    end
+  end,
+})
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local ok, err = pcall(function()
+      out.default_watching = vim.lsp.protocol.make_client_capabilities()
+        .workspace.didChangeWatchedFiles.dynamicRegistration
+      vim.cmd.edit(vim.fn.fnameescape(vim.g.wfls_caller))
+      local caller = vim.api.nvim_get_current_buf()
+      out.attached = vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = caller, name = 'wfls' }) > 0
+      end, 50)
+      local client = vim.lsp.get_clients({ bufnr = caller, name = 'wfls' })[1]
+      out.pulls = client.server_capabilities.diagnosticProvider ~= nil
+      out.offered_watching = client.capabilities.workspace.didChangeWatchedFiles.dynamicRegistration
+      local function shows(expected)
+        return vim.wait(20000, function()
+          return error_codes(vim.diagnostic.get(caller)) == expected
+        end, 50)
+      end
+
+      -- Opened with the child on disk: once the workspace is indexed, the binding the
+      -- child requires and the caller does not give is an error.
+      out.opened = shows('subgraph_binding')
+      out.watching = vim.wait(20000, function()
+        return client.dynamic_capabilities:get('workspace/didChangeWatchedFiles') ~= nil
+      end, 50)
+
+      -- The child edited in a buffer (not saved): the caller is checked again.
+      vim.cmd('split ' .. vim.fn.fnameescape(vim.g.wfls_child))
+      local child = vim.api.nvim_get_current_buf()
+      vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = child, name = 'wfls' }) > 0
+      end, 50)
+      local row = vim.g.wfls_required_line
+      vim.api.nvim_buf_set_lines(child, row, row + 1, false, { 'required = ["customers"]' })
+      out.edited = shows('')
+      -- Closed unsaved: the child on disk counts again.
+      vim.cmd('bwipeout! ' .. child)
+      out.closed = shows('subgraph_binding')
+
+      -- The child changed on disk by another program, then deleted.
+      out.before_disk = #out.shown
+      local lines = vim.fn.readfile(vim.g.wfls_child)
+      lines[row + 1] = 'required = ["customers"]'
+      vim.fn.writefile(lines, vim.g.wfls_child)
+      out.changed_on_disk = shows('')
+      vim.fn.delete(vim.g.wfls_child)
+      out.deleted = shows('unknown_subgraph')
+    end)
+    out.error = not ok and tostring(err) or nil
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode(out))
+    file:close()
+    vim.cmd('qa!')
+  end,
+})
+"""
+
+
+def _callers(tmp_path: Path, child: Path) -> dict:
+    (tmp_path / ".git").mkdir()  # the workspace root Neovim reports
+    child.parent.mkdir(exist_ok=True)
+    child.write_text(CHILD_FLOW, encoding="utf-8")
+    caller = tmp_path / "caller.wf.toml"
+    caller.write_text(CALLER_FLOW, encoding="utf-8")
+    settings = {
+        "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
+        "wfls_caller": str(caller),
+        "wfls_child": str(child),
+        "wfls_required_line": CHILD_FLOW.splitlines().index('required = ["customers", "tag"]'),
+    }
+    out = _run(tmp_path, CALLERS, settings)
+    assert out.get("error") is None and out["attached"]
+    return out
+
+
+def _follows_its_child(out: dict) -> None:
+    assert out["pulls"] is False
+    assert out["opened"] is True
+    assert out["watching"] is True
+    assert out["edited"] is True
+    assert out["closed"] is True
+    assert out["changed_on_disk"] is True
+    assert out["deleted"] is True
+    # Never a false "unknown" before the child was deleted.
+    shown = out["shown"]
+    assert not any("unknown_subgraph" in codes for codes in shown[: out["before_disk"]])
+    assert shown[-1] == "unknown_subgraph"
+
+
+def test_callers_follow_their_children_in_neovim(tmp_path: Path):
+    """Neovim 0.11 cannot be asked to pull again, so wfls pushes: a caller opened with its
+    child on disk never shows the child unknown, and it follows the child edited in a
+    buffer, closed, changed on disk (Neovim watching the files for wfls) and deleted.
+    The child is in the workspace folder itself, where every file watcher Neovim has on
+    Linux sees it."""
+    out = _callers(tmp_path, tmp_path / "child.wf.toml")
+    # What Neovim 0.11 offers by itself, and what the wfls configuration turns on.
+    assert out["default_watching"] is (sys.platform in ("darwin", "win32"))
+    assert out["offered_watching"] is True
+    _follows_its_child(out)
+
+
+@pytest.mark.skipif(
+    sys.platform == "linux" and shutil.which("inotifywait") is None,
+    reason="Neovim on Linux sees files in sub-folders change only through inotifywait",
+)
+def test_callers_follow_their_children_in_sub_folders_in_neovim(tmp_path: Path):
+    """The same with the child in a sub-folder: on Linux, Neovim watches sub-folders
+    through ``inotifywait`` (inotify-tools) only."""
+    _follows_its_child(_callers(tmp_path, tmp_path / "flows" / "child.wf.toml"))
+
+
+QUIET = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', {
+  cmd = vim.g.wfls_cmd,
+  settings = { wfls = { undeclaredPropertySeverity = 'loud' } },
+})
+vim.lsp.enable('wfls')
+vim.lsp.log.set_level('INFO')
+
+-- Count the server's reads of its settings (Neovim answers them itself).
+local reads = 0
+local answer = vim.lsp.handlers['workspace/configuration']
+vim.lsp.handlers['workspace/configuration'] = function(...)
+  reads = reads + 1
+  return answer(...)
+end
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local out = {}
+    local ok, err = pcall(function()
+      vim.cmd.edit(vim.fn.fnameescape(vim.g.wfls_document))
+      out.attached = vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = 0, name = 'wfls' }) > 0
+      end, 50)
+      -- At initialization and again after the didChangeConfiguration Neovim sends.
+      out.reads = vim.wait(20000, function() return reads >= 2 end, 50) and reads
+      local params = {
+        textDocument = { uri = vim.uri_from_bufnr(0) },
+        position = { line = 0, character = 0 }, -- `name`: no name to rename
+        newName = 'other',
+      }
+      local answer = vim.lsp.buf_request_sync(0, 'textDocument/rename', params, 20000)
+      for _, response in pairs(answer or {}) do
+        out.refused = response.err and response.err.message
+      end
+      out.messages = vim.split(vim.fn.execute('messages'), '\n', { trimempty = true })
+      out.log = vim.lsp.log.get_filename()
+    end)
+    out.error = not ok and tostring(err) or nil
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode(out))
+    file:close()
+    vim.cmd('qa!')
+  end,
+})
+"""
+
+
+def test_neovim_logs_at_the_right_levels_and_warns_once(tmp_path: Path):
+    """The server's ordinary log lines reach Neovim's LSP log as information (through
+    ``window/logMessage``), not as errors (what Neovim makes of anything on stderr), and
+    an invalid setting read twice is reported once."""
+    document = tmp_path / "flow.wf.toml"
+    document.write_text(CHILD_FLOW, encoding="utf-8")
+    out = _run(
+        tmp_path,
+        QUIET,
+        {"wfls_cmd": [sys.executable, "-m", "wfls", "serve"], "wfls_document": str(document)},
+    )
+    assert out.get("error") is None and out["attached"]
+    assert out["reads"] >= 2
+    assert out["refused"]
+    warnings = [m for m in out["messages"] if "invalid settings" in m]
+    assert len(warnings) == 1, out["messages"]
+    assert "undeclaredPropertySeverity" in warnings[0]
+    log = Path(out["log"]).read_text(encoding="utf-8").splitlines()
+    assert Path(out["log"]).is_relative_to(tmp_path)
+    assert [line for line in log if line.startswith("[ERROR]")] == []
+    [refusal] = [line for line in log if out["refused"] in line]
+    assert refusal.startswith("[INFO]")

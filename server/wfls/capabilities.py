@@ -25,8 +25,8 @@ class ClientFlags:
     """Client support relevant to wfls. The defaults describe a minimal client."""
 
     position_encoding: str = types.PositionEncodingKind.Utf16.value
+    # Pull and ``workspace/diagnostic/refresh`` both (the server then asks to pull again).
     pull_diagnostics: bool = False
-    diagnostic_refresh: bool = False
     related_information: bool = False
     deprecated_tag: bool = False
     completion_markdown: bool = False
@@ -75,12 +75,15 @@ def resolve(caps: types.ClientCapabilities) -> ClientFlags:
     item_tags = completion_item.tag_support if completion_item else None
     code_action = document.code_action if document else None
     resolvable = code_action.resolve_support if code_action else None
+    refresh = bool(workspace and workspace.diagnostics and workspace.diagnostics.refresh_support)
     return ClientFlags(
         position_encoding=str(ServerCapabilitiesBuilder.choose_position_encoding(caps)),
-        pull_diagnostics=pull is not None,
-        diagnostic_refresh=bool(
-            workspace and workspace.diagnostics and workspace.diagnostics.refresh_support
-        ),
+        # Pull support is both halves of LSP's pull model: pulling, and being asked to pull
+        # again (``workspace/diagnostic/refresh``). A document's cross-file findings change
+        # when another document does (a child edited, changed on disk, indexed), and a
+        # client that pulls only on its own edits (Neovim 0.11) would keep a caller's
+        # stale ones until the caller is edited. Such a client is pushed to instead.
+        pull_diagnostics=pull is not None and refresh,
         related_information=bool(related),
         deprecated_tag=bool(
             tag_support and types.DiagnosticTag.Deprecated in (tag_support.value_set or ())

@@ -70,13 +70,13 @@ from wf_core.collector import collector_paused
 from wf_core.records import record
 from wf_core.spans import LineIndex
 from wf_core.workspace.files import Roots, path_of_uri
-from wfls import __version__, convert, generated_code, transport
+from wfls import __version__, client_log, convert, generated_code, transport
 from wfls.capabilities import COMMANDS, ClientFlags
 from wfls.capabilities import resolve as resolve_flags
 from wfls.context import RequestContext
 from wfls.diagnostics_memo import DiagnosticsMemo, Encode, diagnostic_encoder, publish_params
 from wfls.features.types import Refusal
-from wfls.settings import Settings, parse_settings
+from wfls.settings import ProblemReports, Settings, parse_settings
 
 if TYPE_CHECKING:
     from wf_core.snapshot import DocumentSnapshot
@@ -232,6 +232,12 @@ class WflsProtocol(LanguageServerProtocol):
             method is not None and getattr(message, "id", None) is not None
         )
         refusal: JsonRpcException | None = None
+        if method is None and self._shutdown and not isinstance(message, RejectedRequest):
+            # The client's reply to a request the server sent before ``shutdown``, which
+            # cancelled it: nothing waits for it. (pygls would warn on stderr, which
+            # editors log as an error, of what is the client's ordinary behaviour.)
+            logger.debug("a reply to request %s after shutdown: dropped", message.id)
+            return
         if method is None or method == types.EXIT:
             pass  # responses, and exit, which is always obeyed
         elif not self._initialize_seen and method != types.INITIALIZE:
@@ -361,6 +367,9 @@ class DiagnosticsResult:
     affected: frozenset[str] = frozenset()
     revision: int | None = None  # the store's revision analysed (None: from disk)
     published: bytes | None = None  # push clients: the publishDiagnostics params, as JSON
+    # Made before the workspace was indexed: the document's own findings only (its
+    # cross-file ones could name a child the index has not read yet).
+    withheld: bool = False
 
 
 class WflsServer(LanguageServer):
@@ -380,9 +389,14 @@ class WflsServer(LanguageServer):
         self._last_runs: dict[str, LastRun] = {}  # per open document, for hover
         self._cross: dict[str, int] = {}  # per URI: changes of the documents it depends on
         self._indexing: asyncio.Future[None] | None = None
+        self._indexed_roots: Roots | None = None  # the roots whose scan has finished
+        # Documents whose last diagnostics withheld their cross-file findings (made before
+        # the scan finished): made again once it has.
+        self._withheld: set[str] = set()
         self.flags = ClientFlags()
         self.settings = Settings()
         self._settings_generation = 0
+        self._settings_problems = ProblemReports()
         self._diagnostics: dict[str, DiagnosticsResult] = {}
         self._pending_push: dict[str, asyncio.Handle] = {}
         # A document has at most one push in progress; changes meanwhile ask for one more
@@ -390,6 +404,10 @@ class WflsServer(LanguageServer):
         self._pushing: set[str] = set()
         self._push_again: set[str] = set()
         self._push_tasks: set[asyncio.Future[None]] = set()
+        # What the client was last sent for each open document (push clients): a push that
+        # would repeat it is left out, so documents are pushed only when their findings
+        # (or version) changed, however often they are checked again.
+        self._published: dict[str, bytes] = {}
         # Documents whose first semantic index is being built (``_index_ahead``).
         self._first_indexes: set[str] = set()
         # One worker: analyses of a document are serialised by its lock anyway, and a
@@ -399,6 +417,9 @@ class WflsServer(LanguageServer):
         self._closing = False
         self._quiet = threading.Event()  # set while no message arrives (``transport``)
         self._quiet.set()
+        # The event loop serving the client, once ``initialize`` came (``log_to_client``).
+        self._client_loop: asyncio.AbstractEventLoop | None = None
+        self._client_gone = False
 
     @cached_property
     def _worker_converter(self) -> Any:
@@ -461,6 +482,7 @@ class WflsServer(LanguageServer):
                 transport.serve_stream(stream, self.protocol.handle_body, _problem, self._quiet)
             )
         except BrokenPipeError:
+            self._client_gone = True
             logger.info("the client closed its end of the connection")
         except (KeyboardInterrupt, SystemExit):
             pass
@@ -504,6 +526,40 @@ class WflsServer(LanguageServer):
             stream = cast(BinaryIO, connection.makefile("rb", buffering=transport.READ_BUFFER))
             await transport.serve_stream(stream, self.protocol.handle_body, _problem, self._quiet)
 
+    def log_to_client(self, kind: types.MessageType, message: str) -> bool:
+        """Send ``message`` as ``window/logMessage`` (from any thread: another thread's is
+        sent by the loop); False when the client cannot take it: before ``initialize``,
+        after ``shutdown``, once it is gone (``wfls.client_log``)."""
+        loop = self._client_loop
+        if loop is None or not self._can_log():
+            return False
+        params = types.LogMessageParams(type=kind, message=message)
+        try:
+            running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        if running is loop:
+            self._send_log(params)
+            return True
+        if loop.is_closed():
+            return False
+        try:
+            loop.call_soon_threadsafe(self._send_log, params)
+        except RuntimeError:  # closed meanwhile
+            return False
+        return True
+
+    def _can_log(self) -> bool:
+        return not (self._client_gone or self.protocol._shutdown or self.protocol.writer is None)
+
+    def _send_log(self, params: types.LogMessageParams) -> None:
+        if not self._can_log():
+            return
+        try:
+            self.window_log_message(params)
+        except OSError:
+            self._client_gone = True  # the pipe is closed: what follows goes to stderr
+
     def watch_client(self, pid: int | None) -> None:
         """Exit when the client process ``pid`` (``processId`` of ``initialize``) is gone,
         as LSP asks of a server whose client died without ``shutdown``/``exit``. A pid
@@ -518,6 +574,7 @@ class WflsServer(LanguageServer):
     async def _watch_client(self, pid: int) -> None:
         while _alive(pid):
             await asyncio.sleep(PARENT_POLL)
+        self._client_gone = True
         logger.warning("the client's process %d is gone: exiting", pid)
         # Ends the event loop and so ``serve`` (exit status 1: no shutdown came).
         raise SystemExit(1)
@@ -554,12 +611,19 @@ class WflsServer(LanguageServer):
             return cached
         generation = self._settings_generation
         result: DiagnosticsResult | None = await self.in_worker(
-            self._compute_diagnostics, uri, result_id, self.settings, self.flags
+            self._compute_diagnostics,
+            uri,
+            result_id,
+            self.settings,
+            self.flags,
+            self.workspace_indexed,
         )
         if result is None:
             return None
         if result.affected:
             self._dependencies_changed(result.affected - {uri})
+        if result.withheld:
+            self._withhold(uri)
         if (
             generation == self._settings_generation
             and result.result_id == self._result_id(uri)
@@ -755,9 +819,10 @@ class WflsServer(LanguageServer):
     # -- settings ----------------------------------------------------------------------
 
     def apply_settings(self, raw: Any, origin: str) -> None:
-        """Adopt settings from ``origin``; bad entries fall back and are reported once."""
+        """Adopt settings from ``origin``; bad entries fall back and are reported, once for
+        the same invalid configuration however often it is read (``ProblemReports``)."""
         settings, problems = parse_settings(raw)
-        if problems:
+        if self._settings_problems.to_report(problems):
             self.window_show_message(
                 types.ShowMessageParams(
                     type=types.MessageType.Warning,
@@ -796,7 +861,12 @@ class WflsServer(LanguageServer):
     # -- diagnostics -------------------------------------------------------------------
 
     def _compute_diagnostics(
-        self, uri: str, result_id: str, settings: Settings, flags: ClientFlags
+        self,
+        uri: str,
+        result_id: str,
+        settings: Settings,
+        flags: ClientFlags,
+        indexed: bool = True,
     ) -> DiagnosticsResult | None:
         """Runs on the worker: analyse, record the analysis in the workspace index, convert.
 
@@ -810,14 +880,18 @@ class WflsServer(LanguageServer):
         A message arriving when the analysis is due goes first (``wait_for_quiet``): the
         analysis would take the interpreter lock from the loop answering it. An open
         document's first analysis lives as long as the document: frozen, not scanned
-        (a lasting pause, ``wf_core.collector``)."""
+        (a lasting pause, ``wf_core.collector``).
+
+        Before the workspace is ``indexed``, only the document's own findings are given:
+        a cross-file one would be made against a partial index (a subgraph's child not
+        read yet is "unknown"), and a client must never be shown such a false finding."""
         self.wait_for_quiet()
         first = uri in self.store and not self.store.has_analysed(uri)
         with collector_paused(lasting=first):
-            return self._analyse_and_convert(uri, result_id, settings, flags)
+            return self._analyse_and_convert(uri, result_id, settings, flags, indexed)
 
     def _analyse_and_convert(
-        self, uri: str, result_id: str, settings: Settings, flags: ClientFlags
+        self, uri: str, result_id: str, settings: Settings, flags: ClientFlags, indexed: bool
     ) -> DiagnosticsResult | None:
         from wf_core.workspace.checks import document_issues
 
@@ -833,7 +907,7 @@ class WflsServer(LanguageServer):
             if document is None:
                 return None
             snapshot = document.snapshot
-        issues = document_issues(self.workflows, uri)
+        issues = document_issues(self.workflows, uri) if indexed else snapshot.issues
         codec = convert.PositionCodec(snapshot.lines, flags.position_encoding)
         # An open document's unchanged findings keep their diagnostics (and JSON) from
         # the last analysis; a document read from disk is converted afresh.
@@ -846,7 +920,14 @@ class WflsServer(LanguageServer):
         if encoded is not None:
             published = publish_params(self._worker_converter, uri, snapshot.version, encoded)
         return DiagnosticsResult(
-            uri, snapshot.version, result_id, items, frozenset(affected), revision, published
+            uri,
+            snapshot.version,
+            result_id,
+            items,
+            frozenset(affected),
+            revision,
+            published,
+            withheld=not indexed,
         )
 
     def _dependencies_changed(self, uris: Iterable[str]) -> None:
@@ -858,7 +939,7 @@ class WflsServer(LanguageServer):
             changed = True
             if not self.flags.pull_diagnostics and uri in self.store:
                 self.schedule_push(uri)
-        if changed and self.flags.pull_diagnostics and self.flags.diagnostic_refresh:
+        if changed and self.flags.pull_diagnostics:
             self.workspace_diagnostic_refresh(None)
 
     # -- the workspace -------------------------------------------------------------
@@ -875,15 +956,41 @@ class WflsServer(LanguageServer):
         """Index in the background: requests are answered meanwhile."""
         self._indexing = asyncio.ensure_future(self._index_logged())
 
+    @property
+    def workspace_indexed(self) -> bool:
+        """Whether the scan of the current workspace folders has finished (or failed): until
+        then, diagnostics withhold cross-file findings (``_compute_diagnostics``)."""
+        return self._indexed_roots is self._roots
+
+    def _withhold(self, uri: str) -> None:
+        """``uri``'s diagnostics were made without its cross-file findings: make them again
+        once the workspace is indexed, or now if it was indexed meanwhile."""
+        if self.workspace_indexed:
+            self._dependencies_changed({uri})
+        else:
+            self._withheld.add(uri)
+
+    def _scanned(self, roots: Roots, affected: set[str]) -> None:
+        """The scan of ``roots`` ended: if they are still the workspace's, the documents it
+        affects and those whose cross-file findings were withheld are checked again."""
+        if roots is not self._roots:
+            return  # superseded (new folders or globs): their own scan ends this
+        self._indexed_roots = roots
+        withheld, self._withheld = self._withheld, set()
+        self._dependencies_changed(affected | withheld)
+
     async def _index_logged(self) -> None:
+        roots = self._roots
         try:
             await self.index_workspace()
         except Exception:
             logger.exception("indexing the workspace failed; open documents are still checked")
+            self._scanned(roots, set())
 
     async def index_workspace(self) -> None:
         """Read every document of the workspace folders off the event loop, reporting
-        progress, then watch them for changes and re-check what depends on them."""
+        progress, then re-check what depends on them and watch them for changes."""
+        roots = self._roots
         loop = asyncio.get_running_loop()
         token = f"wfls-index-{id(self)}"
         progress = self.flags.work_done_progress
@@ -922,12 +1029,12 @@ class WflsServer(LanguageServer):
                     type=types.MessageType.Info, message=f"wfls: skipped {item.path}: {item.reason}"
                 )
             )
+        self._scanned(roots, scanned.affected)
         await self._watch_files()
-        self._dependencies_changed(scanned.affected)
 
     async def _watch_files(self) -> None:
-        if not self.flags.watched_files:
-            return
+        if not self.flags.watched_files or self.protocol._shutdown:
+            return  # (after ``shutdown`` the server starts nothing new with the client)
         patterns = ["**/*.wf.toml", "**/*.wf.json", *self.settings.extra_globs]
         registration = types.Registration(
             id="wfls-watched-files",
@@ -973,8 +1080,7 @@ class WflsServer(LanguageServer):
     def diagnostics_changed(self) -> None:
         """Settings changed every document's diagnostics: push again, or ask to pull again."""
         if self.flags.pull_diagnostics:
-            if self.flags.diagnostic_refresh:
-                self.workspace_diagnostic_refresh(None)
+            self.workspace_diagnostic_refresh(None)
             return
         for uri in self.store.uris():
             self.schedule_push(uri)
@@ -1044,6 +1150,9 @@ class WflsServer(LanguageServer):
         # The flags are fixed at ``initialize``, so a push client's results always carry
         # their encoding (``_compute_diagnostics``).
         assert result.published is not None
+        if self._published.get(uri) == result.published:
+            return  # checked again (a dependency, the index, settings) to the same findings
+        self._published[uri] = result.published
         self.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, result.published)
 
     def document_closed(self, uri: str) -> None:
@@ -1051,6 +1160,8 @@ class WflsServer(LanguageServer):
         if pending is not None:
             pending.cancel()
         self._push_again.discard(uri)
+        self._withheld.discard(uri)
+        self._published.pop(uri, None)
         self._diagnostics.pop(uri, None)
         self._last_runs.pop(uri, None)
         self.protocol.forget_lines(uri)
@@ -1359,6 +1470,7 @@ def create_server() -> WflsServer:
     @server.feature(types.INITIALIZE)
     def initialize(ls: WflsServer, params: types.InitializeParams) -> None:
         # Not wrapped: a failure here must fail the initialize request visibly.
+        ls._client_loop = asyncio.get_running_loop()  # log lines may go to the client now
         ls.flags = resolve_flags(params.capabilities)
         register_features(ls)
         if params.initialization_options is not None:
@@ -1377,17 +1489,17 @@ def serve(tcp: str | None = None) -> int:
 
     Returns 0 after an orderly shutdown, 1 when the client went away without
     one (the LSP exit-code convention), 2 for a bad ``--tcp`` argument.
-    Logs go to stderr: stdout carries the protocol.
+    Logs go to the client (``window/logMessage``) or to stderr, never to stdout, which
+    carries the protocol (``wfls.client_log``).
     """
-    logging.basicConfig(
-        stream=sys.stderr, level=logging.WARNING, format="wfls %(levelname)s %(name)s: %(message)s"
-    )
+    server = create_server()
+    # Below ERROR, to the client as ``window/logMessage`` once it can take them; else stderr.
+    client_log.install(server.log_to_client)
     logger.setLevel(logging.INFO)
     # The analysis thread is CPU-bound; with Python's default 5 ms switch interval, the
     # event loop waits up to 5 ms for the GIL at every read, write and hand-off of a
     # request, which adds tens of milliseconds to a completion while an analysis runs.
     sys.setswitchinterval(SWITCH_INTERVAL)
-    server = create_server()
     if tcp is not None:
         host, _, port = tcp.rpartition(":")
         if not host or not port.isdigit() or not 0 < int(port) < 65536:

@@ -102,6 +102,28 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
 _HINTS = "inlayHints."
 
 
+class ProblemReports:
+    """Which settings problems to show the user: each invalid configuration once.
+
+    The same settings are often read more than once: Neovim sends
+    ``workspace/didChangeConfiguration`` right after initialization, and the server then
+    asks for the section again, as it did at ``initialized``; a client may also give
+    the same values as ``initializationOptions`` and as its configuration. Problems
+    equal to the ones reported last are that configuration read again. Valid settings
+    end it: the same mistake made again later is reported again.
+    """
+
+    def __init__(self) -> None:
+        self._last: tuple[str, ...] = ()
+
+    def to_report(self, problems: list[str]) -> bool:
+        """Whether ``problems`` (from :func:`parse_settings`) are to be shown now."""
+        current = tuple(problems)
+        fresh = bool(current) and current != self._last
+        self._last = current
+        return fresh
+
+
 def _flag(
     raw: dict[str, Any], key: str, default: bool, problems: list[str], prefix: str = ""
 ) -> bool:

@@ -1,7 +1,10 @@
 """End-to-end fixtures: ``wfls serve`` driven over stdio by pytest-lsp's client.
 
-Every test using ``session`` runs four times: as VS Code and as Neovim (their
-bundled capability presets), each forced to UTF-16 and to UTF-8 positions.
+Every test using ``session`` runs four times, as the clients wfls serves: pytest-lsp's
+VS Code preset with UTF-16 and with UTF-8 positions, its Neovim 0.11 preset with UTF-8
+(what Neovim negotiates), both of which are pushed diagnostics, and a pulling client
+(the Neovim preset plus ``workspace/diagnostic/refresh``, as VS Code's own client
+declares) with UTF-16.
 ``Session`` keeps the client's copy of each document text and computes the
 expected positions itself, independently of the server's conversion code.
 """
@@ -22,8 +25,14 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 DATA = Path(__file__).parent / "data"
 EXAMPLES = Path(__file__).parents[2] / "examples"
 SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wfls", "serve"])
-PRESETS = ("visual-studio-code", "neovim")
-ENCODINGS = ("utf-16", "utf-8")
+PULLING = "neovim+refresh"
+"""Neovim 0.11's capabilities plus ``workspace/diagnostic/refresh``: a client that pulls."""
+CLIENTS = (
+    ("visual-studio-code", "utf-16"),
+    ("visual-studio-code", "utf-8"),
+    ("neovim", "utf-8"),
+    (PULLING, "utf-16"),
+)
 WAIT = 30.0
 """Upper bound on any wait for the server, so that a broken server fails instead of hanging."""
 
@@ -55,7 +64,12 @@ def position(text: str, offset: int, encoding: str) -> types.Position:
 
 
 def capabilities(preset: str, encoding: str | None) -> types.ClientCapabilities:
-    caps = pytest_lsp.client_capabilities(preset)
+    caps = pytest_lsp.client_capabilities(preset.removesuffix("+refresh"))
+    if preset.endswith("+refresh"):
+        assert caps.workspace is not None
+        caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
+            refresh_support=True
+        )
     if encoding is not None:
         if caps.general is None:
             caps.general = types.GeneralClientCapabilities()
@@ -77,6 +91,8 @@ class Session:
     pushes: list[types.PublishDiagnosticsParams] = field(default_factory=list)
     registrations: list[types.Registration] = field(default_factory=list)
     _pushed: asyncio.Event = field(default_factory=asyncio.Event)
+    refreshed: asyncio.Event = field(default_factory=asyncio.Event)
+    """Set at every ``workspace/diagnostic/refresh`` the server sends (pulling clients)."""
 
     @property
     def pulls(self) -> bool:
@@ -154,11 +170,12 @@ class Session:
 
     # -- diagnostics -------------------------------------------------------------------
 
-    async def push_where(self, predicate) -> types.PublishDiagnosticsParams:
-        """The first push (recorded or still to come) satisfying ``predicate``."""
+    async def push_where(self, predicate, since: int = 0) -> types.PublishDiagnosticsParams:
+        """The first push (recorded or still to come) satisfying ``predicate``, among the
+        pushes from the ``since``-th on (``len(pushes)`` before an action: its effect)."""
         async with asyncio.timeout(WAIT):
             while True:
-                for params in self.pushes:
+                for params in self.pushes[since:]:
                     if predicate(params):
                         return params
                 # No await between the scan and clear(): a push cannot slip in between.
@@ -179,6 +196,17 @@ class Session:
             )
         assert report.kind == "full"
         return report
+
+    async def pulled_where(self, uri: str, predicate) -> list[types.Diagnostic]:
+        """Pull ``uri`` now and again after each refresh until its diagnostics satisfy
+        ``predicate`` (a finding that depends on another document comes with a refresh)."""
+        async with asyncio.timeout(WAIT):
+            while True:
+                self.refreshed.clear()  # a refresh during the pull sets it again: never missed
+                found = list((await self.pull(uri)).items)
+                if predicate(found):
+                    return found
+                await self.refreshed.wait()
 
     async def diagnostics(self, uri: str) -> list[types.Diagnostic]:
         """The diagnostics of the current version of ``uri``, the way this client gets them."""
@@ -212,6 +240,15 @@ def _start_recording(client: LanguageClient, session: Session) -> None:
     client.protocol._handle_notification = handle  # type: ignore[method-assign]
 
 
+def _count_refreshes(client: LanguageClient, session: Session) -> None:
+    """Answer ``workspace/diagnostic/refresh``, setting ``session.refreshed``."""
+
+    def refresh(params: None) -> None:
+        session.refreshed.set()
+
+    client.protocol.fm.features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = refresh
+
+
 def _accept_registrations(client: LanguageClient, session: Session) -> None:
     """Answer ``client/registerCapability`` as an editor does, keeping what was registered."""
     if types.CLIENT_REGISTER_CAPABILITY in client.protocol.fm.features:
@@ -240,6 +277,7 @@ async def start_session(
     )
     session = Session(client, preset, encoding, root, result)
     _start_recording(client, session)
+    _count_refreshes(client, session)
     _accept_registrations(client, session)
     request.node.stash[SESSION] = session
     return session
@@ -255,8 +293,8 @@ def check_clean_end(session: Session) -> None:
 
 @pytest_lsp.fixture(
     config=SERVER,
-    params=[(p, e) for p in PRESETS for e in ENCODINGS],
-    ids=[f"{p}-{e}" for p in PRESETS for e in ENCODINGS],
+    params=list(CLIENTS),
+    ids=[f"{p}-{e}" for p, e in CLIENTS],
 )
 async def client(lsp_client: LanguageClient, request, tmp_path):
     preset, encoding = request.param

@@ -570,6 +570,11 @@ def _capabilities(encoding: str, pull: bool) -> types.ClientCapabilities:
     caps.text_document.diagnostic = (
         types.DiagnosticClientCapabilities(related_document_support=False) if pull else None
     )
+    if pull:  # the server offers pull only to a client it can ask to pull again
+        assert caps.workspace is not None
+        caps.workspace.diagnostics = types.DiagnosticWorkspaceClientCapabilities(
+            refresh_support=True
+        )
     return caps
 
 

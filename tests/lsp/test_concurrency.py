@@ -76,7 +76,15 @@ class Hammer:
 
     def __init__(self, pull: bool) -> None:
         self.client, self.process = RawClient.stdio(command=PROBE)
-        capabilities = {"textDocument": {"diagnostic": {}}} if pull else {}
+        # A client pulls when it can also be asked to pull again (refresh).
+        capabilities = (
+            {
+                "textDocument": {"diagnostic": {}},
+                "workspace": {"diagnostics": {"refreshSupport": True}},
+            }
+            if pull
+            else {}
+        )
         reply = self.client.initialize(capabilities=capabilities)
         assert ("diagnosticProvider" in reply["result"]["capabilities"]) == pull
         self.version = 1

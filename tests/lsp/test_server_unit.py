@@ -5,15 +5,17 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
+import logging
 import sys
 from pathlib import Path
 
-import pytest_lsp
+from conftest import PULLING, capabilities
 from lsprotocol import types
 
+from wfls import client_log
 from wfls.diagnostics_memo import publish_params
 from wfls.server import create_server, features
-from wfls.settings import Settings, parse_settings
+from wfls.settings import ProblemReports, Settings, parse_settings
 
 BILLING = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
 
@@ -39,7 +41,7 @@ def initialized_server(preset: str):
     server.protocol.handle_message(
         types.InitializeRequest(
             id=1,
-            params=types.InitializeParams(capabilities=pytest_lsp.client_capabilities(preset)),
+            params=types.InitializeParams(capabilities=capabilities(preset, None)),
         )
     )
     return server, sink
@@ -80,7 +82,7 @@ async def test_notifications_leave_no_futures_behind():
 
 
 async def test_pull_clients_get_no_push_registration_and_push_clients_no_pull():
-    pulling, sink = initialized_server("neovim")
+    pulling, sink = initialized_server(PULLING)
     [response] = sink.messages
     assert "diagnosticProvider" in response["result"]["capabilities"]
     pushing, sink = initialized_server("visual-studio-code")
@@ -90,7 +92,7 @@ async def test_pull_clients_get_no_push_registration_and_push_clients_no_pull():
 
 
 async def test_analysis_failure_gives_an_empty_answer(monkeypatch):
-    server, sink = initialized_server("neovim")
+    server, sink = initialized_server(PULLING)
     uri = "file:///w/boom.wf.toml"
     did_open(server, uri, "")
 
@@ -680,3 +682,102 @@ async def test_a_node_view_that_fails_leaves_the_request_to_the_whole_index(monk
     assert builds[0].has_index
     assert {"name", "orders"} <= {item["label"] for item in _answer(sink, 11)["result"]["items"]}
     assert "could not be made" in caplog.text
+
+
+# -- log lines and settings problems ------------------------------------------------------
+
+
+def test_log_records_below_error_go_to_the_client_with_their_level():
+    """Editors log a server's stderr as errors: records below ERROR go to the client as
+    ``window/logMessage`` of their level; errors, and what cannot be sent, to stderr."""
+    sent: list[tuple[types.MessageType, str]] = []
+    kept: list[logging.LogRecord] = []
+    accepting = True
+
+    def send(kind: types.MessageType, message: str) -> bool:
+        if accepting:
+            sent.append((kind, message))
+        return accepting
+
+    fallback = logging.Handler()
+    fallback.emit = kept.append  # type: ignore[method-assign]
+    log = logging.getLogger("wfls.test-client-log")
+    log.propagate = False
+    log.setLevel(logging.DEBUG)
+    log.addHandler(client_log.ClientLog(send, fallback))
+    try:
+        log.debug("a debug line")
+        log.info("request 4 answered with error -32803: there is no name to rename here")
+        log.warning("the client refused a progress token")
+        log.error("analysis of x failed")
+        accepting = False  # the client is gone
+        log.info("the client closed its end of the connection")
+    finally:
+        log.handlers.clear()
+    assert sent == [
+        (types.MessageType.Log, "wfls.test-client-log: a debug line"),
+        (
+            types.MessageType.Info,
+            "wfls.test-client-log: request 4 answered with error -32803: "
+            "there is no name to rename here",
+        ),
+        (types.MessageType.Warning, "wfls.test-client-log: the client refused a progress token"),
+    ]
+    assert [r.getMessage() for r in kept] == [
+        "analysis of x failed",
+        "the client closed its end of the connection",
+    ]
+
+
+async def test_the_server_logs_to_the_client_only_between_initialize_and_shutdown():
+    server = create_server()
+    sink = Sink()
+    server.protocol.set_writer(sink)
+    assert server.log_to_client(types.MessageType.Info, "too early") is False
+    server.protocol.handle_message(
+        types.InitializeRequest(
+            id=1, params=types.InitializeParams(capabilities=capabilities("neovim", None))
+        )
+    )
+    assert server.log_to_client(types.MessageType.Info, "hello") is True
+    [log] = [m for m in sink.messages if m.get("method") == types.WINDOW_LOG_MESSAGE]
+    assert log["params"] == {"type": types.MessageType.Info.value, "message": "hello"}
+    server.protocol.handle_body(b'{"jsonrpc": "2.0", "id": 2, "method": "shutdown"}')
+    assert server.log_to_client(types.MessageType.Info, "too late") is False
+
+
+async def test_a_reply_after_shutdown_is_taken_quietly(caplog):
+    """The client answers a request the server sent before ``shutdown`` (which cancelled
+    it): nothing is logged at warning level, which stderr and so Neovim's log as an
+    error would get."""
+    server, sink = initialized_server("neovim")
+    future = server.protocol.send_request(
+        types.WORKSPACE_CONFIGURATION,
+        types.ConfigurationParams(items=[types.ConfigurationItem(section="wfls")]),
+    )
+    request_id = sink.messages[-1]["id"]
+    server.protocol.handle_body(b'{"jsonrpc": "2.0", "id": 2, "method": "shutdown"}')
+    assert server.protocol._shutdown
+    with caplog.at_level(logging.DEBUG):
+        reply = {"jsonrpc": "2.0", "id": request_id, "result": [None]}
+        server.protocol.handle_body(json.dumps(reply).encode())
+    assert future.cancelled()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+def test_a_settings_problem_is_reported_once_per_configuration():
+    """Neovim sends its settings at initialization and again as didChangeConfiguration;
+    the same invalid configuration read again is not reported again."""
+    reports = ProblemReports()
+    readings = [
+        ([], False),  # valid
+        (["a must be a boolean"], True),
+        (["a must be a boolean"], False),  # read again
+        (["a must be a boolean", "b is unknown"], True),  # another mistake
+        (["a must be a boolean"], True),  # another configuration
+        ([], False),
+        (["a must be a boolean"], True),  # made again after valid settings
+    ]
+    assert [reports.to_report(problems) for problems, _ in readings] == [
+        shown for _, shown in readings
+    ]

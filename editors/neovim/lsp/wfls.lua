@@ -30,6 +30,17 @@ return {
       on_dir(vim.fs.root(bufnr, { '.git' }) or vim.fs.dirname(name))
     end
   end,
+  -- A caller's diagnostics depend on the child workflows it runs, so wfls asks the client
+  -- to watch the workspace's workflow files. Neovim 0.11 offers that by itself only on
+  -- macOS and Windows; this turns it on for wfls elsewhere too (Neovim then watches with
+  -- `inotifywait` where it is installed, else with one file-system watch per folder).
+  -- `capabilities = { workspace = { didChangeWatchedFiles = { dynamicRegistration = false } } }`
+  -- in `vim.lsp.config('wfls', ...)` turns it off again.
+  capabilities = {
+    workspace = {
+      didChangeWatchedFiles = { dynamicRegistration = true },
+    },
+  },
   -- Answers the server's `workspace/configuration` request for section `wfls`.
   settings = {
     wfls = {

@@ -27,6 +27,34 @@ local function version_cmd(cmd)
   return out
 end
 
+--- Whether Neovim watches the workflow files for wfls, and how: a caller's diagnostics
+--- follow a child workflow changed on disk outside Neovim only when it does.
+function M.check_watching()
+  local path = { 'workspace', 'didChangeWatchedFiles', 'dynamicRegistration' }
+  local configured = vim.tbl_get(vim.lsp.config.wfls.capabilities or {}, unpack(path))
+  local watching = configured
+  if watching == nil then
+    watching = vim.tbl_get(vim.lsp.protocol.make_client_capabilities(), unpack(path))
+  end
+  if not watching then
+    health.warn(
+      'Neovim does not watch workflow files for wfls: a child workflow changed on disk outside'
+        .. ' Neovim is seen once it is opened in Neovim',
+      { 'Leave capabilities.workspace.didChangeWatchedFiles.dynamicRegistration as lsp/wfls.lua sets it (true)' }
+    )
+  elseif vim.fn.has('win32') == 1 or vim.fn.has('mac') == 1 then
+    health.ok('Neovim watches the workflow files of the workspace for wfls')
+  elseif vim.fn.executable('inotifywait') == 1 then
+    health.ok('Neovim watches the workflow files of the workspace for wfls (with inotifywait)')
+  else
+    health.warn(
+      'inotifywait was not found: Neovim sees workflow files change on disk directly in the'
+        .. ' workspace folder only, not in its sub-folders',
+      { 'Install inotify-tools, which provides inotifywait' }
+    )
+  end
+end
+
 function M.check()
   health.start('wfls')
 
@@ -47,12 +75,15 @@ function M.check()
   local executable = vim.fn.exepath(cmd[1])
   if executable == '' then
     health.error(cmd[1] .. ' was not found', {
-      'Install the wfls Python package (pip install wfls), or give its path:',
-      "vim.lsp.config('wfls', { cmd = { '/path/to/.venv/bin/wfls', 'serve' } })",
+      'Install the server from a checkout of the wfls repository:'
+        .. ' pip install /path/to/the/checkout (the distribution lda-wfls, which provides the wfls command),',
+      "or, after `make run` in the checkout, give the command's path:"
+        .. " vim.lsp.config('wfls', { cmd = { '/path/to/the/checkout/.venv/bin/wfls', 'serve' } })",
     })
     return
   end
   health.ok('found ' .. executable)
+  M.check_watching()
 
   local run = vim.fn.has('nvim-0.10') == 1 and vim.system(version_cmd(cmd), { text = true }):wait(20000)
   local said = run and vim.trim((run.stdout or '') .. (run.stderr or '')) or ''
