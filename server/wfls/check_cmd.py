@@ -124,7 +124,20 @@ def _read_stdin(workspace: Workspace, name: str) -> str:
     return uri
 
 
-def _other_document(workspace: Workspace) -> OtherDocument:
+def workspace_for(file: Path, root: str | None) -> tuple[Workspace, str, str | None]:
+    """The workspace ``wfls check FILE`` (with ``--root``) checks ``file`` in, the URI
+    ``file`` has in it and, when it could not be read, why (else None). ``wfls run``
+    runs what this finds, so that it runs what ``check`` accepted."""
+    workspace = _workspace([str(file)], Inputs([file], []), root)
+    uri = file.resolve().as_uri()
+    if workspace.document(uri) is None:
+        problem = workspace.load(file, named=True)
+        if problem is not None:
+            return workspace, uri, problem.reason
+    return workspace, uri, None
+
+
+def other_document(workspace: Workspace) -> OtherDocument:
     def lookup(uri: str) -> tuple[str, LineIndex] | None:
         document = workspace.document(uri)
         if document is None:
@@ -169,11 +182,11 @@ def run_check(
         checked += 1
         snapshot, issues = document.snapshot, document_issues(workspace, uri)
         if text:
-            found = text_for(file, snapshot, issues, _other_document(workspace))
+            found = text_for(file, snapshot, issues, other_document(workspace))
             printed.append(found.text)
             severities.update(found.severities)
         else:
-            made = findings_for(file, snapshot, issues, _other_document(workspace))
+            made = findings_for(file, snapshot, issues, other_document(workspace))
             findings.extend(made)
             severities.update(f.severity for f in made)
 

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wf_core.models import Workflow
     from wf_core.runtime import Handler, PendingInterrupt, RunResult
+    from wf_core.workspace.index import Workspace
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -39,6 +40,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     from wf_core.step_limit import DEFAULT_MAX_STEPS  # a constant: imports nothing
 
     parser.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
+    parser.add_argument(
+        "--root",
+        metavar="DIR",
+        help="resolve subgraphs in the documents under DIR (default: the file's folder "
+        "and below), as wfls check --root does",
+    )
     parser.add_argument(
         "--input",
         metavar="INPUT.json",
@@ -150,59 +157,63 @@ def _stdin_bytes() -> bytes:
     return sys.stdin.read().encode("utf-8")
 
 
-def _load_workflow(path: Path) -> Workflow:
-    from wf_core.issues import Severity
-    from wfls.check_cmd import load_file
-    from wfls.reporting import text_for
+def _load(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
+    """The workflow of ``file`` and the children its subgraph nodes reach, found as
+    ``wfls check FILE`` finds them (the same workspace rule: ``check_cmd.workspace_for``).
+    Refused, with every finding printed as ``wfls check`` prints it, when the document
+    or a child it reaches has an error ``wfls check`` reports."""
+    from wf_core.validation.subgraphs import ChildMissing, called_workflows
+    from wfls.check_cmd import workspace_for
+
+    if not file.is_file():
+        why = "no such file or directory" if not file.exists() else "not a regular file"
+        raise _Usage(f"cannot read '{file}': {why}")
+    if root is not None and not Path(root).is_dir():
+        raise _Usage(f"--root {root!r} is not a folder")
+    workspace, uri, problem = workspace_for(file, root)
+    if problem is not None:
+        raise _Usage(f"cannot read '{file}': {problem}")
+    workflow = _runnable(workspace, uri, str(file))
+
+    def child(name: str) -> Workflow | None:
+        document = workspace.resolve(name)
+        if document is None:
+            return None
+        return _runnable(workspace, document.uri, str(document.path or document.uri))
 
     try:
-        snapshot = load_file(path)
-    except OSError as error:
-        raise _Usage(f"cannot read '{path}': {error.strerror or error}") from None
-    errors = [p for p in snapshot.issues if p.severity == Severity.ERROR]
+        return workflow, called_workflows(workflow, child)
+    except ChildMissing as missing:
+        if missing.published:
+            raise _Failed(
+                f"a subgraph node calls the published workflow '{missing.display}', which "
+                "wfls cannot fetch; give it a document in the workspace"
+            ) from None
+        raise _Failed(  # check reports it as unknown_subgraph; here for a child's child
+            f"a subgraph node calls '{missing.display}': no document under "
+            f"'{root or file.parent}' declares it"
+        ) from None
+
+
+def _runnable(workspace: Workspace, uri: str, name: str) -> Workflow:
+    """The workflow of the workspace document ``uri``, when ``wfls check`` finds no error in
+    it; else its findings go to stderr as ``wfls check`` prints them and the run stops."""
+    from wf_core.issues import Severity
+    from wf_core.workspace.checks import document_issues
+    from wfls.check_cmd import other_document
+    from wfls.reporting import text_for
+
+    document = workspace.document(uri)
+    assert document is not None
+    snapshot = document.snapshot
+    issues = document_issues(workspace, uri)
+    errors = [p for p in issues if p.severity == Severity.ERROR]
     if errors or snapshot.workflow is None:
         # Every finding, as ``wfls check`` prints it: an error's consequences are part of it.
-        sys.stderr.write(text_for(str(path), snapshot).text)
-        raise _Failed(f"'{path}' has {len(errors)} error(s); fix them before running it")
+        sys.stderr.write(text_for(name, snapshot, issues, other_document(workspace)).text)
+        raise _Failed(f"'{name}' has {len(errors)} error(s); fix them before running it")
     workflow: Workflow = snapshot.workflow
     return workflow
-
-
-def _subgraphs(file: Path, workflow: Workflow) -> dict[str, Workflow]:
-    """The workflows the subgraph nodes name, found among the documents beside ``file``."""
-    from wf_core.files import iter_workflow_files
-    from wf_core.models import SubgraphNode
-    from wfls.check_cmd import load_file
-
-    def wanted(source: Workflow) -> set[str]:
-        return {n.workflow.display for n in source.nodes if isinstance(n, SubgraphNode)}
-
-    needed = wanted(workflow)
-    if not needed:
-        return {}
-    candidates: dict[str, Path] = {}
-    for path in iter_workflow_files(file.resolve().parent):
-        if path.resolve() == file.resolve():
-            continue
-        try:
-            snapshot = load_file(path)
-        except OSError:
-            continue
-        if snapshot.workflow is not None:
-            candidates.setdefault(snapshot.workflow.name, path)
-    found: dict[str, Workflow] = {}
-    pending = sorted(needed)
-    while pending:
-        name = pending.pop()
-        if name in found:
-            continue
-        location = candidates.get(name)
-        if location is None:
-            raise _Failed(f"no workflow named '{name}' beside '{file}' (a subgraph node calls it)")
-        child = _load_workflow(location)
-        found[name] = child
-        pending.extend(sorted(wanted(child) - set(found)))
-    return found
 
 
 def _import_handlers(spec: str) -> dict[str, Handler]:
@@ -232,9 +243,7 @@ def _run(args: argparse.Namespace) -> int:
 
     _check_combination(args)
     outcomes = _parse_outcomes(args.outcome)
-    file = Path(args.file)
-    workflow = _load_workflow(file)
-    subgraphs = _subgraphs(file, workflow)
+    workflow, subgraphs = _load(Path(args.file), args.root)
     _check_outcomes(workflow, subgraphs, outcomes, stand_ins=args.handlers is None)
     if args.handlers is not None:
         handlers = _import_handlers(args.handlers)
@@ -418,6 +427,8 @@ def _resume_command(
     from wf_core.step_limit import DEFAULT_MAX_STEPS
 
     words = ["wfls", "run", args.file, "--resume", args.save, "--answer", "ANSWER.json"]
+    if args.root is not None:
+        words += ["--root", args.root]
     if args.handlers is not None:
         words += ["--handlers", args.handlers]
     for spec in args.outcome:

@@ -250,3 +250,57 @@ def test_a_subgraph_runs_the_child_found_in_the_workspace(tmp_path) -> None:
 def test_a_subgraph_whose_child_is_not_in_the_workspace_does_not_run(tmp_path) -> None:
     with pytest.raises(RunRefused, match="no document of the workspace declares it"):
         run(PARENT, {"rows": []}, Workspace(Roots([tmp_path])))
+
+
+def run_in_workspace(tmp_path, parent: str, value: Any, **options: Any) -> dict[str, Any]:
+    """Run ``parent`` as the editor runs an open document of the workspace: its findings
+    are the workspace's (those ``wfls check`` reports), its children the workspace's."""
+    (tmp_path / "child.wf.toml").write_text(textwrap.dedent(CHILD))
+    (tmp_path / "parent.wf.toml").write_text(textwrap.dedent(parent))
+    workspace = Workspace(Roots([tmp_path]))
+    workspace.scan()
+    (document,) = workspace.by_name("parent")
+    answer, _ = run_document(document.snapshot, value, workspace=workspace, **options)
+    return answer
+
+
+NO_SCHEMA = PARENT.replace('input_schema = { type = "object", properties = { rows = {} } }\n', "")
+
+
+def test_a_subgraph_node_without_schemas_runs_with_its_child_s(tmp_path) -> None:
+    answer = run_in_workspace(tmp_path, NO_SCHEMA, {"rows": ["x"]})
+    assert answer["status"] == "completed", answer["error"]
+
+
+def test_a_binding_the_child_does_not_declare_refuses_the_run_as_check_reports_it(
+    tmp_path,
+) -> None:
+    typo = NO_SCHEMA.replace('{ target = "rows"', '{ target = "rwos"')
+    with pytest.raises(RunRefused) as refused:
+        run_in_workspace(tmp_path, typo, {"rows": ["x"]})
+    assert str(refused.value) == (
+        "the workflow has 2 error(s); fix them before running it (first: subgraph_binding: "
+        "child workflow 'child' requires input 'rows', which no binding provides)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("chosen", "problem"),
+    [
+        (
+            {"nobody": "ok"},
+            "outcome nobody=ok: workflow 'parent' or the workflows it calls has no node or "
+            "node def 'nobody'",
+        ),
+        (
+            {"use": "maybe"},
+            "outcome use=maybe: node 'use' does not declare outcome 'maybe' (declared: ok)",
+        ),
+    ],
+)
+def test_a_chosen_outcome_is_checked_before_the_run(
+    tmp_path, chosen: dict[str, str], problem: str
+) -> None:
+    with pytest.raises(RunRefused) as refused:
+        run_in_workspace(tmp_path, NO_SCHEMA, {"rows": ["x"]}, outcomes=chosen)
+    assert str(refused.value) == problem

@@ -362,10 +362,88 @@ def test_subgraphs_are_found_among_the_documents_beside_the_file(capsys, tmp_pat
     (tmp_path / "greet.wf.toml").unlink()
     code, _, err = run(capsys, str(tmp_path / "party.wf.toml"), "--input", str(inputs))
     assert code == 1
-    assert (
-        err == f"wfls: no workflow named 'greet' beside '{tmp_path / 'party.wf.toml'}' "
-        "(a subgraph node calls it)\n"
+    party = tmp_path / "party.wf.toml"
+    assert err == (
+        f"{party}:23:12: error[unknown_subgraph]: no workflow named 'greet' in the workspace\n"
+        '  workflow = "greet"\n'
+        "             ^^^^^^^\n"
+        f"wfls: '{party}' has 1 error(s); fix them before running it\n"
     )
+
+
+def check_and_run(
+    capsys: pytest.CaptureFixture[str], file: Path, inputs: Path, *extra: str
+) -> tuple[tuple[int, str], tuple[int, str, str]]:
+    """``wfls check FILE`` (its status and what it prints) and ``wfls run FILE``."""
+    status = main(["check", str(file), *extra])
+    printed = capsys.readouterr().out
+    return (status, printed), run(capsys, str(file), "--input", str(inputs), *extra)
+
+
+def test_run_runs_what_check_accepts_and_refuses_with_check_s_findings(capsys, tmp_path) -> None:
+    """A subgraph node without schemas binds to its child's: ``check`` accepts it and
+    ``run`` runs it; a binding the child does not declare is one finding, printed by
+    ``run`` as ``check`` prints it."""
+    (tmp_path / "greet.wf.toml").write_text(CHILD)
+    no_schema = PARENT.replace(
+        'input_schema = { type = "object", properties = { who = { type = "string" } } }\n', ""
+    )
+    no_schema += 'output = [{ source = "said", target = "state.said" }]\n'
+    no_schema = no_schema.replace(
+        "[input_schema]",
+        'state_schema = { type = "object", properties = { said = {} } }\n\n[input_schema]',
+    )
+    party = tmp_path / "party.wf.toml"
+    party.write_text(no_schema)
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"guests": ["Ada"]}')
+    (status, printed), (code, out, err) = check_and_run(capsys, party, inputs)
+    assert (status, printed) == (0, "")
+    assert (code, err) == (0, ""), err
+    assert "completed with outcome 'ok'" in out
+    party.write_text(no_schema.replace('source = "said"', 'source = "siad"'))
+    (status, printed), (code, out, err) = check_and_run(capsys, party, inputs)
+    assert (
+        status == 1
+        and "error[subgraph_binding]: child workflow 'greet' does not produce output field 'siad'"
+        in printed
+        and "did you mean 'said'?" in printed
+    )
+    assert (code, out) == (1, "")
+    assert err == printed + f"wfls: '{party}' has 1 error(s); fix them before running it\n"
+
+
+def test_a_child_with_errors_is_refused_with_its_findings(capsys, tmp_path) -> None:
+    child = tmp_path / "greet.wf.toml"
+    child.write_text(
+        CHILD.replace(
+            '{ target = "who", path = "input.who" }', '{ target = "who", path = "input.whom" }'
+        )
+    )
+    (tmp_path / "party.wf.toml").write_text(PARENT)
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"guests": ["Ada"]}')
+    code, out, err = run(capsys, str(tmp_path / "party.wf.toml"), "--input", str(inputs))
+    assert (code, out) == (1, "")
+    main(["check", str(child)])
+    printed = capsys.readouterr().out
+    assert "error[invalid_source_path]" in printed
+    assert err == printed + f"wfls: '{child}' has 1 error(s); fix them before running it\n"
+
+
+def test_root_decides_where_run_finds_children_as_in_check(capsys, tmp_path) -> None:
+    (tmp_path / "lib").mkdir()
+    (tmp_path / "lib" / "greet.wf.toml").write_text(CHILD)
+    (tmp_path / "app").mkdir()
+    party = tmp_path / "app" / "party.wf.toml"
+    party.write_text(PARENT)
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"guests": ["Ada"]}')
+    (status, _), (code, _, err) = check_and_run(capsys, party, inputs)
+    assert (status, code) == (1, 1) and "error[unknown_subgraph]" in err
+    (status, _), (code, out, err) = check_and_run(capsys, party, inputs, "--root", str(tmp_path))
+    assert (status, code, err) == (0, 0, "")
+    assert "completed with outcome 'ok'" in out
 
 
 LOOPING = """name = "looping"

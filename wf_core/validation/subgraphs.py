@@ -41,9 +41,11 @@ from wf_core.validation.suggest import did_you_mean
 
 __all__ = [
     "Boundary",
+    "ChildMissing",
     "Side",
     "Source",
     "SubgraphContract",
+    "called_workflows",
     "contract_issues",
     "declared_fields",
     "declares_schema",
@@ -190,3 +192,46 @@ def _unbound_required(
             "provides",
             data={"missing_inputs": missing},
         )
+
+
+class ChildMissing(Exception):
+    """A subgraph node calls a workflow the caller of :func:`called_workflows` cannot
+    give: ``published`` when it is a registry artifact, which no workspace holds."""
+
+    def __init__(self, display: str, *, published: bool) -> None:
+        super().__init__(display)
+        self.display = display
+        self.published = published
+
+
+def called_workflows(
+    workflow: Workflow, child: Callable[[str], Workflow | None]
+) -> dict[str, Workflow]:
+    """Every workflow the subgraph nodes of ``workflow`` reach, transitively, by the
+    name the runtime looks a child up under; ``child(name)`` finds one (None: there is
+    none). Each name is looked up once, so a cycle ends. Raises :class:`ChildMissing`.
+
+    The one walk ``wfls run`` and the editor's run share, so that both run the
+    children ``wfls check`` resolved."""
+
+    def called(source: Workflow) -> list[str]:
+        names = []
+        for node in source.nodes:
+            if isinstance(node, SubgraphNode):
+                if node.workflow.name is None:
+                    raise ChildMissing(node.workflow.display, published=True)
+                names.append(node.workflow.display)
+        return sorted(set(names))
+
+    found: dict[str, Workflow] = {}
+    pending = called(workflow)
+    while pending:
+        name = pending.pop()
+        if name in found:
+            continue
+        reached = child(name)
+        if reached is None:
+            raise ChildMissing(name, published=False)
+        found[name] = reached
+        pending.extend(n for n in called(reached) if n not in found)
+    return found

@@ -44,37 +44,30 @@ class LastRun:
 
 
 def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str, Any]:
-    """Every workflow the document's subgraph nodes reach, by name, from the workspace."""
-    from wf_core.models import SubgraphNode
+    """Every workflow the document's subgraph nodes reach, by name, from the workspace
+    (the walk ``wfls run`` makes too)."""
+    from wf_core.validation.subgraphs import ChildMissing, called_workflows
 
-    def called(workflow: Any) -> set[str]:
-        """The runtime finds a child under its reference's display name."""
-        refs = [node.workflow for node in workflow.nodes if isinstance(node, SubgraphNode)]
-        for ref in refs:
-            if ref.name is None:
-                raise RunRefused(
-                    f"a subgraph node calls the published workflow '{ref.display}', "
-                    "which the editor cannot see"
-                )
-        return {ref.display for ref in refs}
-
-    found: dict[str, Any] = {}
-    pending = sorted(called(view.workflow))
-    while pending:
-        name = pending.pop()
-        if name in found:
-            continue
+    def child(name: str) -> Any:
         document = workspace.resolve(name) if workspace is not None else None
         if document is None:
-            raise RunRefused(
-                f"a subgraph node calls '{name}': no document of the workspace declares it"
-            )
-        child = document.snapshot.workflow
-        if child is None:
+            return None
+        if document.snapshot.workflow is None:
             raise RunRefused(f"the child workflow '{name}' has errors; fix them before running")
-        found[name] = child
-        pending.extend(sorted(called(child) - set(found)))
-    return found
+        return document.snapshot.workflow
+
+    assert view.workflow is not None
+    try:
+        return called_workflows(view.workflow, child)
+    except ChildMissing as missing:
+        if missing.published:
+            raise RunRefused(
+                f"a subgraph node calls the published workflow '{missing.display}', "
+                "which the editor cannot see"
+            ) from None
+        raise RunRefused(
+            f"a subgraph node calls '{missing.display}': no document of the workspace declares it"
+        ) from None
 
 
 def _errors(view: DiagnosedView, workspace: WorkspaceView | None) -> list[str]:
@@ -118,6 +111,15 @@ def run_document(
     if view.workflow is None:
         raise RunRefused("the workflow could not be built; fix its errors before running it")
     children = _children(view, workspace)
+    if outcomes:
+        from wf_core.runtime import outcome_choice_problems
+
+        problems = outcome_choice_problems(
+            view.workflow, outcomes, subgraphs=children, stand_ins=True
+        )
+        if problems:
+            node, problem = next(iter(problems.items()))
+            raise RunRefused(f"outcome {node}={outcomes[node]}: {problem}")
     preview = preview_run(
         view.workflow, input, subgraphs=children, outcomes=outcomes, max_steps=DEFAULT_MAX_STEPS
     )
