@@ -234,6 +234,69 @@ def test_a_declared_subgraph_schema_must_fit_the_child(tmp_path: Path) -> None:
     ]
 
 
+CONTRACT_CASES = {
+    "input left to the child": (
+        CHILD,
+        CALLER.replace('target = "tag"', 'target = "FIELD"'),
+        ("caller", "tag", "nodes[1].input[1].target"),
+        ["customers", "tag"],
+        "**tag**: `string`",
+    ),
+    "input the node declares": (
+        CHILD,
+        CALLER.replace('target = "tag"', 'target = "FIELD"').replace(
+            'workflow = { name = "child" }',
+            'workflow = { name = "child" }\ninput_schema = { type = "object", properties = '
+            '{ customers = {}, tag = { type = "string", description = "as the node has it" } } }',
+        ),
+        ("caller", "tag", "nodes[1].input[1].target"),
+        ["customers", "tag"],
+        "**tag**: `string`\n\nas the node has it",
+    ),
+    "output left to the child": (
+        MAILER,
+        NOTIFY.replace("SOURCE", "FIELD"),
+        ("notify", "sent", "nodes[0].output[0].source"),
+        ["sent"],
+        "**sent**: `integer`",
+    ),
+    "a child schema that does not load": (
+        CHILD.replace('properties.tag = { type = "string" }', "properties.tag = { type = 1 }"),
+        CALLER.replace('target = "tag"', 'target = "FIELD"'),
+        ("caller", "tag", "nodes[1].input[1].target"),
+        [],
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    ("child", "caller", "written", "offered", "hovered"),
+    CONTRACT_CASES.values(),
+    ids=CONTRACT_CASES.keys(),
+)
+def test_binding_fields_offered_and_hovered_are_those_check_accepts(
+    tmp_path: Path,
+    child: str,
+    caller: str,
+    written: tuple[str, str, str],
+    offered: list[str],
+    hovered: str | None,
+) -> None:
+    """Completion and hover of a subgraph node's binding fields read the contract check
+    applies: the schema a side declares, else the child's as the child's model has it (a
+    schema that does not load is the empty object there, so nothing is offered)."""
+    name, field, at = written
+    ws = workspace(tmp_path, child=child, caller=caller.replace("FIELD", field))
+    typed = analyze_text(textwrap.dedent(caller).lstrip().replace("FIELD", ""), "toml")
+    assert [c.label for c in complete(typed, typed.text.index('= ""') + 3, ws)] == offered
+    accepted = not [f for f in findings(ws, name) if f[1] == at]
+    assert accepted == (field in offered)
+    document = ws.by_name(name)[0].snapshot
+    result = hover(document, document.text.index(f'"{field}"') + 2, ws)
+    assert (result.markdown.split("\n\n```")[0] if result else None) == hovered
+
+
 def test_an_unknown_child_gets_did_you_mean_and_artifacts_are_accepted(tmp_path: Path) -> None:
     caller = CALLER.replace('{ name = "child" }', '{ name = "chidl" }')
     caller += '\n[[nodes]]\nid = "published"\ntype = "subgraph"\nworkflow = "workflow.billing.v3"\n'

@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from wf_core.analysis.context_scopes import dump_schema
 from wf_core.locations import Location
+from wf_core.models import SubgraphNode
 from wf_core.schema_nav import SchemaNavigator
 from wf_core.semantic.model import PathOccurrence, PathRole
+from wf_core.validation.subgraphs import Side, Source, subgraph_contract
 from wf_core.view import AnalysisView, WorkspaceView
 
 
@@ -63,8 +66,9 @@ def local_navigator(
 ) -> SchemaNavigator | None:
     """The navigator over the schema a local target or source names fields of.
 
-    A subgraph node that declares no schema binds to its child workflow's own
-    ``input_schema``/``output_schema`` (the workspace's contract).
+    A subgraph node's side that declares no schema binds to its child workflow's own
+    ``input_schema``/``output_schema`` (the subgraph contract, known only with the
+    workspace); any other side is the schema written in the document.
     """
     resolver = view.index.resolver
     child = _child_schema(view, path, workspace)
@@ -93,16 +97,17 @@ def value_at(view: AnalysisView, location: Location) -> Any:
 def _child_schema(
     view: AnalysisView, path: PathOccurrence, workspace: WorkspaceView | None
 ) -> SchemaNavigator | None:
-    node = node_values(view, path.node_index)
-    if workspace is None or node.get("type") != "subgraph" or path.role == PathRole.OUTPUT_TARGET:
+    """The child's schema when the subgraph node's contract on the path's side is the
+    child's (``subgraph_contract``, the rule ``wfls check`` applies), as the child's
+    model has it: the fields offered and described are exactly those check accepts."""
+    if workspace is None or path.node_index is None or path.role == PathRole.OUTPUT_TARGET:
         return None
-    key = "output_schema" if path.role == PathRole.LOCAL_SOURCE else "input_schema"
-    if key in node:
+    node = view.node_at_document_index(path.node_index)
+    if not isinstance(node, SubgraphNode) or node.workflow.name is None:
         return None
-    ref = node.get("workflow")
-    name = ref.get("name") if isinstance(ref, Mapping) else ref
-    child = workspace.resolve(name) if isinstance(name, str) else None
-    if child is None:
+    found = workspace.resolve(node.workflow.name)
+    side: Side = "output" if path.role == PathRole.LOCAL_SOURCE else "input"
+    boundary = subgraph_contract(node, found.snapshot.workflow if found else None).side(side)
+    if boundary.source != Source.CHILD:
         return None
-    site = child.snapshot.index.resolver.site((key,))
-    return site.navigator if site is not None else None
+    return SchemaNavigator(dump_schema(boundary.schema))

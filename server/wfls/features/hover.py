@@ -67,7 +67,7 @@ def hover(
     """``last_run``: what the last run of the document saw, shown on a node's id."""
     cursor = classify(view, offset)
     if cursor.path is not None and cursor.segment is not None:
-        return path_hover(view, cursor.path, cursor.segment)
+        return path_hover(view, cursor.path, cursor.segment, workspace)
     occurrence = cursor.occurrence
     if occurrence is not None and occurrence.kind == SymbolKind.WORKFLOW:
         return HoverResult(workflow_markdown(view, occurrence.name, workspace), occurrence.span)
@@ -296,13 +296,16 @@ def foreach_markdown(view: AnalysisView, owner: str, stack: tuple[str, ...] | No
 
 
 def path_hover(
-    view: AnalysisView, path: PathOccurrence, segment: PathSegment
+    view: AnalysisView,
+    path: PathOccurrence,
+    segment: PathSegment,
+    workspace: WorkspaceView | None = None,
 ) -> HoverResult | None:
     values = [s.value for s in path.segments[: segment.index + 1]]
     span = segment.span
     local = path.role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET)
     if local:
-        navigator = read_navigator(view, path, "")
+        navigator = read_navigator(view, path, "", workspace)
         view_at = navigator.at_path(values) if navigator is not None else None
         if view_at is None:
             return None
