@@ -144,7 +144,8 @@ _LDA_WF = (
         "Duplicate node id",
         "Two entries of `nodes` have the same `id`. Edges, `start` and `context.foreach.<id>` "
         "paths name nodes by id, so ids must be unique; the second one is reported, with the "
-        "first as its related place.",
+        "first as its related place. Until it is fixed the id names the first node: its edges, "
+        "`start` and paths are checked against that one, and hover and go to definition show it.",
         """
         name = "greet"
         start = "hello"

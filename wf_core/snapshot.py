@@ -27,6 +27,7 @@ from wf_core.documents.source_map import plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow
+from wf_core.models.workflow import first_index_by_id
 from wf_core.path_scan import scan_path
 from wf_core.placing import PlacementMemo
 from wf_core.records import record
@@ -345,14 +346,12 @@ class DocumentSnapshot:
         return bool(stand_ins) and any(location[: len(s)] == s for s in stand_ins)
 
     def node_document_index(self, node_id: str) -> int | None:
-        """Document index of the first node whose ``id`` is ``node_id``."""
+        """Document index of the node ``node_id`` names (its first node)."""
         workflow = self.workflow
         if workflow is None:
             return None
-        for model_index, node in enumerate(workflow.nodes):
-            if node.id == node_id:
-                return self.load.node_positions[model_index]
-        return None
+        model_index = first_index_by_id(node.id for node in workflow.nodes).get(node_id)
+        return None if model_index is None else self.load.node_positions[model_index]
 
     def span_of(self, location: Location, *, segment: int | None = None) -> Span:
         """The narrowest text range for a document location (and path segment)."""

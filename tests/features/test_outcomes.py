@@ -21,9 +21,11 @@ from hypothesis import strategies as st
 
 from tests.features.fixture import analyze, cursor, expected
 from tests.features.test_semantic_tokens import check_semantic_tokens
+from wf_core.locations import Location
 from wf_core.models.steps import declared_outcomes
 from wf_core.snapshot import DocumentSnapshot
 from wfls.features.completion import complete
+from wfls.features.definition import definition
 from wfls.features.hover import hover
 from wfls.features.semantic_tokens import semantic_tokens
 
@@ -53,8 +55,9 @@ def coloured_as_outcome(snapshot: DocumentSnapshot, edge: int) -> bool:
     )
 
 
-def listed_by_hover(snapshot: DocumentSnapshot, node: int) -> set[str]:
-    literal = snapshot.parsed.source_map.string(("nodes", node, "id"))
+def listed_by_hover(snapshot: DocumentSnapshot, node: int, at: Location | None = None) -> set[str]:
+    """The outcomes hover lists on the node's id (or on the node id written at ``at``)."""
+    literal = snapshot.parsed.source_map.string(at or ("nodes", node, "id"))
     assert literal is not None
     result = hover(snapshot, literal.content.start)
     assert result is not None
@@ -321,3 +324,40 @@ def test_every_feature_answers_the_models_declared_outcomes(values: dict[str, An
         assert coloured_as_outcome(snapshot, k) == (outcome in declared)
         assert accepted_by_validation(snapshot, k) == (outcome in declared)
         assert listed_by_hover(snapshot, IDS.index(node.id)) == declared
+
+
+# -- a duplicated node id -------------------------------------------------------------------
+
+DUPLICATED = DOCUMENT.replace('start = "n"', 'start = "a"').replace(
+    '[[nodes]]\nid = "n"\nNODE\n', '[[nodes]]\nid = "a"\nFIRST\n[[nodes]]\nid = "a"\nSECOND\n'
+)
+TASK = 'type = "node"\nnode = "task"\n'
+DUPLICATE_CASES = {
+    "foreach first": (FOREACH, TASK, "done, loop"),
+    "node first": (TASK, FOREACH, "ok, retry"),
+}
+
+
+@pytest.mark.parametrize("case", DUPLICATE_CASES)
+def test_a_duplicated_id_names_its_first_node_everywhere(case: str) -> None:
+    """Two nodes with id ``a``: the second is ``duplicate_node_id``, which points at the
+    first, and the edges from ``a`` are the first node's in validation, semantic tokens,
+    completion, hover and go to definition."""
+    first, second, declared = DUPLICATE_CASES[case]
+    edges = "\n".join(f'  {{ from = "a", outcome = "{o}", to = "__end__" }},' for o in POOL)
+    text = expected(DUPLICATED).replace("EDGES", edges)
+    snapshot = analyze(text.replace("FIRST\n", first).replace("SECOND\n", second))
+    [duplicate] = [p for p in snapshot.issues if p.code == "duplicate_node_id"]
+    assert duplicate.location == ("nodes", 1, "id")
+    assert [r.location for r in duplicate.related] == [("nodes", 0, "id")]
+    edge_from = snapshot.parsed.source_map.string(("edges", 0, "from"))
+    first_id = snapshot.parsed.source_map.string(("nodes", 0, "id"))
+    assert edge_from is not None and first_id is not None
+    assert [t.span for t in definition(snapshot, edge_from.content.start)] == [first_id.content]
+    shown = {
+        "validation": {o for k, o in enumerate(POOL) if accepted_by_validation(snapshot, k)},
+        "tokens": {o for k, o in enumerate(POOL) if coloured_as_outcome(snapshot, k)},
+        "completion": offered_by_completion(snapshot, 0),
+        "hover": listed_by_hover(snapshot, 0, ("edges", 0, "from")),
+    }
+    assert {k: ", ".join(sorted(v)) for k, v in shown.items()} == dict.fromkeys(shown, declared)

@@ -36,6 +36,7 @@ from wf_core.context_contracts import (
     structured_foreach_contract,
 )
 from wf_core.locations import format_location
+from wf_core.models.workflow import nodes_by_id
 from wf_core.records import record
 from wf_core.schema_nav import (
     DetachedSchemas,
@@ -82,7 +83,7 @@ class ContextModel:
     def __init__(self, workflow: Any, control_regions: ControlRegionAnalysis | None = None):
         self.workflow = workflow
         self.regions = control_regions or analyze_control_regions(workflow)
-        self.nodes_by_id: dict[str, Any] = {node.id: node for node in workflow.nodes}
+        self.nodes_by_id: dict[str, Any] = nodes_by_id(workflow.nodes)
         self._item_schemas: dict[str, dict[str, Any]] = {}
         self._in_progress: set[str] = set()
         self._schemas: dict[ForeachOwnerStack, dict[str, Any]] = {}

@@ -18,6 +18,7 @@ from enum import StrEnum
 from typing import Any
 
 from wf_core.locations import Location, NodeRef
+from wf_core.models.workflow import nodes_by_id
 from wf_core.records import record
 from wf_core.tokens import END
 
@@ -61,8 +62,8 @@ def _is_foreach(node: Any) -> bool:
 
 
 def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
-    nodes_by_id: dict[str, Any] = {node.id: node for node in workflow.nodes}
-    if workflow.start not in nodes_by_id:
+    named: dict[str, Any] = nodes_by_id(workflow.nodes)
+    if workflow.start not in named:
         return ControlRegionAnalysis({}, ())
 
     edges_by_source: dict[str, list[tuple[int, Any]]] = {}
@@ -118,7 +119,7 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
         if state in visited_states:
             continue
         node_id, stack = state
-        node = nodes_by_id.get(node_id)
+        node = named.get(node_id)
         if node is None:
             continue
         visited_states.add(state)
@@ -142,7 +143,7 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
                 target_stack = (*stack, node_id)
             else:
                 target_stack = stack
-            target_node = nodes_by_id.get(target)
+            target_node = named.get(target)
             if target_node is None and target != END:
                 continue
             if target == END or getattr(target_node, "type", None) == "end":

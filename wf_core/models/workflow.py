@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from pydantic import BaseModel, Field
 
@@ -12,6 +13,34 @@ from wf_core.models.steps import Step
 
 if TYPE_CHECKING:
     from wf_core.validation.issues import ValidationReport
+
+
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_N = TypeVar("_N", bound=_Identified)
+
+
+def first_index_by_id(ids: Iterable[object]) -> dict[str, int]:
+    """Each node id's position among ``ids`` (the nodes' ids in order; a non-string id
+    is skipped but keeps its position), at its first node.
+
+    The node an id names when several nodes share it is the first: validation reports
+    the others as ``duplicate_node_id`` pointing at it, and edges, ``start``, loop
+    owners, the runtime and the editor's index all resolve the id through this one
+    function, so they cannot read different nodes."""
+    out: dict[str, int] = {}
+    for index, node_id in enumerate(ids):
+        if isinstance(node_id, str):
+            out.setdefault(node_id, index)
+    return out
+
+
+def nodes_by_id(nodes: Sequence[_N]) -> dict[str, _N]:
+    """Each node id → the node it names (its first node, see :func:`first_index_by_id`)."""
+    return {node_id: nodes[i] for node_id, i in first_index_by_id(n.id for n in nodes).items()}
 
 
 class Edge(BaseModel):

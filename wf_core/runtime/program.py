@@ -17,6 +17,7 @@ from typing import Any
 from wf_core.issues import Severity
 from wf_core.models import NodeDef, NodeUse, ReducerRef, SubgraphNode, Workflow
 from wf_core.models.steps import AnyStep
+from wf_core.models.workflow import nodes_by_id
 from wf_core.paths import format_segments, set_nested_value
 from wf_core.runtime.contracts import SchemaCheck, compile_schema
 from wf_core.runtime.errors import WorkflowRefused
@@ -45,9 +46,7 @@ class Program:
     def __init__(self, key: str, workflow: Workflow) -> None:
         self.key = key
         self.workflow = workflow
-        self.nodes: dict[str, AnyStep] = {}
-        for node in workflow.nodes:
-            self.nodes.setdefault(node.id, node)
+        self.nodes: dict[str, AnyStep] = nodes_by_id(workflow.nodes)
         self.edges: dict[tuple[str, str], str] = {
             (edge.from_, edge.outcome): edge.to for edge in workflow.edges
         }

@@ -29,6 +29,7 @@ from wf_core.context_contracts import (
 from wf_core.documents import SourceMap, StringLiteral
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF, NODE_TABLE, outcomes_as_written
+from wf_core.models.workflow import first_index_by_id
 from wf_core.path_scan import scan_path
 from wf_core.schema_nav import SchemaView
 from wf_core.semantic.index import NodeIndex, SemanticIndex
@@ -68,10 +69,7 @@ class PathResolver:
         self.values = values
         self.context = context
         self.nodes: list[Mapping[str, Any]] = [_dict(n) for n in _list(values.get("nodes"))]
-        self.node_ids: dict[str, int] = {}
-        for index, node in enumerate(self.nodes):
-            if isinstance(node.get("id"), str):
-                self.node_ids.setdefault(node["id"], index)
+        self.node_ids = first_index_by_id(node.get("id") for node in self.nodes)
         self.aliases: dict[str, list[str]] = {}
         for node in self.nodes:
             alias = node.get("as")

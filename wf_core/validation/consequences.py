@@ -22,6 +22,7 @@ from typing import Any
 from wf_core.analysis.control_regions import ControlRegionAnalysis
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location, NodeRef
+from wf_core.models.workflow import first_index_by_id
 from wf_core.tokens import END
 from wf_core.validation.issues import ValidationIssueCode as Code
 
@@ -143,9 +144,9 @@ def relate_consequences(
     node_ids = {node.id for node in workflow.nodes}
     start_known = workflow.start in node_ids
     unknown_defs = {
-        node.id: index
-        for index, node in enumerate(workflow.nodes)
-        if node.type == "node" and node.node not in node_defs
+        node_id: index
+        for node_id, index in first_index_by_id(node.id for node in workflow.nodes).items()
+        if workflow.nodes[index].type == "node" and workflow.nodes[index].node not in node_defs
     }
     conflicted = regions.conflicted
     successors = _successors(workflow) if start_known and (conflicted or regions.issues) else {}

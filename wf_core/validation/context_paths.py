@@ -23,6 +23,7 @@ from wf_core.context_contracts import (
 )
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location, NodeRef
+from wf_core.models.workflow import first_index_by_id
 from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.records import record
 from wf_core.schema_nav import UnknownSegment
@@ -70,14 +71,6 @@ def node_context_findings(node: Any, index: int, walks: Walks) -> Findings:
     return tuple(found.issues), tuple(hints)
 
 
-def node_index_by_id(workflow: Any) -> dict[str, int]:
-    """First list index of each node id (lda-wf reports at the first occurrence)."""
-    out: dict[str, int] = {}
-    for index, node in enumerate(workflow.nodes):
-        out.setdefault(node.id, index)
-    return out
-
-
 def check_alias_ownership(workflow: Any, model: ContextModel, report: ValidationReport) -> None:
     """Each loop's alias against the reserved keys and the aliases of the loops active
     with it, over the stacks that occur; each owner reported once."""
@@ -86,7 +79,7 @@ def check_alias_ownership(workflow: Any, model: ContextModel, report: Validation
 
     def location(owner: str) -> Location:
         if not indexes:  # made for the first conflict only: most workflows have none
-            indexes.update(node_index_by_id(workflow))
+            indexes.update(first_index_by_id(node.id for node in workflow.nodes))
         index = indexes.get(owner)
         return ("nodes", index, "as") if index is not None else ("nodes", NodeRef(owner))
 

@@ -22,6 +22,7 @@ from wf_core.forked import in_child
 from wf_core.issues import Issue, Related
 from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
+from wf_core.models.workflow import first_index_by_id, nodes_by_id
 from wf_core.paths import has_overlapping_paths
 from wf_core.tokens import END
 from wf_core.validation.consequences import relate_consequences
@@ -250,9 +251,9 @@ def _validate_nodes(
     extras: list[Issue],
     memo: ValidationMemo,
 ) -> None:
-    first_ids: dict[str, int] = {}
+    first_ids = first_index_by_id(node.id for node in workflow.nodes)
     for i, node in enumerate(workflow.nodes):
-        first = first_ids.setdefault(node.id, i)
+        first = first_ids[node.id]
         if first != i:
             report.add(
                 Code.DUPLICATE_NODE_ID,
@@ -468,7 +469,7 @@ def _validate_start(workflow: Any, report: ValidationReport) -> None:
 
 
 def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport) -> None:
-    nodes_by_id = {node.id: node for node in workflow.nodes}
+    named = nodes_by_id(workflow.nodes)
     seen: set[tuple[str, str]] = set()
     for i, edge in enumerate(workflow.edges):
         key = (edge.from_, edge.outcome)
@@ -479,13 +480,13 @@ def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: Validat
                 f"duplicate edge for source {edge.from_!r} and outcome {edge.outcome!r}",
             )
         seen.add(key)
-        source = nodes_by_id.get(edge.from_)
+        source = named.get(edge.from_)
         if source is None:
             report.add(
                 Code.UNKNOWN_EDGE_SOURCE,
                 ("edges", i, "from"),
                 f"unknown source node {edge.from_!r}",
-                **did_you_mean(edge.from_, nodes_by_id),
+                **did_you_mean(edge.from_, named),
             )
         elif edge.outcome not in (outcomes := declared_outcomes(source, node_defs)):
             report.add(
@@ -501,12 +502,12 @@ def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: Validat
                     ("edges", i, "to"),
                     "legacy __end__ requires workflow outcome 'ok' to be declared",
                 )
-        elif edge.to not in nodes_by_id:
+        elif edge.to not in named:
             report.add(
                 Code.UNKNOWN_EDGE_DESTINATION,
                 ("edges", i, "to"),
                 f"unknown destination node {edge.to!r}",
-                **did_you_mean(edge.to, [*nodes_by_id, END]),
+                **did_you_mean(edge.to, [*named, END]),
             )
 
 
@@ -538,13 +539,11 @@ def _validate_reachable_outcomes(
     wired: dict[str, set[str]] = {}
     for edge in workflow.edges:
         wired.setdefault(edge.from_, set()).add(edge.outcome)
-    reported: set[str] = set()
-    for node in workflow.nodes:
-        if node.id not in reachable or node.id in reported:
+    for node in nodes_by_id(workflow.nodes).values():  # a later duplicate is never reached
+        if node.id not in reachable:
             continue
         missing = declared_outcomes(node, node_defs) - wired.get(node.id, set())
         if missing:
-            reported.add(node.id)
             report.add(
                 Code.MISSING_OUTCOME_EDGE,
                 ("nodes", NodeRef(node.id)),

@@ -23,12 +23,11 @@ from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import analyze_control_regions
-from wf_core.models.workflow import Edge
+from wf_core.models.workflow import Edge, first_index_by_id
 from wf_core.validation.context_paths import (
     Walks,
     check_alias_ownership,
     node_context_findings,
-    node_index_by_id,
 )
 from wf_core.validation.issues import ValidationReport
 
@@ -48,7 +47,7 @@ def wiring_errors(
     wired_model = ContextModel(wired, regions)
     before = model.regions.owner_stack_by_node
     moved = [n for n, s in regions.owner_stack_by_node.items() if before.get(n) != s]
-    indexes = node_index_by_id(wired)
+    indexes = first_index_by_id(node.id for node in wired.nodes)
     walks = Walks(wired_model)
     for node_id in moved:
         index = indexes[node_id]

@@ -32,6 +32,7 @@ from wf_core.analysis.components import strongly_connected_components
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location
 from wf_core.models import SubgraphNode
+from wf_core.models.workflow import first_index_by_id
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segments
 from wf_core.records import record
@@ -59,12 +60,11 @@ def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:
 
 def _node_ids(values: Any) -> dict[str, int]:
     """Each node id's document index (its first node), from the parsed values."""
-    ids: dict[str, int] = {}
     nodes = values.get("nodes") if isinstance(values, Mapping) else None
-    for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
-        if isinstance(node, Mapping) and isinstance(node.get("id"), str):
-            ids.setdefault(node["id"], index)
-    return ids
+    return first_index_by_id(
+        node.get("id") if isinstance(node, Mapping) else None
+        for node in (nodes if isinstance(nodes, list) else ())
+    )
 
 
 def _place(snapshot: DocumentSnapshot, issue: Issue) -> PlacedIssue:

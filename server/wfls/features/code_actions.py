@@ -30,6 +30,7 @@ from wf_core.documents.writing import write_key
 from wf_core.issues import ProjectCode
 from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
+from wf_core.models.workflow import nodes_by_id
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segment, format_segments, quote_bare_segments
 from wf_core.records import record
@@ -297,7 +298,7 @@ def _alias_edits(view: DiagnosedView, owner: str, new: str) -> tuple[TextEdit, .
 
 
 def _node(workflow: Any, node_id: str) -> Any | None:
-    return next((n for n in workflow.nodes if n.id == node_id), None)
+    return nodes_by_id(workflow.nodes).get(node_id)
 
 
 def _outcomes(workflow: Any, node: Any) -> frozenset[str]:

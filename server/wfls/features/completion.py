@@ -211,11 +211,7 @@ def _unwired_context(
     model = view.context
     if model is None:
         return []
-    loops = tuple(
-        str(n.get("id"))
-        for n in document_nodes(view)
-        if n.get("type") == "foreach" and n.get("id") in model.nodes_by_id
-    )
+    loops = tuple(n for n, node in model.nodes_by_id.items() if node.type == "foreach")
     navigator = model.navigator_for_stack(loops)
     candidates = _members(
         navigator.at_path(rest),

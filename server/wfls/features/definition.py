@@ -1,7 +1,8 @@
 """Go to definition: from any name to where it is declared.
 
 Names resolve through the semantic index: a node id (in ``start``, edges or a
-``context.foreach.<id>`` segment) to the node's ``id``, an alias read to the
+``context.foreach.<id>`` segment) to the node's ``id`` (the first node's, when
+several share it), an alias read to the
 ``as`` that declares it, a node def use to its ``name``, an outcome to the
 entry that declares it, a path member or binding target to the schema
 property. ``context.loop_item``/``loop_index`` lead to the innermost loop.
@@ -50,7 +51,11 @@ def workflow_definition(
 
 
 def symbol_definition(view: AnalysisView, symbol: Symbol) -> list[Target]:
-    return [Target(o.span) for o in view.index.definitions(symbol)]
+    definitions = view.index.definitions(symbol)
+    if symbol.kind == SymbolKind.NODE:  # a duplicated id names its first node only
+        named = ("nodes", node_index_of(view, symbol.name), "id")
+        definitions = [o for o in definitions if o.location == named]
+    return [Target(o.span) for o in definitions]
 
 
 def _node_field(view: AnalysisView, node_id: str, field: str) -> list[Target]:

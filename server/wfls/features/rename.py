@@ -25,7 +25,7 @@ from wf_core.semantic.model import NameSyntax, Occurrence, Symbol, SymbolKind
 from wf_core.spans import Span
 from wf_core.tokens import END, START
 from wf_core.view import AnalysisView, WorkspaceView
-from wfls.features.common import document_nodes, value_at
+from wfls.features.common import node_index_of, node_values, value_at
 from wfls.features.types import DocumentEdit, Refusal, TextEdit
 
 RENAMEABLE = {
@@ -134,16 +134,14 @@ def aliases_active_with(view: AnalysisView, owner: str) -> set[str]:
     stacks: Iterable[tuple[str, ...]] = (
         model.regions.owner_stack_by_node.values() if model is not None else ()
     )
-    nodes = document_nodes(view)
-    by_id = {n.get("id"): n for n in nodes}
     out: set[str] = set()
     for stack in set(stacks):
-        if owner in stack:
-            out.update(
-                by_id[o]["as"]
-                for o in stack
-                if o != owner and o in by_id and isinstance(by_id[o].get("as"), str)
-            )
+        if owner not in stack:
+            continue
+        for other in stack:
+            alias = node_values(view, node_index_of(view, other)).get("as")
+            if other != owner and isinstance(alias, str):
+                out.add(alias)
     return out
 
 
