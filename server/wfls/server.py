@@ -390,6 +390,8 @@ class WflsServer(LanguageServer):
         self._cross: dict[str, int] = {}  # per URI: changes of the documents it depends on
         self._indexing: asyncio.Future[None] | None = None
         self._indexed_roots: Roots | None = None  # the roots whose scan has finished
+        # Set (and replaced by a fresh one) at the end of every scan of the current roots.
+        self._scan_ended = asyncio.Event()
         # Documents whose last diagnostics withheld their cross-file findings (made before
         # the scan finished): made again once it has.
         self._withheld: set[str] = set()
@@ -962,6 +964,13 @@ class WflsServer(LanguageServer):
         then, diagnostics withhold cross-file findings (``_compute_diagnostics``)."""
         return self._indexed_roots is self._roots
 
+    async def workspace_scanned(self) -> None:
+        """Return once the scan of the current workspace folders has finished: what
+        reads other documents as a whole (a run's children) never sees a partial index,
+        as diagnostics withhold cross-file findings until then."""
+        while not self.workspace_indexed:
+            await self._scan_ended.wait()
+
     def _withhold(self, uri: str) -> None:
         """``uri``'s diagnostics were made without its cross-file findings: make them again
         once the workspace is indexed, or now if it was indexed meanwhile."""
@@ -976,6 +985,8 @@ class WflsServer(LanguageServer):
         if roots is not self._roots:
             return  # superseded (new folders or globs): their own scan ends this
         self._indexed_roots = roots
+        ended, self._scan_ended = self._scan_ended, asyncio.Event()
+        ended.set()
         withheld, self._withheld = self._withheld, set()
         self._dependencies_changed(affected | withheld)
 

@@ -252,10 +252,12 @@ def test_a_subgraph_whose_child_is_not_in_the_workspace_does_not_run(tmp_path) -
         run(PARENT, {"rows": []}, Workspace(Roots([tmp_path])))
 
 
-def run_in_workspace(tmp_path, parent: str, value: Any, **options: Any) -> dict[str, Any]:
+def run_in_workspace(
+    tmp_path, parent: str, value: Any, child: str = CHILD, **options: Any
+) -> dict[str, Any]:
     """Run ``parent`` as the editor runs an open document of the workspace: its findings
     are the workspace's (those ``wfls check`` reports), its children the workspace's."""
-    (tmp_path / "child.wf.toml").write_text(textwrap.dedent(CHILD))
+    (tmp_path / "child.wf.toml").write_text(textwrap.dedent(child))
     (tmp_path / "parent.wf.toml").write_text(textwrap.dedent(parent))
     workspace = Workspace(Roots([tmp_path]))
     workspace.scan()
@@ -281,6 +283,17 @@ def test_a_binding_the_child_does_not_declare_refuses_the_run_as_check_reports_i
     assert str(refused.value) == (
         "the workflow has 2 error(s); fix them before running it (first: subgraph_binding: "
         "child workflow 'child' requires input 'rows', which no binding provides)"
+    )
+
+
+def test_a_child_with_errors_is_not_run(tmp_path) -> None:
+    """As ``wfls run`` refuses it: the child's error would read nothing at run time."""
+    broken = CHILD.replace("context.foreach.rows.item", "context.foreach.rows.itme")
+    with pytest.raises(RunRefused) as refused:
+        run_in_workspace(tmp_path, NO_SCHEMA, {"rows": ["x"]}, child=broken)
+    assert str(refused.value).startswith(
+        "the child workflow 'child' has 1 error(s); fix them before running it "
+        "(first: invalid_context_path: invalid context path 'context.foreach.rows.itme'"
     )
 
 

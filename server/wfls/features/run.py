@@ -52,9 +52,17 @@ def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str,
         document = workspace.resolve(name) if workspace is not None else None
         if document is None:
             return None
-        if document.snapshot.workflow is None:
-            raise RunRefused(f"the child workflow '{name}' has errors; fix them before running")
-        return document.snapshot.workflow
+        snapshot = document.snapshot
+        found = workspace.issues_of(document.uri, snapshot) if workspace is not None else None
+        errors = [i for i in found or () if i.severity == Severity.ERROR]
+        if errors:
+            raise RunRefused(
+                f"the child workflow '{name}' has {len(errors)} error(s); fix them before "
+                f"running it (first: {errors[0].code}: {errors[0].message})"
+            )
+        if snapshot.workflow is None:
+            raise RunRefused(f"the child workflow '{name}' could not be built; fix it first")
+        return snapshot.workflow
 
     assert view.workflow is not None
     try:

@@ -12,8 +12,10 @@ that are not open:
 {node or node def: outcome}}`` and runs the open document's workflow on that
 input with stand-in handlers, off the event loop; it answers what
 :func:`wfls.features.run.run_document` returns, and hover shows what each node
-saw until the next run or the document closes. A document with errors, or whose
-child workflow cannot be found, gets a ``RequestFailed`` reply saying why.
+saw until the next run or the document closes. The run waits for the workspace's
+scan to finish, so its children are those ``wfls run`` would find. A document with
+errors, or whose child workflow cannot be found or has errors, gets a
+``RequestFailed`` reply saying why.
 
 Malformed arguments get an ``InvalidParams`` error reply.
 """
@@ -96,6 +98,8 @@ async def run_workflow(session: Session, arguments: Any) -> Any:
     view = await session.analysed(uri) if ctx is not None else None
     if ctx is None or view is None:
         raise JsonRpcInvalidParams(f"{uri} is not an open workflow document")
+    # Its children are found in the workspace: never in one not read to the end yet.
+    await session.workspace_scanned()
     try:
         answer, last = await asyncio.to_thread(
             run_document, view, value, workspace=ctx.workspace, outcomes=outcomes
