@@ -213,6 +213,13 @@ def in_style(style: str, path: str) -> str:
         ("ord$0ers.v.item", '"orders.v2".item'),  # the id is still being typed
         ("ord$0ers . v2 . item", '"orders.v2" . item'),
         ("o$0rders", '"orders.v2"'),
+        # the cursor behind the dot: the bare segments before it start the name
+        ("orders.v$0", '"orders.v2"'),
+        ("orders.$0", '"orders.v2"'),
+        ("orders.v2$0", '"orders.v2"'),
+        ("orders.v$0.item.sku", '"orders.v2".item.sku'),
+        ("orders.v$02.item", '"orders.v2".item'),
+        ("orders . v$0 . item", '"orders.v2" . item'),
     ],
 )
 def test_a_dotted_id_typed_unquoted_is_replaced_whole(style: str, typed: str, after: str) -> None:
@@ -250,7 +257,7 @@ def test_the_filter_text_starts_the_way_the_typed_text_does(
 
 
 @pytest.mark.parametrize("style", STYLES)
-@pytest.mark.parametrize("written", ["orders", '"orders.v2"', "'orders.v2'"])
+@pytest.mark.parametrize("written", ["orders.v2", '"orders.v2"', "'orders.v2'"])
 def test_each_keystroke_of_a_loop_id_keeps_it_offered(style: str, written: str) -> None:
     """What clients filter by, the document text from the start of the replaced range
     to the cursor, is a prefix of the filter text after every keystroke."""

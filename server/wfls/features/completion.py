@@ -43,6 +43,7 @@ from wf_core.semantic.cursor import Cursor, StringCursor, classify, literal_inte
 from wf_core.semantic.model import PathOccurrence, PathRole
 from wf_core.spans import Span
 from wf_core.tokens import END
+from wf_core.validation.suggest import RUN_REACH
 from wf_core.view import AnalysisView, WorkspaceView
 from wfls.features.common import document_nodes, node_values, read_navigator, value_at
 from wfls.features.hover import ROOTS
@@ -111,17 +112,47 @@ def path_completions(
     cursor: Cursor,
     workspace: WorkspaceView | None = None,
 ) -> list[CompletionCandidate]:
+    """The members offered where the cursor is typing a segment, and, when bare segments
+    precede it, the dotted names they start where the first of them stands:
+    ``context.foreach.orders.v|`` is typing the loop id ``orders.v2`` unquoted, read as
+    the segments ``orders`` and ``v``, and accepting ``"orders.v2"`` replaces both."""
     literal = path.literal
     decoded = cursor.string.offset if cursor.string is not None else len(literal.value)
     at = scan_at(literal.value, decoded)
-    replace = _typing(view.text, literal, at)
-    before = [segment.value for segment in at.before]
-    style = literal.style
+    out = _completions_at(view, path, at, _typing(view.text, literal, at), None, workspace)
+    if at.partial.quote is not None:
+        return out  # a quoted segment is one name of its own
+    for start in range(len(at.before) - 1, max(-1, len(at.before) - 1 - RUN_REACH), -1):
+        if at.before[start].quote is not None:
+            break
+        typed = ".".join([*(s.value for s in at.before[start:]), at.partial.value])
+        replace = _typing(view.text, literal, at, start)
+        out += _completions_at(view, path, at, replace, (start, typed), workspace)
+    return out
+
+
+def _completions_at(
+    view: AnalysisView,
+    path: PathOccurrence,
+    at: CursorScan,
+    replace: _Typing,
+    dotted: tuple[int, str] | None,
+    workspace: WorkspaceView | None,
+) -> list[CompletionCandidate]:
+    """The members after the path's first segments: all of ``at.before`` (``dotted``
+    None), or those before ``at.before[k]`` for ``dotted = (k, typed)``, offering only the
+    names that start with ``typed``, the bare segments from there to the cursor."""
+    kept = at.before if dotted is None else at.before[: dotted[0]]
+    starting = None if dotted is None else dotted[1]
+    before = [segment.value for segment in kept]
+    style = path.literal.style
     if path.role in _LOCAL_ROLES:
         navigator = read_navigator(view, path, "", workspace)
         members = navigator.at_path(before) if navigator is not None else None
-        return _members(members, (), replace, style, context_top=False)
+        return _members(members, (), replace, style, context_top=False, starting=starting)
     if not before:
+        if starting is not None:
+            return []  # a root is no dotted name
         roots = ("state",) if path.role == PathRole.STATE_TARGET else tuple(ROOTS)
         return [
             _candidate(root, "module", replace, style, detail="root", doc=ROOTS[root])
@@ -132,7 +163,7 @@ def path_completions(
         return []
     navigator = read_navigator(view, path, root)
     if root == "context" and navigator is None and path.role.reads_graph:
-        return _unwired_context(view, path, rest, replace, style)
+        return _unwired_context(view, path, rest, replace, style, starting)
     if navigator is None:
         return []
     return _members(
@@ -142,6 +173,7 @@ def path_completions(
         style,
         context_top=root == "context" and not rest,
         foreach_level=root == "context" and rest == (FOREACH_CONTEXT_KEY,),
+        starting=starting,
     )
 
 
@@ -182,20 +214,24 @@ class _Typing:
         return insert if insert.startswith(self.lead) else f"{self.lead}{name}{self.lead}"
 
 
-def _typing(text: str, literal: StringLiteral, at: CursorScan) -> _Typing:
+def _typing(text: str, literal: StringLiteral, at: CursorScan, start: int | None = None) -> _Typing:
+    """The segment at the cursor, or, with ``start``, the bare segments from
+    ``at.before[start]`` to the cursor read as the start of one dotted name."""
     partial = at.partial
-    replace = literal.doc_span(partial.start, partial.end)
+    begin = partial.start if start is None else at.before[start].start
+    replace = literal.doc_span(begin, partial.end)
     lead = ""
     if partial.quote is not None:
         lead = literal.doc_span(partial.start, partial.start + 1).slice(text)
     spelled: list[tuple[str, Span]] = []
     if at.replaced is not None:
-        joined = at.replaced.value
+        spelling = at.before[start:] if start is not None else ()
+        joined = ".".join([*(segment.value for segment in spelling), at.replaced.value])
         for segment in at.after:
             if segment.quote is not None:
                 break
             joined = f"{joined}.{segment.value}"
-            spelled.append((joined, literal.doc_span(partial.start, segment.end)))
+            spelled.append((joined, literal.doc_span(begin, segment.end)))
     return _Typing(replace, lead, tuple(spelled))
 
 
@@ -205,6 +241,7 @@ def _unwired_context(
     rest: tuple[str, ...],
     replace: _Typing,
     style: str,
+    starting: str | None = None,
 ) -> list[CompletionCandidate]:
     """A node with no context yet: every loop of the workflow, marked with where it is
     active, so the author can write the read before wiring the node."""
@@ -220,6 +257,7 @@ def _unwired_context(
         style,
         context_top=not rest,
         foreach_level=rest == (FOREACH_CONTEXT_KEY,),
+        starting=starting,
     )
     if rest != (FOREACH_CONTEXT_KEY,):
         return candidates
@@ -253,11 +291,16 @@ def _members(
     *,
     context_top: bool,
     foreach_level: bool = False,
+    starting: str | None = None,
 ) -> list[CompletionCandidate]:
+    """The members declared in ``members`` (those whose name starts with ``starting``,
+    when given)."""
     if members is None:
         return []
     out = []
     for name in members.declared_names():
+        if starting is not None and not name.startswith(starting):
+            continue
         child = members.child(name)
         if child is None:
             continue
