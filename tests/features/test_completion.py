@@ -272,6 +272,46 @@ def test_each_keystroke_of_a_loop_id_keeps_it_offered(style: str, written: str) 
         assert candidate.filter_text.startswith(snapshot.text[candidate.replace.start : offset])
 
 
+NODE_ENTRY = BASE.replace('input = [{ target = "x", path = "PATH" }]', "LIST = [{ $0 }]")
+SUBGRAPH_ENTRY = NODE_ENTRY.replace('node = "task"', 'workflow = "child"').replace(
+    'type = "node"', 'type = "subgraph"'
+)
+INTERRUPT_ENTRY = NODE_ENTRY.replace(
+    'type = "node"\nnode = "task"', 'type = "interrupt"\nkind = "k"'
+)
+READS = ["target", "path", "value", "expression"]
+WRITES = ["source", "target"]
+BINDING_ENTRIES = {
+    "node input": (NODE_ENTRY.replace("LIST", "input"), READS),
+    "node output": (NODE_ENTRY.replace("LIST", "output"), WRITES),
+    "subgraph input": (SUBGRAPH_ENTRY.replace("LIST", "input"), READS),
+    "subgraph output": (SUBGRAPH_ENTRY.replace("LIST", "output"), WRITES),
+    "interrupt request": (INTERRUPT_ENTRY.replace("LIST", "request"), READS),
+    "interrupt resume": (INTERRUPT_ENTRY.replace("LIST", "resume"), WRITES),
+    # the workflow's output is read from state by path or given a value: no expression
+    "workflow output": (
+        BASE.replace('start = "rows"\n', 'start = "rows"\noutput = [{ $0 }]\n'),
+        ["target", "path", "value"],
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BINDING_ENTRIES)
+def test_the_keys_of_a_binding_entry_are_the_models(case: str) -> None:
+    check_completion(*BINDING_ENTRIES[case])
+
+
+def test_the_workflow_output_has_no_expression_binding() -> None:
+    """Why ``expression`` is not offered in the workflow's ``output``: its model rejects it."""
+    fixture, _ = BINDING_ENTRIES["workflow output"]
+    entry = 'target = "t", expression = { kind = "literal", value = 1 }'
+    assert "invalid_model: binding needs one of path or value" in errors(
+        analyze(fixture.replace("$0", entry))
+    )
+    node = BINDING_ENTRIES["node input"][0].replace("$0", entry.replace('"t"', '"x"'))
+    assert not [e for e in errors(analyze(node)) if "binding" in e]
+
+
 def test_binding_keys_only_in_the_binding_lists_of_the_node_type() -> None:
     """A node's input bindings are ``input``, an interrupt's are ``request`` (the node-type
     table): a ``request`` list written on a node is no binding list, and offers none."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import BaseModel
 
@@ -31,13 +31,8 @@ from wf_core.models.conditions import (
     PathOperand,
     VariadicCondition,
 )
-from wf_core.models.input_bindings import (
-    InputExpressionBinding,
-    InputPathBinding,
-    InputValueBinding,
-)
 from wf_core.models.schemas import NodeDef
-from wf_core.models.steps import NODE_TABLE, NODE_TYPES, OutputBinding
+from wf_core.models.steps import NODE_TABLE, NODE_TYPES
 from wf_core.models.workflow import Edge, Workflow
 from wf_core.validation.suggest import did_you_mean
 
@@ -83,23 +78,40 @@ def node_keys(node_type: str | None) -> tuple[str, ...]:
     return model_keys(model) if model is not None else ("id", "type")
 
 
-_INPUT_BINDING_KEYS = tuple(
-    dict.fromkeys(
-        key
-        for model in (InputPathBinding, InputValueBinding, InputExpressionBinding)
-        for key in model_keys(model)
+def _admitted_models(annotation: Any) -> Iterator[type[BaseModel]]:
+    """The models a field's annotation admits, through lists, unions and ``Annotated``."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        yield annotation
+        return
+    for argument in get_args(annotation):
+        yield from _admitted_models(argument)
+
+
+@cache
+def element_keys(model: type[BaseModel], field: str) -> tuple[str, ...]:
+    """The keys an element of ``model``'s list ``field`` may hold: those of every model
+    its elements may be (a binding union: ``target`` and one of ``path``, ``value``,
+    ``expression`` where the list admits them), in declaration order."""
+    annotation = model.model_fields[field].annotation
+    return tuple(
+        dict.fromkeys(key for member in _admitted_models(annotation) for key in model_keys(member))
     )
-)
 
 
 def binding_keys(node_type: Any, list_key: Any) -> tuple[str, ...]:
     """The keys an element of the binding list ``list_key`` of a ``node_type`` node may
-    hold: an input binding's (``target`` and one of ``path``, ``value``, ``expression``)
-    or an output binding's (``source``, ``target``); none where the type has no such list."""
+    hold, as that node type's model reads them: an input binding's (``target`` and one of
+    ``path``, ``value``, ``expression``) or an output binding's (``source``, ``target``);
+    none where the type has no such list."""
     spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
     if spec is None or list_key not in spec.binding_lists:
         return ()
-    return _INPUT_BINDING_KEYS if list_key == spec.reads else model_keys(OutputBinding)
+    return element_keys(spec.model, list_key)
+
+
+def workflow_output_keys() -> tuple[str, ...]:
+    """The keys of an entry of the workflow's ``output`` list (no ``expression`` there)."""
+    return element_keys(Workflow, "output")
 
 
 Table = tuple[Location, Mapping[str, Any], tuple[str, ...]]

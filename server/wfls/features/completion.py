@@ -31,6 +31,7 @@ from wf_core.models.keys import (
     model_keys,
     node_keys,
     top_level_keys,
+    workflow_output_keys,
 )
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import NODE_TABLE, outcomes_as_written
@@ -550,7 +551,7 @@ def allowed_keys(view: AnalysisView, parent: Location) -> list[tuple[str, bool]]
     if len(parent) == 2 and head == "node_defs":
         return [(k, False) for k in model_keys(NodeDef)]
     if len(parent) == 2 and head == "output":
-        return [(k, False) for k in ("target", "path", "value")]
+        return [(k, False) for k in workflow_output_keys()]
     if len(parent) == 4 and head == "nodes" and isinstance(parent[1], int):
         node_type = node_values(view, parent[1]).get("type")
         if keys := binding_keys(node_type, parent[2]):
