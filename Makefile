@@ -107,11 +107,9 @@ $(BENCH_STAMP): $(STAMP)
 
 # Servers started by the benchmarks load wfls from bytecode, as an installed package
 # does: without it (PYTHONDONTWRITEBYTECODE, a read-only tree) every start compiles
-# the sources again, which adds about 0.4 s to initialize. The code attrs and dataclasses
-# generate for their classes is compiled ahead too (wfls/generated_code.py: 0.2-0.3 s).
+# the sources again, which adds about 0.4 s to initialize.
 bytecode: $(STAMP)
 	@$(BIN)/python -m compileall -q wf_core server/wfls >/dev/null
-	@$(BIN)/python -m wfls.generated_code
 
 # wfls beside yaml-language-server and Taplo (installed with npm into a cache folder
 # outside the repository, reused when present): the table at 2,000 nodes / 2,169 lines,

@@ -44,8 +44,6 @@ STAGES = ("imports", "parse", "model", "context", "validation", "placing", "find
 STAGE_SCRIPT = """
 import gc, os, sys
 gc.disable()
-from wfls import generated_code
-generated_code.install()
 from wf_core.documents.parser import parse_document
 from wf_core.files import syntax_of
 from wf_core.snapshot import DocumentSnapshot

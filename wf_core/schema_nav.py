@@ -24,10 +24,9 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, Protocol
 
 from referencing import Registry, Resource
-from referencing._core import Resolver
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012
 
@@ -46,6 +45,24 @@ def canonical_json(value: Any) -> str:
 
 def schema_urn(document: Any) -> str:
     return SCHEMA_URN_PREFIX + hashlib.sha256(canonical_json(document).encode()).hexdigest()
+
+
+class Resolved(Protocol):
+    """What ``referencing`` answers a lookup with: the schema found and the resolver its
+    own ``$ref``s are relative to."""
+
+    @property
+    def contents(self) -> Any: ...
+    @property
+    def resolver(self) -> Resolver: ...
+
+
+class Resolver(Protocol):
+    """The part of ``referencing``'s resolver the navigator uses (the library does not
+    export the class itself)."""
+
+    def lookup(self, ref: str) -> Resolved: ...
+    def in_subresource(self, subresource: Resource[Any]) -> Resolver: ...
 
 
 @record

@@ -152,12 +152,6 @@ def entry() -> NoReturn:
     workspace and findings after printing them)."""
     args = build_parser().parse_args()
     kept: list[object] = []
-    # The classes attrs and dataclasses make as the command imports take their methods'
-    # code from the file ``make bytecode`` wrote, when there is one (``generated_code``:
-    # 0.2-0.3 s of the server's start, 50-70 ms of the analysis's imports).
-    from wfls import generated_code
-
-    generated_code.install()
     if args.command in _BATCH_COMMANDS:
         # Off for good: re-enabled after the command, the collector's next young scan
         # would walk everything the command allocated meanwhile (1 s after ``wfls check``

@@ -70,7 +70,7 @@ from wf_core.collector import collector_paused
 from wf_core.records import record
 from wf_core.spans import LineIndex
 from wf_core.workspace.files import Roots, path_of_uri
-from wfls import __version__, client_log, convert, generated_code, transport
+from wfls import __version__, client_log, convert, transport
 from wfls.capabilities import COMMANDS, ClientFlags
 from wfls.capabilities import resolve as resolve_flags
 from wfls.context import RequestContext
@@ -1472,10 +1472,6 @@ def _register_commands(
 
 def create_server() -> WflsServer:
     """A server that knows only ``initialize``; the rest is registered for the client."""
-    # The protocol converter's functions are compiled ahead, when they were recorded (a
-    # full client's ``initialize`` needs some sixty: 25-30 ms of compiling before the
-    # answer otherwise).
-    generated_code.install_cattrs()
     server = WflsServer()
 
     @server.feature(types.INITIALIZE)
