@@ -23,6 +23,7 @@ from tests.features.fixture import analyze, cursor, expected
 from tests.features.test_semantic_tokens import check_semantic_tokens
 from wf_core.locations import Location
 from wf_core.models.steps import declared_outcomes
+from wf_core.runtime import outcome_choice_problems
 from wf_core.snapshot import DocumentSnapshot
 from wfls.features.completion import complete
 from wfls.features.definition import definition
@@ -361,3 +362,40 @@ def test_a_duplicated_id_names_its_first_node_everywhere(case: str) -> None:
         "hover": listed_by_hover(snapshot, 0, ("edges", 0, "from")),
     }
     assert {k: ", ".join(sorted(v)) for k, v in shown.items()} == dict.fromkeys(shown, declared)
+
+
+# -- a duplicated node def name ---------------------------------------------------------------
+
+SECOND_DEF = """
+[[node_defs]]
+name = "task"
+outcomes = ["a", "ok"]
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+"""
+
+
+def test_a_duplicated_node_def_name_names_its_first_def_everywhere() -> None:
+    """Two node defs named ``task``: the second is ``duplicate_node_def``, and a node of
+    ``task`` declares the first one's outcomes in validation, tokens, completion, hover
+    and the runtime's outcome choices (which read the last one before)."""
+    edges = "\n".join(f'  {{ from = "n", outcome = "{o}", to = "__end__" }},' for o in POOL)
+    text = expected(DOCUMENT).replace("EDGES", edges).replace("NODE\n", TASK)
+    text = text.replace("[[nodes]]", SECOND_DEF.lstrip() + "\n[[nodes]]", 1)
+    snapshot = analyze(text)
+    assert [p.location for p in snapshot.issues if p.code == "duplicate_node_def"] == [
+        ("node_defs", 1, "name")
+    ]
+    shown = {
+        "validation": {o for k, o in enumerate(POOL) if accepted_by_validation(snapshot, k)},
+        "tokens": {o for k, o in enumerate(POOL) if coloured_as_outcome(snapshot, k)},
+        "completion": offered_by_completion(snapshot, 0),
+        "hover": listed_by_hover(snapshot, 0),
+    }
+    assert {k: ", ".join(sorted(v)) for k, v in shown.items()} == dict.fromkeys(shown, "ok, retry")
+    workflow = snapshot.workflow
+    assert workflow is not None
+    assert outcome_choice_problems(workflow, {"task": "retry"}, stand_ins=True) == {}
+    assert outcome_choice_problems(workflow, {"task": "a"}, stand_ins=True) == {
+        "task": "node def 'task' does not declare outcome 'a' (declared: ok, retry)"
+    }

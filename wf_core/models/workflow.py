@@ -23,6 +23,14 @@ class _Identified(Protocol):
 _N = TypeVar("_N", bound=_Identified)
 
 
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+_D = TypeVar("_D", bound=_Named)
+
+
 def first_index_by_id(ids: Iterable[object]) -> dict[str, int]:
     """Each node id's position among ``ids`` (the nodes' ids in order; a non-string id
     is skipped but keeps its position), at its first node.
@@ -41,6 +49,15 @@ def first_index_by_id(ids: Iterable[object]) -> dict[str, int]:
 def nodes_by_id(nodes: Sequence[_N]) -> dict[str, _N]:
     """Each node id → the node it names (its first node, see :func:`first_index_by_id`)."""
     return {node_id: nodes[i] for node_id, i in first_index_by_id(n.id for n in nodes).items()}
+
+
+def node_defs_by_name(node_defs: Sequence[_D]) -> dict[str, _D]:
+    """Each node def name → the node def it names: the first of that name, as validation
+    reads it (it reports the others as ``duplicate_node_def`` pointing at it)."""
+    out: dict[str, _D] = {}
+    for definition in node_defs:
+        out.setdefault(definition.name, definition)
+    return out
 
 
 class Edge(BaseModel):

@@ -17,7 +17,7 @@ from typing import Any
 from wf_core.issues import Severity
 from wf_core.models import NodeDef, NodeUse, ReducerRef, SubgraphNode, Workflow
 from wf_core.models.steps import AnyStep
-from wf_core.models.workflow import nodes_by_id
+from wf_core.models.workflow import node_defs_by_name, nodes_by_id
 from wf_core.paths import format_segments, set_nested_value
 from wf_core.runtime.contracts import SchemaCheck, compile_schema
 from wf_core.runtime.errors import WorkflowRefused
@@ -50,9 +50,7 @@ class Program:
         self.edges: dict[tuple[str, str], str] = {
             (edge.from_, edge.outcome): edge.to for edge in workflow.edges
         }
-        self.node_defs: dict[str, NodeDef] = {}
-        for definition in workflow.node_defs:
-            self.node_defs.setdefault(definition.name, definition)
+        self.node_defs: dict[str, NodeDef] = node_defs_by_name(workflow.node_defs)
         self.input_check = compile_schema(workflow.input_schema)
         self.output_check = compile_schema(workflow.output_schema)
         self.output_names = tuple(workflow.output_schema.properties)

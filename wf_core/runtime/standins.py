@@ -22,6 +22,7 @@ from referencing.jsonschema import DRAFT202012
 
 from wf_core.models import InterruptNode, NodeDef, NodeUse, Workflow
 from wf_core.models.steps import declared_outcomes
+from wf_core.models.workflow import node_defs_by_name
 from wf_core.runtime.contracts import schema_dict
 from wf_core.runtime.handlers import Handler, NodeResult, RuntimeContext
 from wf_core.runtime.json_values import JsonObject, JsonValue
@@ -305,7 +306,7 @@ def _choice_problem(sources: list[Workflow], key: str, outcome: str, stand_ins: 
                 f"node '{node.id}' is of type {node.type}, whose outcome cannot be chosen "
                 "(only nodes of type node, run by their stand-ins, and interrupts can)"
             )
-        defs: dict[str, NodeDef] = {d.name: d for d in source.node_defs}
+        defs: dict[str, NodeDef] = node_defs_by_name(source.node_defs)
         declared = declared_outcomes(node, defs)
         if outcome not in declared:
             listed = [o for o in _declaration_order(node, defs) if o in declared]

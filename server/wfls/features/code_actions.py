@@ -30,7 +30,7 @@ from wf_core.documents.writing import write_key
 from wf_core.issues import ProjectCode
 from wf_core.locations import Location, NodeRef
 from wf_core.models.steps import declared_outcomes
-from wf_core.models.workflow import nodes_by_id
+from wf_core.models.workflow import node_defs_by_name, nodes_by_id
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segment, format_segments, quote_bare_segments
 from wf_core.records import record
@@ -302,7 +302,7 @@ def _node(workflow: Any, node_id: str) -> Any | None:
 
 
 def _outcomes(workflow: Any, node: Any) -> frozenset[str]:
-    return declared_outcomes(node, {d.name: d for d in workflow.node_defs})
+    return declared_outcomes(node, node_defs_by_name(workflow.node_defs))
 
 
 def _wired(workflow: Any) -> dict[str, set[str]]:
