@@ -59,8 +59,9 @@ format: $(STAMP)
 	$(BIN)/ruff format .
 	$(BIN)/ruff check --fix .
 
+# Each benchmark target writes its figures into its section of docs/performance.md.
 bench: $(STAMP) bytecode
-	$(BIN)/python bench/lsp.py
+	$(BIN)/python bench/lsp.py --section lsp
 	$(BIN)/python bench/analysis.py
 	$(BIN)/python bench/parse.py
 	$(MAKE) --no-print-directory bench-features

@@ -1,7 +1,8 @@
 """Benchmark of the static analysis alone: parse, build the model, validate.
 
 Run: ``.venv/bin/python bench/analysis.py [NODES...]`` (default 500 1000 2000 4000).
-Prints the median of several runs per phase; timings are never asserted in tests.
+Prints the median of several runs per phase and writes it to the ``analysis`` section of
+``docs/performance.md`` (``make bench``); timings are never asserted in tests.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from generate import generate_toml
+from report import table, write_section
 
 from wf_core.snapshot import analyze_text
 
@@ -48,12 +50,26 @@ def main(argv: list[str]) -> None:
         f"{'nodes':>6} {'lines':>7} {'parse ms':>9} {'model ms':>9} {'validate ms':>12} "
         f"{'total ms':>9} {'issues':>7}"
     )
+    rows = []
     for size in sizes:
         r = measure(size)
         print(
             f"{size:>6} {int(r['lines']):>7} {r['parse']:>9.1f} {r['model']:>9.1f} "
             f"{r['validate']:>12.1f} {r['total']:>9.1f} {int(r['issues']):>7}"
         )
+        rows.append(
+            (
+                f"{size:,}",
+                f"{int(r['lines']):,}",
+                *(f"{r[phase]:,.1f} ms" for phase in ("parse", "model", "validate", "total")),
+                f"{int(r['issues']):,}",
+            )
+        )
+    header = ["nodes", "lines", "parse", "model", "validate", "total", "findings"]
+    write_section(
+        "analysis",
+        f"In process, from scratch, median of {RUNS} runs.\n\n{table(header, rows, 'r' * 7)}",
+    )
 
 
 if __name__ == "__main__":

@@ -4,7 +4,8 @@ Run: ``.venv/bin/python bench/export.py [NODES...]`` (default 5000). For each si
 writes a generated workflow as TOML and, through ``wfls export``, as JSON, then times
 ``wfls check FILE`` and ``wfls export FILE --to toml|json`` on each, as processes a user
 starts, the commands taking turns so that a slower minute of the machine falls on all of
-them. Prints the median wall clock of the runs; timings are never asserted in tests.
+them. Prints the median wall clock of the runs and writes them to the ``export`` section
+of ``docs/performance.md`` (``make bench-export``); timings are never asserted in tests.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from generate import generate_toml
+from report import table, targets, write_section
 
 RUNS = 3
 
@@ -58,16 +60,49 @@ def measure(nodes: int, folder: Path) -> dict[str, dict[str, float]]:
     return results
 
 
+def markdown(results: dict[int, dict[str, dict[str, float]]]) -> str:
+    """The table of every size and syntax, and whether each export took at most the check."""
+    rows = []
+    shares = []
+    for size, by_syntax in results.items():
+        for syntax, r in by_syntax.items():
+            rows.append(
+                (
+                    f"{size:,}",
+                    syntax.upper(),
+                    f"{r['check']:.2f} s",
+                    f"{r['export --to toml']:.2f} s",
+                    f"{r['export --to json']:.2f} s",
+                )
+            )
+            shares += [
+                (r[name] / r["check"], f"{size:,} nodes, {syntax.upper()} {name}")
+                for name in r
+                if name != "check"
+            ]
+    header = ["nodes", "document", "`wfls check`", "export to TOML", "export to JSON"]
+    share, slowest = max(shares)
+    measured = f"the slowest export took {share:.0%} of its document's check ({slowest})"
+    goal = "`wfls export` of a document ≤ `wfls check` of it, either syntax"
+    return (
+        f"Median wall clock of {RUNS} runs of each command.\n\n{table(header, rows, 'rlrrr')}\n\n"
+        + targets([(goal, measured, share <= 1)])
+    )
+
+
 def main(argv: list[str]) -> None:
     sizes = [int(a) for a in argv] or [5000]
     print(f"{'nodes':>6} {'source':>6} {'check s':>8} {'to toml s':>10} {'to json s':>10}")
+    results = {}
     with tempfile.TemporaryDirectory() as folder:
         for size in sizes:
-            for syntax, r in measure(size, Path(folder)).items():
+            results[size] = measure(size, Path(folder))
+            for syntax, r in results[size].items():
                 print(
                     f"{size:>6} {syntax:>6} {r['check']:>8.2f} {r['export --to toml']:>10.2f} "
                     f"{r['export --to json']:>10.2f}"
                 )
+    write_section("export", markdown(results))
 
 
 if __name__ == "__main__":

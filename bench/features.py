@@ -7,7 +7,8 @@ validation are already done), then each feature function on the warm snapshot
 (median of several runs, milliseconds of CPU time), with the conversion to the
 protocol's form where it is the feature's cost (semantic tokens' relative
 encoding). Budgets at 2,000 nodes: semantic tokens of the whole document 150
-ms, document symbols 50 ms. Timings are never asserted in tests.
+ms, document symbols 50 ms. The figures go to the ``features`` section of
+``docs/performance.md`` (``make bench-features``); timings are never asserted in tests.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
+from report import table, targets, write_section
 
 from wf_core.snapshot import analyze_text
 from wfls.capabilities import ClientFlags
@@ -74,17 +76,59 @@ def measure(nodes: int) -> dict[str, float]:
     }
 
 
+FIGURES = (
+    "index build",
+    "semantic tokens",
+    "token encoding",
+    "tokens + encoding",
+    "document symbols",
+    "inlay hints",
+    "folding ranges",
+    "selection range",
+)
+
+
+def markdown(results: dict[int, dict[str, float]]) -> str:
+    """One column per size, one row per feature; the budgets at 2,000 nodes."""
+    sizes = list(results)
+    header = [
+        "feature",
+        *(
+            f"{n:,} nodes ({int(results[n]['lines']):,} lines, "
+            f"{int(results[n]['tokens']):,} tokens)"
+            for n in sizes
+        ),
+    ]
+    rows = [(name, *(f"{results[n][name]:,.1f} ms" for n in sizes)) for name in FIGURES]
+    text = (
+        f"CPU time on a warm snapshot, median of {RUNS} runs (the index build: of three fresh "
+        f"analyses).\n\n{table(header, rows, 'l' + 'r' * len(sizes))}"
+    )
+    if 2000 in results:
+        text += "\n\n" + targets(
+            [
+                (
+                    f"{name} of 2,000 nodes within {budget:.0f} ms",
+                    f"{results[2000][name]:.1f} ms",
+                    results[2000][name] <= budget,
+                )
+                for name, budget in BUDGETS.items()
+            ]
+        )
+    return text
+
+
 def main(argv: list[str]) -> None:
     sizes = [int(a) for a in argv] or [2000]
+    results = {}
     for size in sizes:
-        r = measure(size)
+        r = results[size] = measure(size)
         print(f"{size} nodes, {int(r['lines'])} lines, {int(r['tokens'])} semantic tokens")
-        for name, value in r.items():
-            if name in ("lines", "tokens"):
-                continue
+        for name in FIGURES:
             budget = BUDGETS.get(name) if size == 2000 else None
             note = f"  (budget {budget:.0f} ms)" if budget is not None else ""
-            print(f"  {name:<18} {value:8.1f} ms{note}")
+            print(f"  {name:<18} {r[name]:8.1f} ms{note}")
+    write_section("features", markdown(results))
 
 
 if __name__ == "__main__":

@@ -16,7 +16,8 @@ counts the freeing of what it made. String hashing is seeded (``PYTHONHASHSEED=0
 so that repeated runs execute the same instructions (within 0.1%).
 
 Each run is about 20 times slower than the stage it counts: at 2,000 nodes the
-eight runs take 5 to 6 minutes.
+eight runs take 5 to 6 minutes. The counts go to the ``instructions`` section of
+``docs/performance.md`` (``make bench-instructions``).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
+from report import table, write_section
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -111,6 +113,16 @@ def main(argv: list[str]) -> int:
         per_node = "" if stage == "imports" else f"{count / nodes / 1000:>10.0f} k"
         print(f"{stage:<12}{count / 1e6:>14,.0f}{per_node:>12}")
     print(f"{'in all':<12}{totals[-1] / 1e6:>14,.0f}")
+    rows = [
+        (stage, f"{count / 1e6:,.0f}", "" if stage == "imports" else f"{count / nodes / 1000:,.0f}")
+        for stage, count in zip(STAGES, counts, strict=True)
+    ]
+    rows.append(("in all", f"{totals[-1] / 1e6:,.0f}", ""))
+    header = ["stage", "instructions (millions)", "per node (thousands)"]
+    write_section(
+        "instructions",
+        f"`wfls check` of {nodes:,} nodes, stage by stage.\n\n{table(header, rows, 'lrr')}",
+    )
     RESULTS.mkdir(exist_ok=True)
     stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
     out = RESULTS / f"instructions-{stamp}.json"

@@ -37,8 +37,10 @@ it waits for that version's diagnostics and prints the server's resident memory.
 The client declares push diagnostics only, the common case. The server
 analyses an edit as soon as it is free (edits that arrive during an analysis
 are coalesced into the next one), and the diagnostics figures run until the
-push of the edited version. Raw results go to ``bench/results/`` as JSON.
-Timings are printed, never asserted.
+push of the edited version. Raw results go to ``bench/results/`` as JSON, the
+tables to a section of ``docs/performance.md`` (``--section``: by default
+``soak-memory`` for the soak, ``scaling`` for sessions, ``check`` for ``--check``
+alone). Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -58,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
 from lspclient import Server, median_ms, p95_ms
+from report import table, targets, write_section
 
 SIZES = (500, 1000, 2000, 4000)
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -171,6 +174,146 @@ def per_node_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(out)
 
 
+TIMES = "\N{MULTIPLICATION SIGN}"
+RATIO_LIMIT = 1.5
+"""Per-node cost at the largest size over that at 2,000 nodes, for every figure."""
+REQUEST_BUDGET_MS = 30.0
+"""Completion and hover right after an edit at 16,000 nodes (medians)."""
+CHECK_BUDGET_MS = 3000.0
+"""``wfls check`` of 14,000 nodes."""
+SOAK_FLATNESS = 0.10
+"""The soak's resident memory may vary by this share of its lowest figure."""
+
+
+def _ms(value: float) -> str:
+    return f"{value:,.0f} ms"
+
+
+def _requests(row: dict[str, Any], method: str) -> str:
+    return f"{row[method]:.0f} / {row[method + '_p95']:.0f} / {row[method + '_max']:.0f} ms"
+
+
+def scaling_markdown(rows: list[dict[str, Any]], checks: list[dict[str, Any]]) -> str:
+    """The sessions' table, the per-node cost ratios, the ``wfls check`` times, the targets."""
+    parts = []
+    goals: list[tuple[str, str, bool]] = []
+    if rows:
+        header = [
+            "nodes",
+            "lines",
+            "sync",
+            "initialize",
+            "open → diagnostics",
+            "edit → diagnostics",
+            "edit, later",
+            "completion after an edit",
+            "hover after an edit",
+            "peak RSS",
+        ]
+        cells = [
+            (
+                f"{r['nodes']:,}",
+                f"{r['lines']:,}",
+                r["sync"],
+                _ms(r["initialize"]),
+                _ms(r["open"]),
+                _ms(r["edit"]),
+                _ms(r["edit_later"]),
+                _requests(r, "completion"),
+                _requests(r, "hover"),
+                f"{r['peak_rss_mb']:,.0f} MB",
+            )
+            for r in rows
+        ]
+        parts.append(table(header, cells, "rrl" + "r" * 7))
+        figures = (*FIGURES, "peak_rss_mb")
+        ratios = []
+        for sync in ("incremental", "full"):
+            mine = [r for r in rows if r["sync"] == sync]
+            base = next((r for r in mine if r["nodes"] == 2000), None)
+            top = max(mine, key=lambda r: r["nodes"], default=None)
+            if base is None or top is None or top is base:
+                continue
+            per_node = [(top[f] / top["nodes"]) / (base[f] / base["nodes"]) for f in figures]
+            ratios.append((f"{sync} sync", *(f"{x:.2f}{TIMES}" for x in per_node)))
+            worst = max(per_node)
+            goals.append(
+                (
+                    f"every figure's per-node cost at {top['nodes']:,} nodes within "
+                    f"{RATIO_LIMIT}{TIMES} of that at 2,000 ({sync} sync)",
+                    f"{worst:.2f}{TIMES} at most",
+                    worst <= RATIO_LIMIT,
+                )
+            )
+            if top["nodes"] == 16000:
+                slowest = max(top["completion"], top["hover"])
+                goals.append(
+                    (
+                        f"completion and hover right after an edit at 16,000 nodes within "
+                        f"{REQUEST_BUDGET_MS:.0f} ms ({sync} sync)",
+                        f"medians {top['completion']:.0f} and {top['hover']:.0f} ms; 95th "
+                        f"percentiles {top['completion_p95']:.0f} and {top['hover_p95']:.0f} ms",
+                        slowest <= REQUEST_BUDGET_MS,
+                    )
+                )
+        if ratios:
+            top_nodes = max(r["nodes"] for r in rows)
+            header = [
+                f"per-node cost, {top_nodes:,} ÷ 2,000 nodes",
+                "open → diagnostics",
+                "edit → diagnostics",
+                "edit, later",
+                "completion",
+                "hover",
+                "peak RSS",
+            ]
+            parts.append(table(header, ratios, "l" + "r" * 6))
+        parts.append(
+            "Not counted above: this client decoding a publication (median): "
+            + ", ".join(f"{r['decode_lag']:.0f} ms at {r['nodes']:,} ({r['sync']})" for r in rows)
+            + "."
+        )
+    for c in checks:
+        runs = c["runs"]
+        parts.append(
+            f"`wfls check` on {c['nodes']:,} nodes: {c['check']:,.0f} ms, median of "
+            f"{len(runs)} ({min(runs):,.0f} to {max(runs):,.0f} ms)."
+        )
+        if c["nodes"] == 14000:
+            goals.append(
+                (
+                    f"`wfls check` of 14,000 nodes within {CHECK_BUDGET_MS / 1000:.0f} s",
+                    _ms(c["check"]),
+                    c["check"] <= CHECK_BUDGET_MS,
+                )
+            )
+    if goals:
+        parts.append(targets(goals))
+    return "\n\n".join(parts)
+
+
+def soak_markdown(nodes: int, steps: int, samples: list[dict[str, float]]) -> str:
+    """The soak's memory from its first sample on, and whether it stayed flat."""
+    if not samples:
+        return f"{steps:,} steps on {nodes:,} nodes: no sample was taken."
+    rss = [s["rss_mb"] for s in samples]
+    per_step = [s["ms_per_step"] for s in samples]
+    low, high = min(rss), max(rss)
+    text = (
+        f"{steps:,} steps on {nodes:,} nodes, each an edit inside a path string then a completion "
+        f"or a hover: resident memory {low:,.0f} to {high:,.0f} MB from step "
+        f"{samples[0]['step']:,} to step {samples[-1]['step']:,} (peak "
+        f"{max(s['peak_mb'] for s in samples):,.0f} MB), {min(per_step):.1f} to "
+        f"{max(per_step):.1f} ms per step."
+    )
+    goal = f"memory flat within {SOAK_FLATNESS:.0%} over {steps:,} edits and requests"
+    return (
+        text
+        + "\n\n"
+        + targets([(goal, f"{low:,.0f} to {high:,.0f} MB", high <= low * (1 + SOAK_FLATNESS))])
+    )
+
+
 def print_row(row: dict[str, Any]) -> None:
     print(
         f"{row['nodes']:>6} {row['lines']:>8,} {row['sync']:>11} {row['initialize']:>8.0f}ms "
@@ -243,6 +386,9 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--check", nargs="*", type=int, default=[], metavar="NODES")
     parser.add_argument("--soak", type=int, metavar="STEPS", help="run the memory soak instead")
     parser.add_argument("--soak-nodes", type=int, default=2000)
+    parser.add_argument(
+        "--section", help="the section of docs/performance.md the figures go to (see above)"
+    )
     args = parser.parse_args(argv)
 
     if args.soak:
@@ -253,6 +399,9 @@ def main(argv: list[str]) -> int:
         samples = asyncio.run(soak(args.soak_nodes, args.soak))
         path = save("soak", {"nodes": args.soak_nodes, "steps": args.soak, "samples": samples})
         print(f"raw results: {path.relative_to(RESULTS.parent.parent)}")
+        write_section(
+            args.section or "soak-memory", soak_markdown(args.soak_nodes, args.soak, samples)
+        )
         return 0
 
     sizes = args.nodes or ([] if args.check else list(SIZES))
@@ -296,6 +445,7 @@ def main(argv: list[str]) -> int:
     kind = "scaling" if rows else "check"
     path = save(kind, {"rows": rows, "check": checks, "settings": vars(args)})
     print(f"raw results: {path.relative_to(RESULTS.parent.parent)}")
+    write_section(args.section or kind, scaling_markdown(rows, checks))
     return 0
 
 

@@ -10,7 +10,8 @@ Per-edit times are ``DocumentParser.parse`` right after one editing step at
 several places of the document (each step applied to a parser that has parsed
 the unedited text): inserting and deleting a character inside a path string,
 inserting one inside a key, and deleting a closing quote (the document is then
-invalid in one node; tree-sitter must reparse from scratch).
+invalid in one node; tree-sitter must reparse from scratch). The figures go to the
+``parse`` section of ``docs/performance.md`` (``make bench``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
+from report import table, write_section
 
 from wf_core.documents import DocumentParser, Syntax, parse_document
 
@@ -88,14 +90,20 @@ def _edit_time(text: str, edited: str, syntax: Syntax) -> tuple[float, float]:
     return spent, located
 
 
-def _size(nodes: int) -> None:
+EDITS = ("path +1 char", "path -1 char", "key +1 char", "unterminated string")
+
+
+def _size(nodes: int) -> list[tuple[str, ...]]:
     toml_text = generate_toml(nodes)
     json_text = json.dumps(tomllib.loads(toml_text), indent=2)
-    for syntax, text in (("toml", toml_text), ("json", json_text)):
+    return [
         _report(nodes, syntax, text)  # type: ignore[arg-type]
+        for syntax, text in (("toml", toml_text), ("json", json_text))
+    ]
 
 
-def _report(nodes: int, syntax: Syntax, text: str) -> None:
+def _report(nodes: int, syntax: Syntax, text: str) -> tuple[str, ...]:
+    """Prints the figures of one document; returns its row of the page's table."""
     lines = text.count("\n")
     scratch = [_cpu(lambda: parse_document(text, syntax)) for _ in range(RUNS)]
     parsed = parse_document(text, syntax)
@@ -103,16 +111,26 @@ def _report(nodes: int, syntax: Syntax, text: str) -> None:
     print(f"{nodes} nodes, {syntax.upper()}, {lines} lines")
     print(f"  from scratch          {statistics.median(scratch):.4f} s")
     print(f"  first full items()    {everything:.4f} s  (entries are built on first use)")
+    edits = []
     for name, versions in _edits(text, syntax).items():
         times = [_edit_time(text, edited, syntax) for edited in versions]
         parse = statistics.median(t[0] for t in times)
         locate = statistics.median(t[1] for t in times)
         print(f"  {name:<21} {parse:.4f} s   first locate after it {locate:.4f} s")
+        edits.append(f"{parse * 1000:,.1f} ms")
+    scratch_ms = statistics.median(scratch) * 1000
+    return (f"{nodes:,}", syntax.upper(), f"{lines:,}", f"{scratch_ms:,.1f} ms", *edits)
 
 
 def main(sizes: list[int]) -> None:
-    for nodes in sizes:
-        _size(nodes)
+    rows = [row for nodes in sizes for row in _size(nodes)]
+    header = ["nodes", "syntax", "lines", "from scratch", *EDITS]
+    write_section(
+        "parse",
+        f"CPU time of the front-end: from scratch (median of {RUNS} runs), and parsing again "
+        f"after one edit (median over {PLACES} places of the document).\n\n"
+        + table(header, rows, "rlrrrrrr"),
+    )
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ semantic tokens, folding ranges, inlay hints), or, for the on-disk cases,
 ``Workspace.scan`` and ``wfls check DIR``. The table gives each case's outcome
 (the first diagnostic code, ``empty`` for none, or what went wrong: ``crash``,
 ``hang``), the wall time of the child process and its peak RSS (``wait4``).
-Raw results go to ``bench/results/pathological-<time>.json``.
+Raw results go to ``bench/results/pathological-<time>.json``, the table to the
+``pathological`` section of ``docs/performance.md``.
 
 ``tests/test_pathological.py`` builds the same documents (``build(name, full=False)``,
 smaller where the full size is too slow for ``make test``) and asserts each outcome.
@@ -35,6 +36,7 @@ ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH))
 
 from generate import generate_toml  # noqa: E402
+from report import table, write_section  # noqa: E402
 
 DEADLINE = float(os.environ.get("PATHO_DEADLINE", "300"))
 """Seconds a case may take before it counts as a hang."""
@@ -597,6 +599,21 @@ def main(argv: list[str]) -> int:
     results.mkdir(exist_ok=True)
     stamp = time.strftime("%Y%m%d-%H%M%S")
     (results / f"pathological-{stamp}.json").write_text(json.dumps(rows, indent=2, default=str))
+    cells = [
+        (
+            name,
+            f"`{row['outcome']}`",
+            f"{row['wall_s']:.2f} s",
+            f"{row['peak_rss_mb']:,.0f} MB" if row["peak_rss_mb"] is not None else "?",
+        )
+        for name, row in zip(names, rows, strict=True)
+    ]
+    write_section(
+        "pathological",
+        "Each case in a fresh process: its first finding (or `empty`), the process's wall time "
+        "(imports included) and peak RSS.\n\n"
+        + table(["case", "outcome", "wall", "peak RSS"], cells, "llrr"),
+    )
     return 1 if any(r["outcome"] in ("crash", "hang") for r in rows) else 0
 
 

@@ -32,8 +32,9 @@ open must all lie in the node with the deliberate error (and be at least
 one), and the same document with the schema association removed must give
 none there (the control). A peer failing that is reported as unverified.
 
-Results are printed as a Markdown table and saved as JSON under
-``bench/results/``. Timings are never asserted.
+Results are printed as a Markdown table, saved as JSON under ``bench/results/``
+and written, with the ``--scale`` runs and the targets, to the ``peers`` section of
+``docs/performance.md``. Timings are never asserted.
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate_toml
 from lspclient import Server, Session, median_ms
 from peer_documents import PeerDocument, draft07_schema, peer_document
+from report import table, targets, write_section
 
 BENCH = Path(__file__).resolve().parent
 RESULTS = BENCH / "results"
@@ -361,14 +363,17 @@ def ratio(a: float, b: float) -> str:
     return f"{a / b:.2f}x" if a / b >= 0.1 else f"{a / b:.1g}x"
 
 
+COLUMNS = [
+    ("initialize", "initialize"),
+    ("open", "open → diagnostics"),
+    ("completion", "completion (warm)"),
+    ("hover", "hover (warm)"),
+    ("edit", "edit → diagnostics"),
+]
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
-    columns = [
-        ("initialize", "initialize"),
-        ("open", "open → diagnostics"),
-        ("completion", "completion (warm)"),
-        ("hover", "hover (warm)"),
-        ("edit", "edit → diagnostics"),
-    ]
+    columns = COLUMNS
     out = [
         "| server | sync | lines | " + " | ".join(t for _, t in columns) + " | peak RSS |",
         "| --- | --- | ---: | " + " | ".join("---:" for _ in columns) + " | ---: |",
@@ -386,6 +391,93 @@ def markdown(rows: list[dict[str, Any]]) -> str:
             rss = ratio(wfls["peak_rss_mb"], other["peak_rss_mb"])
             out.append(f"| wfls (full) / {peer} | | | {cells} | {rss} |")
     return "\n".join(out)
+
+
+def scale_markdown(rows: list[dict[str, Any]]) -> str:
+    """Every server at every size measured, one row each, by server then lines."""
+    order = ["wfls (incremental sync)", "wfls (full sync)", "yaml-language-server", "Taplo"]
+    ranked = sorted(rows, key=lambda r: (order.index(r["server"]), r["lines"]))
+    cells = [
+        (
+            r["server"].replace(" (", ", ").replace(" sync)", ""),
+            f"{r['lines']:,}",
+            *(f"{r[k]:,.0f} ms" for k, _ in COLUMNS),
+            f"{r['peak_rss_mb']:,.0f} MB",
+        )
+        for r in ranked
+    ]
+    header = ["server", "lines", *(title for _, title in COLUMNS), "peak RSS"]
+    return table(header, cells, "lr" + "r" * len(COLUMNS) + "r")
+
+
+def target_rows(rows: list[dict[str, Any]]) -> list[tuple[str, str, bool]]:
+    """The targets set against yaml-language-server, and wfls's memory at 2,000 nodes."""
+    yaml = next((r for r in rows if r["server"] == "yaml-language-server"), None)
+    mine = sorted(
+        (r for r in rows if r["server"].startswith("wfls")), key=lambda r: r["sync"] != "full"
+    )
+    goals: list[tuple[str, str, bool]] = []
+    if yaml is not None and mine:
+        yaml_lines = f"{yaml['lines']:,} lines"
+        for key, goal, limit in (
+            ("edit", "edit → diagnostics ≤ half of yaml-language-server's, both sync kinds", 0.5),
+            ("open", "open → diagnostics ≤ yaml-language-server's", 1.0),
+            ("initialize", "initialize ≤ yaml-language-server's", 1.0),
+        ):
+            measured = "; ".join(
+                f"{ratio(r[key], yaml[key])} with {r['sync']} sync "
+                f"({r[key]:,.0f} ms against {yaml[key]:,.0f} ms)"
+                for r in mine
+            )
+            holds = all(r[key] <= limit * yaml[key] for r in mine)
+            goals.append(
+                (f"{goal}, at {mine[0]['nodes']:,} nodes and {yaml_lines}", measured, holds)
+            )
+    at_2000 = [r for r in mine if r["nodes"] == 2000]
+    if at_2000:
+        peaks = [r["peak_rss_mb"] for r in at_2000]
+        goals.append(
+            (
+                "peak RSS at 2,000 nodes ≤ 150 MB",
+                f"{min(peaks):,.0f} to {max(peaks):,.0f} MB",
+                max(peaks) <= 150,
+            )
+        )
+    return goals
+
+
+def page_markdown(
+    rows: list[dict[str, Any]], scale: list[dict[str, Any]], found: dict[str, str]
+) -> str:
+    """The section of ``docs/performance.md``: versions, the table, other sizes, targets."""
+    parts = [
+        f"yaml-language-server {found['yaml-language-server']} and @taplo/lsp "
+        f"{found['@taplo/lsp']} from npm, on Node {found['node'].lstrip('v')}.",
+        markdown(rows),
+    ]
+    checks = [
+        f"{r['server']} reported {r['schema_error']['reported']} diagnostics "
+        f"({r['schema_error']['inside_node']} in the node with the error"
+        + (f", `{r['schema_error']['message']}`" if r["schema_error"]["message"] else "")
+        + f"; {r['control']['flagged']} there without the schema)"
+        for r in rows
+        if "schema_error" in r
+    ]
+    if checks:
+        parts[0] += " The schema check: " + "; ".join(checks) + "."
+    if scale:
+        parts += [
+            "At other sizes (fewer requests and edits each; wfls's node counts chosen for "
+            "about the same number of lines):",
+            scale_markdown(rows + scale),
+        ]
+    goals = target_rows(rows)
+    if goals:
+        parts.append(targets(goals))
+    unverified = [r["server"] for r in rows + scale if r.get("verified") is False]
+    if unverified:
+        parts.append(f"**Schema validation not verified for:** {', '.join(unverified)}.")
+    return "\n\n".join(parts)
 
 
 def versions(peers: Path) -> dict[str, str]:
@@ -437,6 +529,7 @@ def main(argv: list[str]) -> int:
     for name in (f"peers-{stamp}.json", "peers-latest.json"):
         (RESULTS / name).write_text(json.dumps(result, indent=1))
     print(f"\nraw results: bench/results/peers-{stamp}.json")
+    write_section("peers", page_markdown(rows, scale, result["versions"]))
     unverified = [r["server"] for r in rows + scale if r.get("verified") is False]
     if unverified:
         print(f"schema validation NOT verified for: {', '.join(unverified)}", file=sys.stderr)

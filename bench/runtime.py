@@ -12,7 +12,8 @@
    of a node frame under that many active loops.
 
 Usage: ``python bench/runtime.py [--nodes 2000] [--items 1000] [--customers 100]``.
-Timings are printed, never asserted.
+Timings are printed and written to the ``runtime`` section of ``docs/performance.md``
+(``make bench-runtime``), never asserted.
 """
 
 from __future__ import annotations
@@ -27,12 +28,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).parent))
 
 from generate import generate_toml
+from report import table, write_section
 
 from wf_core.runtime import Frame, execute_workflow, frame_context_view, stand_in_handlers
 from wf_core.snapshot import analyze_text
 
 
-def throughput(nodes: int, items: int, customers: int) -> None:
+def throughput(nodes: int, items: int, customers: int) -> str:
+    """Runs the workflow; prints and returns one line of figures."""
     workflow = analyze_text(generate_toml(nodes), "toml").workflow
     assert workflow is not None
     per_customer = max(1, items // customers)
@@ -52,11 +55,13 @@ def throughput(nodes: int, items: int, customers: int) -> None:
     assert result.status == "completed", result.error
     activations = result.state.recorded
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(
-        f"throughput: {len(workflow.nodes):,} nodes, {customers * per_customer:,} order items "
+    line = (
+        f"{len(workflow.nodes):,} nodes, {customers * per_customer:,} order items "
         f"({customers} customers): {activations:,} activations in {elapsed:.1f} s = "
         f"{activations / elapsed:,.0f} activations/s (trace not kept; peak RSS {peak:,.0f} MB)"
     )
+    print(f"throughput: {line}")
+    return line
 
 
 @dataclass
@@ -129,9 +134,16 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=1000)
     parser.add_argument("--customers", type=int, default=100)
     args = parser.parse_args()
-    costs = ", ".join(f"depth {d}: {view_cost(d):.1f} µs" for d in (1, 2, 4, 8))
-    print(f"frame_context_view per call: {costs}")
-    throughput(args.nodes, args.items, args.customers)
+    costs = {depth: view_cost(depth) for depth in (1, 2, 4, 8)}
+    shown = ", ".join(f"depth {d}: {cost:.1f} µs" for d, cost in costs.items())
+    print(f"frame_context_view per call: {shown}")
+    line = throughput(args.nodes, args.items, args.customers)
+    views = table(
+        ["active loops", *(str(d) for d in costs)],
+        [("`frame_context_view` per call", *(f"{c:.1f} µs" for c in costs.values()))],
+        "l" + "r" * len(costs),
+    )
+    write_section("runtime", f"Throughput: {line}.\n\n{views}")
 
 
 if __name__ == "__main__":

@@ -9,7 +9,8 @@ hypothesis; every step checks the replies' shapes and the server's text
 against the client's, and the run ends at the first failure. It prints the
 steps, requests, replies, error replies (of which protocol errors: replies to
 deliberately malformed requests), text checks and the server's peak resident
-memory (``VmHWM``). Exit status 0 when every step passed.
+memory (``VmHWM``), and writes them to the ``soak-sessions`` section of
+``docs/performance.md`` (``make soak-sessions``). Exit status 0 when every step passed.
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from report import write_section
 
 from tests.lsp.fuzzsession import FuzzSession, RandomChooser, SessionFailure
 
@@ -55,16 +59,20 @@ def main() -> int:
     peak = session.peak_rss_mb() if session.process.poll() is None else float("nan")
     status = session.close()
     stats = session.stats
-    print(
+    summary = (
         f"steps {stats.steps}, requests {stats.requests}, replies {stats.replies}, "
         f"error replies {stats.error_replies} (protocol errors {stats.protocol_errors}), "
         f"text checks {stats.text_checks}, peak RSS {peak:.0f} MB, exit status {status}, "
         f"{time.monotonic() - started:.0f} s"
     )
+    print(summary)
+    client = f"seed {args.seed}, {args.encoding}, {'push' if args.push else 'pull'} diagnostics"
+    verdict = "passed" if failure is None and status == 0 else f"**failed** at step {stats.steps}"
     if failure is not None:
         print(f"FAILED at step {stats.steps}: {failure}")
-        return 1
-    return 0 if status == 0 else 1
+        verdict += f": {failure}"
+    write_section("soak-sessions", f"{args.steps:,} steps ({client}): {verdict}; {summary}.")
+    return 0 if failure is None and status == 0 else 1
 
 
 if __name__ == "__main__":
