@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from wf_core.edits import Edit
 from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import analyze_text
-from wf_core.spans import LineIndex, changed_region
+from wf_core.spans import LineIndex
 from wfls.features.completion import complete
 from wfls.features.hover import hover
 
@@ -18,36 +19,7 @@ BILLING = (Path(__file__).parent.parent / "examples" / "billing.wf.toml").read_t
 TARGET = 'path = "context.foreach.customers.item.name"'
 
 
-@pytest.mark.parametrize(
-    ("old", "new"),
-    [
-        ("", "x"),
-        ("abc", "abc"),
-        ("abcdef", "abXYZdef"),
-        ("aaaa", "aaa"),
-        ("ab😀cd", "ab😀😀cd"),
-    ],
-)
-def test_changed_region(old: str, new: str) -> None:
-    start, old_end, new_end = changed_region(old, new)
-    assert old[:start] + new[start:new_end] + old[old_end:] == new
-    assert old[:start] == new[:start] and old[old_end:] == new[new_end:]
-
-
 _TEXT = st.text(alphabet="ab\n\r😀", max_size=30)
-
-
-@given(_TEXT, st.data())
-def test_changed_region_finds_the_one_replaced_region(old: str, data: st.DataObject) -> None:
-    start = data.draw(st.integers(0, len(old)))
-    end = data.draw(st.integers(start, len(old)))
-    new = old[:start] + data.draw(_TEXT) + old[end:]
-    found, old_end, new_end = changed_region(old, new)
-    assert old[:found] + new[found:new_end] + old[old_end:] == new
-    # The region is minimal: it neither starts nor ends with a character both share.
-    shared = zip(old, new, strict=False)
-    assert found == next((i for i, (a, b) in enumerate(shared) if a != b), min(len(old), len(new)))
-    assert found in (old_end, new_end) or old[old_end - 1] != new[new_end - 1]
 
 
 @given(_TEXT, st.data())
@@ -76,9 +48,9 @@ def test_the_index_of_a_later_version_answers_as_a_fresh_one(old: str, data: st.
     for _ in range(data.draw(st.integers(1, 4))):
         start = data.draw(st.integers(0, len(text)))
         end = data.draw(st.integers(start, len(text)))
-        new = text[:start] + data.draw(_TEXT) + text[end:]
-        index = index.following(new)
-        text = new
+        edit = Edit(start, end, data.draw(_TEXT))
+        text = edit.apply(text)
+        index = index.following(text, edit.region)
         _numbers_lines_as_a_fresh_index(index, text)
 
 
@@ -93,7 +65,8 @@ def test_indexes_of_one_history_know_where_their_texts_first_differ(
         text = indexes[-1].text
         start = data.draw(st.integers(0, len(text)))
         end = data.draw(st.integers(start, len(text)))
-        indexes.append(indexes[-1].following(text[:start] + data.draw(_TEXT) + text[end:]))
+        edit = Edit(start, end, data.draw(_TEXT))
+        indexes.append(indexes[-1].following(edit.apply(text), edit.region))
     for a in indexes:
         assert a.unchanged_before(None) == 0
         for b in indexes:

@@ -21,6 +21,7 @@ from typing import Any
 
 from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.documents.strings import scan_json_string, scan_toml_string
+from wf_core.edits import edit_between
 from wf_core.locations import Location
 from wf_core.records import record
 from wf_core.semantic.build import PathResolver, path_occurrence, path_role_at, segment_occurrences
@@ -34,7 +35,7 @@ from wf_core.semantic.model import (
     SymbolKind,
 )
 from wf_core.snapshot import DocumentSnapshot
-from wf_core.spans import LineIndex, Span, changed_region
+from wf_core.spans import LineIndex, Span
 from wf_core.view import SourceMapView
 
 
@@ -373,7 +374,8 @@ def derive_edited_snapshot(
     old = base.text
     if old == text:
         return None
-    start, old_end, new_end = changed_region(old, text)
+    region = edit_between(old, text).region
+    start, old_end, new_end = region.start, region.old_end, region.new_end
     source_map = base.parsed.source_map
     located = source_map.locate(start)
     allowed = allowed or editable_without_reanalysis

@@ -24,6 +24,7 @@ from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.collector import collector_paused
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.documents.source_map import plain_span
+from wf_core.edits import edit_between
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow
@@ -143,7 +144,8 @@ class DocumentSnapshot:
     def lines(self) -> LineIndex:
         before, self._lines_before = self._lines_before, None  # it holds the old text
         if before is not None:
-            return before.following(self.parsed.text)
+            text = self.parsed.text
+            return before.following(text, edit_between(before.text, text).region)
         return LineIndex(self.parsed.text)
 
     @property
