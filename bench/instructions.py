@@ -49,7 +49,7 @@ gc.disable()
 from wf_core.documents.parser import parse_document
 from wf_core.files import syntax_of
 from wf_core.snapshot import DocumentSnapshot
-from wfls import reporting
+from wfls.cli import reporting
 upto = int(sys.argv[2])
 text = open(sys.argv[1], encoding="utf-8").read()
 if upto >= 1:

@@ -110,7 +110,7 @@ def test_three_broken_nodes_are_all_reported_and_the_rest_survive(capsys, tmp_pa
     duplicate = [f for f in findings if f["message"] == "duplicate key 'id'"]
     assert duplicate and duplicate[0]["start"]["line"] == 18
     assert covered(path, duplicate[0]) == "id"
-    from wfls.check_cmd import load_file
+    from wfls.cli.check import load_file
 
     snapshot = load_file(path)
     assert "d" in [node.id for node in snapshot.workflow.nodes]
@@ -369,16 +369,16 @@ def test_a_batch_command_runs_without_the_collector_and_gives_it_back(
     by reference counting); called in process, it leaves the collector as it found it."""
     import gc
 
-    import wfls.check_cmd
+    import wfls.cli.check
 
     seen: list[bool] = []
-    analyse = wfls.check_cmd.load_text
+    analyse = wfls.cli.check.load_text
 
     def spy(*args: object, **kwargs: object) -> object:
         seen.append(gc.isenabled())
         return analyse(*args, **kwargs)
 
-    monkeypatch.setattr(wfls.check_cmd, "load_text", spy)
+    monkeypatch.setattr(wfls.cli.check, "load_text", spy)
     monkeypatch.setattr(sys, "stdin", type("In", (), {"buffer": BILLING.open("rb")})())
     assert gc.isenabled()
     code, _, _ = run(capsys, "check", "-", "--stdin-filename", "billing.wf.toml")
@@ -395,7 +395,7 @@ def test_a_long_running_command_collects_after_its_imports(
     collected less often; called in process, the collector is left on."""
     import gc
 
-    import wfls.run_cmd
+    import wfls.cli.run
     import wfls.server
 
     seen: list[tuple[bool, int, int]] = []
@@ -405,7 +405,7 @@ def test_a_long_running_command_collects_after_its_imports(
         return 0
 
     monkeypatch.setattr(wfls.server, "serve", spy)
-    monkeypatch.setattr(wfls.run_cmd, "run_workflow", spy)
+    monkeypatch.setattr(wfls.cli.run, "run_workflow", spy)
     thresholds = gc.get_threshold()
     try:
         arguments = ["serve"] if command == "serve" else ["run", str(BILLING)]
@@ -439,18 +439,18 @@ def test_check_holds_its_analyses_only_for_a_caller_about_to_exit(
     lets it all go as the command returns."""
     import weakref
 
-    import wfls.check_cmd
+    import wfls.cli.check
     from wfls.cli import _run, build_parser
 
     made: list[weakref.ref[object]] = []
-    workspace = wfls.check_cmd._workspace
+    workspace = wfls.cli.check._workspace
 
     def spy(*args: object) -> object:
         built = workspace(*args)  # type: ignore[arg-type]
         made.append(weakref.ref(built))
         return built
 
-    monkeypatch.setattr(wfls.check_cmd, "_workspace", spy)
+    monkeypatch.setattr(wfls.cli.check, "_workspace", spy)
     assert main(["check", str(BILLING)]) == 0
     assert made[0]() is None
 

@@ -28,8 +28,8 @@ from wf_core import forked
 from wf_core.documents import toml_chunks, toml_statements
 from wf_core.snapshot import analyze_text
 from wf_core.validation import core
-from wfls import reporting
-from wfls.reporting import findings_for, render_text, text_for
+from wfls.cli import reporting
+from wfls.cli.reporting import findings_for, render_text, text_for
 
 ROOT = Path(__file__).parent.parent
 sys.path.insert(0, str(ROOT / "bench"))

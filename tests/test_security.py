@@ -35,9 +35,9 @@ from wf_core.snapshot import analyze_text
 from wf_core.workspace.files import Roots, path_of_uri
 from wf_core.workspace.index import Workspace
 from wfls.cli import main
+from wfls.cli.reporting import render_github
 from wfls.features.completion import complete
 from wfls.features.hover import hover
-from wfls.reporting import render_github
 from wfls.settings import parse_settings
 
 # -- $ref stays inside the document --------------------------------------------------------
@@ -404,7 +404,7 @@ def test_every_format_escapes_the_authors_text(
 
 
 def test_github_escaping_follows_the_workflow_command_rules() -> None:
-    from wfls.reporting import Finding, Position
+    from wfls.cli.reporting import Finding, Position
 
     finding = Finding(
         file="a:b,c%d\r\ne",

@@ -284,7 +284,7 @@ def test_a_failed_run_exits_1(capsys, tmp_path) -> None:
 
 def test_the_installed_command_prints_no_traceback() -> None:
     completed = subprocess.run(
-        [sys.executable, "-m", "wfls.cli", "run", str(BILLING), "--input", "/nonexistent.json"],
+        [sys.executable, "-m", "wfls", "run", str(BILLING), "--input", "/nonexistent.json"],
         capture_output=True,
         text=True,
         check=False,

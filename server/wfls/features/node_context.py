@@ -9,10 +9,33 @@ from __future__ import annotations
 
 from typing import Any
 
+from wf_core.inventory import missing_context_reason, readable_sources_for_node
 from wf_core.semantic.cursor import classify
 from wf_core.view import AnalysisView
-from wfls.context_cmd import node_context
 from wfls.features.common import node_values
+
+
+def node_context(snapshot: AnalysisView, node_id: str) -> dict[str, Any] | None:
+    """``{"node", "owner_stack", "schema", "paths"}``; None when the node does not exist."""
+    workflow, model = snapshot.workflow, snapshot.context
+    if workflow is None or model is None or node_id not in model.nodes_by_id:
+        return None
+    stack = model.stack_of(node_id)
+    if stack is None:
+        reason = missing_context_reason(model, node_id, left_out=snapshot.load.invalid_node_ids)
+        return {
+            "node": node_id,
+            "owner_stack": None,
+            "schema": None,
+            "paths": [],
+            "reason": f"no context schema for this program location: {reason}",
+        }
+    return {
+        "node": node_id,
+        "owner_stack": list(stack),
+        "schema": model.schema_for_stack(stack),
+        "paths": readable_sources_for_node(workflow, node_id, model=model),
+    }
 
 
 def node_id_at(view: AnalysisView, offset: int) -> str | None:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import NoReturn
 
 from wfls import __version__
-from wfls.exits import EXIT_OK, EXIT_USAGE
+from wfls.cli.exits import EXIT_OK, EXIT_USAGE
 
 
 class _Parser(argparse.ArgumentParser):
@@ -87,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     commands.add_parser("schema", help="print the JSON Schema of the document format")
 
-    from wfls.run_cmd import add_run_arguments
+    from wfls.cli.run import add_run_arguments
 
     add_run_arguments(commands.add_parser("run", help="run a workflow (stand-ins by default)"))
     return parser
@@ -191,7 +191,7 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             _collect_after_imports()
             return serve(tcp=args.tcp)
         if args.command == "check":
-            from wfls.check_cmd import run_check
+            from wfls.cli.check import run_check
 
             return run_check(
                 args.paths,
@@ -202,15 +202,15 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
                 kept=kept,
             )
         if args.command == "context":
-            from wfls.context_cmd import run_context
+            from wfls.cli.context import run_context
 
             return run_context(args.file, args.node, as_json=args.as_json)
         if args.command == "export":
-            from wfls.export_cmd import run_export
+            from wfls.cli.export import run_export
 
             return run_export(args.file, args.to, kept=kept)
         if args.command == "run":
-            from wfls.run_cmd import run_workflow
+            from wfls.cli.run import run_workflow
 
             _collect_after_imports()
             return run_workflow(args)

@@ -5,39 +5,14 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
 
-from wf_core.inventory import missing_context_reason, readable_sources_for_node
 from wf_core.paths import format_owner_stack
-from wf_core.view import AnalysisView
-
-
-def node_context(snapshot: AnalysisView, node_id: str) -> dict[str, Any] | None:
-    """``{"node", "owner_stack", "schema", "paths"}``; None when the node does not exist."""
-    workflow, model = snapshot.workflow, snapshot.context
-    if workflow is None or model is None or node_id not in model.nodes_by_id:
-        return None
-    stack = model.stack_of(node_id)
-    if stack is None:
-        reason = missing_context_reason(model, node_id, left_out=snapshot.load.invalid_node_ids)
-        return {
-            "node": node_id,
-            "owner_stack": None,
-            "schema": None,
-            "paths": [],
-            "reason": f"no context schema for this program location: {reason}",
-        }
-    return {
-        "node": node_id,
-        "owner_stack": list(stack),
-        "schema": model.schema_for_stack(stack),
-        "paths": readable_sources_for_node(workflow, node_id, model=model),
-    }
+from wfls.features.node_context import node_context
 
 
 def run_context(file: str, node_id: str, *, as_json: bool) -> int:
-    from wfls.check_cmd import load_file
-    from wfls.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+    from wfls.cli.check import load_file
+    from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 
     try:
         snapshot = load_file(Path(file))

@@ -22,8 +22,8 @@ from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, is_symlink_loop
 from wf_core.workspace.index import Workspace
 from wfls import __version__
-from wfls.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from wfls.reporting import (
+from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from wfls.cli.reporting import (
     Finding,
     OtherDocument,
     findings_for,

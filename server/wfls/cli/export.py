@@ -13,9 +13,9 @@ from pathlib import Path
 from wf_core.export import ExportError, export_document
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.snapshot import DocumentSnapshot
-from wfls.check_cmd import load_file
-from wfls.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from wfls.reporting import findings_for, render_text
+from wfls.cli.check import load_file
+from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from wfls.cli.reporting import findings_for, render_text
 
 _BLOCKING = frozenset((ProjectCode.SYNTAX_ERROR, ProjectCode.INVALID_MODEL))
 

@@ -159,11 +159,11 @@ def _stdin_bytes() -> bytes:
 
 def _load(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
     """The workflow of ``file`` and the children its subgraph nodes reach, found as
-    ``wfls check FILE`` finds them (the same workspace rule: ``check_cmd.workspace_for``).
+    ``wfls check FILE`` finds them (the same workspace rule: ``wfls.cli.check.workspace_for``).
     Refused, with every finding printed as ``wfls check`` prints it, when the document
     or a child it reaches has an error ``wfls check`` reports."""
     from wf_core.validation.subgraphs import ChildMissing, called_workflows
-    from wfls.check_cmd import workspace_for
+    from wfls.cli.check import workspace_for
 
     if not file.is_file():
         why = "no such file or directory" if not file.exists() else "not a regular file"
@@ -200,8 +200,8 @@ def _runnable(workspace: Workspace, uri: str, name: str) -> Workflow:
     it; else its findings go to stderr as ``wfls check`` prints them and the run stops."""
     from wf_core.issues import Severity
     from wf_core.workspace.checks import document_issues
-    from wfls.check_cmd import other_document
-    from wfls.reporting import text_for
+    from wfls.cli.check import other_document
+    from wfls.cli.reporting import text_for
 
     document = workspace.document(uri)
     assert document is not None
