@@ -14,8 +14,8 @@ directly, as that worker does):
 - ``edit``: after the open and two untimed edits, ``EDITS`` edits of a path segment
   in the last body node (its four characters replaced by ``n000``, ``n001``, ...: a
   text no earlier version had, as typing makes), each applied as the client's
-  incremental change to pygls' document, recorded in the store, and analysed
-  with ``_compute_diagnostics`` again;
+  incremental change to the store's text (``convert.edit_at``, as the ``didChange``
+  handler does), and analysed with ``_compute_diagnostics`` again;
 - ``check``: ``wfls check FILE`` (``cli.main``), output discarded.
 
 The time spent in the garbage collector is printed per stage: its full
@@ -44,7 +44,6 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types
-from pygls.workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
@@ -52,6 +51,7 @@ from generate import generate_toml
 from lspclient import position
 
 from wfls.cli import main as cli_main
+from wfls.convert import edit_at
 from wfls.server import WflsServer
 
 RESULTS = Path(__file__).resolve().parent / "results" / "profile"
@@ -64,27 +64,20 @@ class InProcessServer:
 
     def __init__(self, text: str, uri: str) -> None:
         self.server = WflsServer()
-        self.workspace = Workspace(None)  # pygls' own, as the initialized server has it
         self.uri, self.text, self.version = uri, text, 1
 
     def open(self) -> None:
-        self.workspace.put_text_document(
-            types.TextDocumentItem(uri=self.uri, language_id="toml", version=1, text=self.text)
-        )
         self.server.store.open(self.uri, self.text, 1)
 
     def edit(self, offset: int, length: int, new_text: str) -> None:
         start, end = position(self.text, offset), position(self.text, offset + length)
         self.text = self.text[:offset] + new_text + self.text[offset + length :]
         self.version += 1
-        self.workspace.update_text_document(
-            types.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
-            types.TextDocumentContentChangePartial(
-                range=types.Range(start=start, end=end), text=new_text
-            ),
+        change = types.TextDocumentContentChangePartial(
+            range=types.Range(start=start, end=end), text=new_text
         )
-        document = self.workspace.get_text_document(self.uri)
-        self.server.store.update(self.uri, document.source, self.version)
+        encoding = self.server.flags.position_encoding
+        self.server.store.update(self.uri, [edit_at(change, encoding)], self.version)
 
     def diagnostics(self) -> Any:
         server = self.server

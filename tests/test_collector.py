@@ -125,7 +125,7 @@ def test_a_documents_versions_hold_no_reference_cycles() -> None:
     del first
     gc.collect()  # what a first analysis leaves once (caches of the libraries it uses)
     for version, name in enumerate(("nam", "na", "n", "x"), start=2):
-        store.update(uri, text.replace(path, path[: path.rindex(".") + 1] + name), version)
+        store.replace(uri, text.replace(path, path[: path.rindex(".") + 1] + name), version)
         snapshot = store.snapshot(uri)
         assert snapshot is not None and snapshot.index is not None
         del snapshot

@@ -287,7 +287,7 @@ def test_the_warning_follows_edits_of_the_edges_both_ways() -> None:
     ]
     for version, (text, expected) in enumerate(versions, start=1):
         if version > 1:
-            store.update(uri, text, version)
+            store.replace(uri, text, version)
         snapshot = store.snapshot(uri)
         assert snapshot is not None
         assert [p.message for p in snapshot.issues if p.code == "endless_cycle"] == expected
@@ -307,7 +307,7 @@ def test_an_edit_that_leaves_the_graph_alone_keeps_the_very_warning() -> None:
     before = store.snapshot(uri)
     assert before is not None
     (warning,) = (p for p in before.issues if p.code == "endless_cycle")
-    store.update(uri, DRAFTS.replace('kind = "approval"', 'kind = "approvals"'), 2)
+    store.replace(uri, DRAFTS.replace('kind = "approval"', 'kind = "approvals"'), 2)
     after = store.snapshot(uri)
     assert after is not None
     (kept,) = (p for p in after.issues if p.code == "endless_cycle")

@@ -90,7 +90,7 @@ def test_an_edited_document_validates_as_it_would_from_scratch(
     store.open(uri, text, 1)
     for version, (where, in_string, delete, insert) in enumerate(steps, start=2):
         text = apply(text, where, in_string, delete, insert)
-        store.update(uri, text, version)
+        store.replace(uri, text, version)
         incremental = store.snapshot(uri)
         assert incremental is not None
         assert findings(incremental) == findings(analyze_text(text, syntax_of(name)))
@@ -111,7 +111,7 @@ def test_an_edit_inside_one_node_re_checks_that_node_only() -> None:
     # An edit inside ``charge``'s path.
     at = text.index("context.customer.name") + len("context.customer.name")
     edited = text[:at] + "x" + text[at:]
-    store.update(uri, edited, 2)
+    store.replace(uri, edited, 2)
     after = store.snapshot(uri)
     assert after is not None
     assert [p.code for p in after.issues] == ["invalid_context_path", "invalid_context_path"]
@@ -146,7 +146,7 @@ def test_the_whole_graph_findings_are_kept_until_what_they_read_changes() -> Non
     assert [p.code for p in before.issues] == ["undeclared_edge_outcome"]
     # An edit inside a path: the graph's finding is the very object of the last version.
     inside = text.replace("customers.item.name", "customers.item.nam")
-    store.update(uri, inside, 2)
+    store.replace(uri, inside, 2)
     after = store.snapshot(uri)
     assert after is not None
     assert [p.code for p in after.issues] == ["undeclared_edge_outcome", "invalid_context_path"]
@@ -154,7 +154,7 @@ def test_the_whole_graph_findings_are_kept_until_what_they_read_changes() -> Non
     assert findings(after) == findings(analyze_text(inside, "toml"))
     # The node now uses a def that declares the outcome: same structure, other outcomes.
     other_def = inside.replace('node = "charge_order"', 'node = "charge_again"')
-    store.update(uri, other_def, 3)
+    store.replace(uri, other_def, 3)
     changed = store.snapshot(uri)
     assert changed is not None
     assert [p.code for p in changed.issues] == ["invalid_context_path"]
@@ -183,7 +183,7 @@ def test_the_context_model_is_kept_while_what_it_reads_is_unchanged(
     before = store.snapshot(uri)
     assert old in text and before is not None and before.context is not None
     edited = text.replace(old, new, 1)
-    store.update(uri, edited, 2)
+    store.replace(uri, edited, 2)
     after = store.snapshot(uri)
     assert after is not None and after.context is not None
     assert (after.context is before.context) is kept
@@ -199,7 +199,7 @@ def test_a_structural_edit_checks_every_node_again() -> None:
     assert before is not None and [p.code for p in before.issues] == ["invalid_context_path"]
     # Renaming the outer loop's alias changes the context model: nothing is reused.
     edited = text.replace('as = "customer"', 'as = "client"')
-    store.update(uri, edited, 2)
+    store.replace(uri, edited, 2)
     after = store.snapshot(uri)
     assert after is not None and [p.code for p in after.issues] == ["invalid_context_path"]
     assert after.issues[0].issue is not before.issues[0].issue
@@ -233,7 +233,7 @@ def analysed(kind: str, edit: Any) -> tuple[list[PlacedIssue], list[PlacedIssue]
     store.open(uri, text, 1)
     before = store.snapshot(uri)
     edited = edit(text)
-    store.update(uri, edited, 2)
+    store.replace(uri, edited, 2)
     after = store.snapshot(uri)
     assert before is not None and after is not None
     assert findings(after) == findings(analyze_text(edited, kind))  # type: ignore[arg-type]
@@ -349,7 +349,7 @@ def test_each_version_numbers_its_own_lines() -> None:
     for version, (old, new) in enumerate(edits, start=2):
         assert old in text
         text = text.replace(old, new, 1)
-        store.update(uri, text, version)
+        store.replace(uri, text, version)
         snapshot = store.snapshot(uri)
         assert snapshot is not None and snapshot.lines.text == text
         fresh = LineIndex(text)

@@ -30,9 +30,9 @@ def test_a_version_whose_text_was_analysed_reuses_that_analysis() -> None:
     store = opened()
     first = store.snapshot(URI)
     assert first is not None
-    store.update(URI, BILLING.replace(PATH, PATH + "x"), 2)
+    store.replace(URI, BILLING.replace(PATH, PATH + "x"), 2)
     second = store.snapshot(URI)
-    store.update(URI, BILLING, 3)  # the edit undone
+    store.replace(URI, BILLING, 3)  # the edit undone
     third = store.snapshot(URI)
     assert second is not None and third is not None
     assert third.version == 3 and third.text == BILLING
@@ -49,7 +49,7 @@ def test_while_typing_a_request_sees_through_the_last_indexed_version() -> None:
     store.mark_indexed(URI, base)
     # Two edits inside the path, each analysed (for diagnostics) but not indexed.
     for version, name in ((2, "nam"), (3, "na")):
-        store.update(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
+        store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
         analysed = store.snapshot(URI)
         assert analysed is not None and not analysed.has_index
         view = store.editing_snapshot(URI)
@@ -57,7 +57,7 @@ def test_while_typing_a_request_sees_through_the_last_indexed_version() -> None:
         assert view.base is base and view.version == version
         assert not analysed.has_index  # nothing built on the way
     # Back to the indexed text: that analysis itself, under the new version.
-    store.update(URI, BILLING, 4)
+    store.replace(URI, BILLING, 4)
     view = store.editing_snapshot(URI)
     assert view is not None and view.version == 4 and view.text == BILLING
     assert not isinstance(view, EditedSnapshot) and view.index is base.index
@@ -71,14 +71,14 @@ def test_an_index_finished_after_a_newer_analysis_is_still_seen_through() -> Non
     base = store.snapshot(URI)
     assert base is not None
     edited = BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "nam")
-    store.update(URI, edited, 2)
+    store.replace(URI, edited, 2)
     seen = store.editing_snapshot(URI)
     assert isinstance(seen, EditedSnapshot) and seen.base is base
     newer = store.snapshot(URI)  # the push's analysis of version 2 lands first
     assert newer is not None and newer is not base
     base.index  # noqa: B018 - then the request's index build of version 1
     store.mark_indexed(URI, base)
-    store.update(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "na"), 3)
+    store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "na"), 3)
     view = store.editing_snapshot(URI)
     assert isinstance(view, EditedSnapshot) and view.base is base and view.version == 3
     older = analyze_text(BILLING, "toml")
@@ -97,7 +97,7 @@ def test_a_documents_first_index_is_recorded_whatever_its_revision() -> None:
     assert base is not None and revision is not None
     assert store.kept_snapshot(URI, revision) is base
     for version, name in ((2, "nam"), (3, "na")):
-        store.update(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
+        store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
         assert store.snapshot(URI) is not None  # analysed, not indexed
     assert store.kept_snapshot(URI, revision) is None  # two analyses later
     base.index  # noqa: B018 - the first build finishes now
@@ -119,7 +119,7 @@ def test_an_edit_outside_strings_is_not_answered_through_an_old_version() -> Non
     assert base is not None
     base.index  # noqa: B018
     store.mark_indexed(URI, base)
-    store.update(URI, BILLING.replace('id = "charge"', 'id = "charge"\ndesc = "x"'), 2)
+    store.replace(URI, BILLING.replace('id = "charge"', 'id = "charge"\ndesc = "x"'), 2)
     assert store.editing_snapshot(URI) is None  # the request waits for the analysis
 
 

@@ -24,7 +24,6 @@ from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.collector import collector_paused
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.documents.source_map import plain_span
-from wf_core.edits import edit_between
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.loading import LoadResult, ModelCache, load_workflow
@@ -113,7 +112,7 @@ class DocumentSnapshot:
         validation_memo: ValidationMemo | None = None,
         placement_memo: PlacementMemo | None = None,
         checks_memo: DocumentChecksMemo | None = None,
-        lines_before: LineIndex | None = None,
+        lines: LineIndex | None = None,
     ):
         self.parsed = parsed
         self.uri = uri
@@ -126,8 +125,9 @@ class DocumentSnapshot:
         self._validation_memo = validation_memo
         self._placement_memo = placement_memo
         self._checks_memo = checks_memo
-        # The previous version's line index, which ``lines`` derives this one's from.
-        self._lines_before = lines_before
+        # The text's line index when the caller has it (the store derives it edit by edit).
+        if lines is not None:
+            vars(self)["lines"] = lines  # where cached_property keeps it
         # A semantic index build given up part way, and the lock of whoever walks it.
         self._partial_index: IndexBuilder | None = None
         self._index_lock = threading.Lock()
@@ -142,17 +142,7 @@ class DocumentSnapshot:
 
     @cached_property
     def lines(self) -> LineIndex:
-        before, self._lines_before = self._lines_before, None  # it holds the old text
-        if before is not None:
-            text = self.parsed.text
-            return before.following(text, edit_between(before.text, text).region)
         return LineIndex(self.parsed.text)
-
-    @property
-    def made_lines(self) -> LineIndex | None:
-        """The line index if ``lines`` made it already, else None."""
-        made: LineIndex | None = vars(self).get("lines")  # where cached_property keeps it
-        return made
 
     @cached_property
     def load(self) -> LoadResult:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
+from wf_core.edits import Edit, EditAt, edit_between
 from wf_core.issues import ProjectCode, Severity
 from wf_core.spans import LineIndex, Span
 from wfls.capabilities import ClientFlags
@@ -119,33 +120,31 @@ class PositionCodec:
         return self.lines.line_start(line) + column
 
 
-def apply_change(
-    text: str,
-    change: types.TextDocumentContentChangeEvent,
-    encoding: str,
-    lines: LineIndex | None = None,
-) -> tuple[str, LineIndex | None]:
-    """``text`` after one ``didChange`` content change, its positions read as ``offset``
-    reads them (clamped to the line, then to the document; a backwards range is
-    taken forwards). The same rules for edits and requests keep the server's text
-    and the positions it answers in agreement with each other.
+def edit_at(change: types.TextDocumentContentChangeEvent, encoding: str) -> EditAt:
+    """A ``didChange`` content change as an edit, to be read with the line index of the
+    text it applies to (the one the changes before it in the notification made).
 
-    ``lines`` is ``text``'s line index when the caller has it; the new text's index
-    is returned when it could be derived without a scan (a change inside one line
-    that adds no line break), else None."""
+    Positions are read as ``PositionCodec.offset`` reads a request's: past the end of
+    a line is its end, past the last line the end of the document, a unit inside a
+    character its start; a range given backwards is taken forwards. The same rules
+    for edits and requests keep the server's text and the positions it answers in
+    agreement with each other (pygls' own application disagrees at those edges).
+    A change of the whole text becomes the edit of the one region that differs
+    (``edit_between``).
+    """
     if not isinstance(change, types.TextDocumentContentChangePartial):
-        return change.text, None
-    if lines is None or lines.text is not text:
-        lines = LineIndex(text)
-    codec = PositionCodec(lines, encoding)
-    start, end = codec.offset(change.range.start), codec.offset(change.range.end)
-    if end < start:
-        start, end = end, start
-    new = text[:start] + change.text + text[end:]
-    replaced = text[start:end]
-    if "\n" in replaced or "\n" in change.text:
-        return new, None
-    return new, lines.edited(new, start, len(change.text) - len(replaced))
+        whole = change.text
+        return lambda lines: edit_between(lines.text, whole)
+    partial = change
+
+    def read(lines: LineIndex) -> Edit:
+        codec = PositionCodec(lines, encoding)
+        start, end = codec.offset(partial.range.start), codec.offset(partial.range.end)
+        if end < start:
+            start, end = end, start
+        return Edit(start, end, partial.text)
+
+    return read
 
 
 # -- diagnostics -----------------------------------------------------------------------

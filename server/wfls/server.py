@@ -67,6 +67,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter, lsp_method
 
 from wf_core.collector import collector_paused
+from wf_core.edits import apply_in_order
 from wf_core.records import record
 from wf_core.spans import LineIndex
 from wf_core.workspace.files import Roots, path_of_uri
@@ -168,11 +169,6 @@ class WflsProtocol(LanguageServerProtocol):
         # first: pygls looks the protocol's attributes over while it is made.)
         self._unanswered: set[Any] = set()
         super().__init__(*args, **kwargs)
-        # uri -> the line index of its current text (identity-checked before use).
-        self._edit_lines: dict[str, LineIndex] = {}
-
-    def forget_lines(self, uri: str) -> None:
-        self._edit_lines.pop(uri, None)
 
     def notify_encoded(self, method: str, params: bytes) -> None:
         """Send a notification whose params are JSON already (``publish_params``): a
@@ -310,35 +306,31 @@ class WflsProtocol(LanguageServerProtocol):
     def lsp_text_document__did_change(
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
-        """Apply the edits with wfls' position rules, then run the wfls handler.
+        """Run the wfls handler, which applies the edits to the store's text, and make
+        pygls' copy of the document that text.
 
-        pygls' own application disagrees with the specification at the edges: a
-        character past the end of the last line lands before its last character,
-        a line past the end keeps the last line's units as code points, and Unicode
-        line separators split lines. Here a position is read exactly as in requests
-        (``convert.PositionCodec``): past the end of a line is its end, past the last
-        line the end of the document, a unit inside a character its start; a range
-        given backwards is taken forwards. An edit of a document that is not open is
-        ignored.
+        pygls keeps a copy of every open document and offers no way not to; wfls reads
+        from it only whether a document is open. pygls' own application of the edits
+        disagrees with the specification at the edges (``convert.edit_at`` reads
+        positions as requests do), so the copy is replaced by the text the edits made
+        here: the store's for a workflow document, else the same edits applied to the
+        copy (a document the store does not track). The two are never compared. An
+        edit of a document that is not open is ignored.
         """
         uri = params.text_document.uri
         document = self.workspace.text_documents.get(unquote(uri))
         if document is None:
             logger.warning("didChange of %s, which is not open: ignored", uri)
             return
-        text = document.source
-        encoding = self._server.flags.position_encoding
-        lines = self._edit_lines.pop(uri, None)
-        for change in params.content_changes:
-            text, lines = convert.apply_change(text, change, encoding, lines)
-        if lines is not None:
-            # Kept for the next change only: a line index derived edit by edit, so typing
-            # in a long document never rescans it (dropped at the first multi-line edit).
-            self._edit_lines[uri] = lines
-        document.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
-        document.version = params.text_document.version
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
+        text = self._server.store.text(uri)
+        if text is None:
+            encoding = self._server.flags.position_encoding
+            edits = [convert.edit_at(change, encoding) for change in params.content_changes]
+            text = apply_in_order(LineIndex(document.source), edits)[0].text
+        document.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
+        document.version = params.text_document.version
 
     def _handle_notification(self, method_name: str, params: Any) -> None:
         super()._handle_notification(method_name, params)
@@ -692,7 +684,7 @@ class WflsServer(LanguageServer):
             if snapshot is None:
                 return
             if first:
-                self.store.first_index_under_way(uri, snapshot)
+                self.store.first_index_under_way(uri, snapshot, revision)
                 # What a completion inside a node reads while this index is under way.
                 await self.in_worker(_node_views_ahead, snapshot)
             while not (snapshot.has_index or await self.in_worker(build_slice, snapshot)):
@@ -799,11 +791,6 @@ class WflsServer(LanguageServer):
     def remember_run(self, uri: str, run: LastRun) -> None:
         """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""
         self._last_runs[uri] = run
-
-    def text_of(self, uri: str) -> str | None:
-        """The client's current text of an open document (pygls applies the edits)."""
-        document = self.workspace.text_documents.get(unquote(uri))
-        return document.source if document is not None else None
 
     # -- positions ---------------------------------------------------------------------
 
@@ -1175,7 +1162,6 @@ class WflsServer(LanguageServer):
         self._published.pop(uri, None)
         self._diagnostics.pop(uri, None)
         self._last_runs.pop(uri, None)
-        self.protocol.forget_lines(uri)
         self._dependencies_changed(self.workflows.close(uri) - {uri})
         if not self.flags.pull_diagnostics:
             self.text_document_publish_diagnostics(

@@ -1,9 +1,12 @@
 """The open workflow documents and their analysis, one snapshot per version.
 
-pygls keeps the text (it applies incremental edits before our handlers run);
-the store keeps, per workflow document, a ``DocumentParser`` that reparses
-incrementally against the previous version, and the snapshot of the latest
-version once something asked for it.
+The store owns each workflow document's text: a client's changes arrive as
+edits (``wf_core.edits``), which the store applies, keeping the text's line
+index derived edit by edit and the region each update changed. What follows a
+document from one version to the next reads those regions, never a comparison
+of two texts: the ``DocumentParser``, which reparses incrementally against the
+text it read last, and the while-typing overlay. The store also keeps the
+snapshot of the latest version once something asked for it.
 
 Invariants:
 
@@ -18,9 +21,16 @@ Invariants:
   built are analysed together, once, by the push after it.
 - Full analyses may run on a worker thread while the event loop keeps
   answering: each document's parser is used only under its lock, and the
-  text, version and revision are read and written together as one tuple, so a
-  worker never pairs one version's text with another's number. Only the event
-  loop calls ``open``, ``update`` and ``close``.
+  text, its line index, version, revision and the regions of the updates are
+  read and written together as one value (:class:`TextVersion`), so a worker
+  never pairs one version's text with another's number. Only the event loop
+  calls ``open``, ``update`` and ``close``.
+- The regions of the updates are kept back to the oldest revision something
+  may still read a change from (the parser's text, the kept analyses, the
+  indexed one), and analyses only move forward (the parser reads the latest
+  text under the lock), so the region from any of them to the latest text is
+  known. Were it not (a log cut short), the parser parses afresh and the
+  overlay is not used: slower, never wrong.
 - While a full analysis is pending, completion and hover may answer from an
   :class:`~wf_core.overlay.EditedSnapshot`: the last analysed version seen
   through an edit confined to one string literal. The version they prefer to
@@ -37,15 +47,18 @@ from __future__ import annotations
 
 import re
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
 from wf_core.analysis.context_scopes import ContextCache
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
+from wf_core.edits import UNCHANGED, Edit, EditAt, Region, apply_in_order, edit_between
 from wf_core.files import WORKFLOW_SUFFIXES
 from wf_core.models.loading import ModelCache
-from wf_core.overlay import derive_edited_snapshot
+from wf_core.overlay import EditedSnapshot, derive_edited_snapshot
 from wf_core.placing import PlacementMemo
+from wf_core.records import record
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
 from wf_core.validation.document_checks import DocumentChecksMemo
@@ -81,21 +94,59 @@ def workflow_syntax(uri: str) -> Syntax | None:
     return syntax_for_path(path)
 
 
+KEPT_CHANGES = 1024
+"""The most update regions a document keeps: reached only when nothing is analysed for
+that many updates, and then the older half goes (see the module's invariants)."""
+
+
+@record
+class TextVersion:
+    """One version of a document's text, replaced as one value."""
+
+    text: str
+    version: int  # the client's number, carried along
+    revision: int  # the store's, one more for each update
+    lines: LineIndex  # of ``text``, derived edit by edit
+    # The revision each update made and the region it changed, oldest first; the
+    # first was made on revision ``since``.
+    changes: tuple[tuple[int, Region], ...]
+    since: int
+
+    def region_since(self, revision: int) -> Region | None:
+        """The region where ``revision``'s text and this one may differ, composed from
+        the updates' regions; None when ``revision`` is older than the kept ones."""
+        if revision == self.revision:
+            return UNCHANGED
+        changes = self.changes
+        if revision == self.since:
+            first = 0
+        else:
+            first = next((i + 1 for i, (made, _) in enumerate(changes) if made == revision), -1)
+            if first < 0:
+                return None
+        region = changes[first][1]
+        for _, later in changes[first + 1 :]:
+            region = region.then(later)
+        return region
+
+
 @dataclass
 class OpenDocument:
     uri: str
     syntax: Syntax
-    current: tuple[str, int, int]  # (text, version, revision), replaced as one value
+    current: TextVersion
     parser: DocumentParser
+    # The revision whose text the parser read last (None: it read none yet).
+    parsed: int | None = field(default=None, repr=False)
     analysed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     # The analysis ``analysed`` replaced: a request that arrived while the latest one
     # was being made sees through it, and may build its index meanwhile.
     previous: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     # The latest analysis whose semantic index is built, with its revision.
     indexed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
-    # The analysis whose first index is being built while ``indexed`` is None: that build
-    # gives way to newer analyses, and requests see through it meanwhile.
-    indexing: DocumentSnapshot | None = field(default=None, repr=False)
+    # The analysis whose first index is being built while ``indexed`` is None, with its
+    # revision: that build gives way to newer analyses, and requests see through it.
+    indexing: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     models: ModelCache = field(default_factory=ModelCache, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
@@ -107,15 +158,27 @@ class OpenDocument:
 
     @property
     def text(self) -> str:
-        return self.current[0]
+        return self.current.text
 
     @property
     def version(self) -> int:
-        return self.current[1]
+        return self.current.version
 
     @property
     def revision(self) -> int:
-        return self.current[2]
+        return self.current.revision
+
+    def oldest_read(self) -> int | None:
+        """The oldest revision a change may still be read from: the parser's text's, or
+        a kept analysis's (None when there is none of them)."""
+        held = [
+            known[0]
+            for known in (self.analysed, self.previous, self.indexed, self.indexing)
+            if known is not None
+        ]
+        if self.parsed is not None:
+            held.append(self.parsed)
+        return min(held, default=None)
 
     @property
     def snapshot(self) -> DocumentSnapshot | None:
@@ -144,6 +207,16 @@ def _same_text(
     return None
 
 
+def _seen_through(
+    base: tuple[int, DocumentSnapshot], current: TextVersion, source: str
+) -> EditedSnapshot | None:
+    """``base`` (an analysis and its revision) seen through the updates since, or None
+    when they are not confined to one string literal (or no longer known)."""
+    if current.region_since(base[0]) is None:
+        return None
+    return derive_edited_snapshot(base[1], source, current.version)
+
+
 class DocumentStore:
     def __init__(self) -> None:
         self._documents: dict[str, OpenDocument] = {}
@@ -161,19 +234,48 @@ class DocumentStore:
         if syntax is None:
             return False
         self._revisions += 1
-        self._documents[uri] = OpenDocument(
-            uri, syntax, (text, version, self._revisions), DocumentParser(syntax)
+        revision = self._revisions
+        current = TextVersion(text, version, revision, LineIndex(text), (), revision)
+        self._documents[uri] = OpenDocument(uri, syntax, current, DocumentParser(syntax))
+        return True
+
+    def update(self, uri: str, edits: Iterable[Edit | EditAt], version: int) -> bool:
+        """Apply ``edits`` to the text of ``uri``, one after the other (one given as an
+        ``EditAt`` is read with the line index of the text the ones before it made), and
+        record the result as a new version; the snapshot is rebuilt when next asked for.
+        False when ``uri`` is not open."""
+        document = self._documents.get(uri)
+        if document is None:
+            return False
+        current = document.current
+        lines, region = apply_in_order(current.lines, edits)
+        self._revisions += 1
+        changes, since = current.changes, current.since
+        oldest = document.oldest_read()
+        if oldest is not None and oldest > since:
+            # The regions of the updates before the oldest revision still read are dropped.
+            kept = next((i for i, (made, _) in enumerate(changes) if made > oldest), len(changes))
+            changes, since = changes[kept:], oldest
+        if len(changes) >= KEPT_CHANGES:
+            half = len(changes) // 2
+            changes, since = changes[half:], changes[half - 1][0]
+        document.current = TextVersion(
+            lines.text,
+            version,
+            self._revisions,
+            lines,
+            (*changes, (self._revisions, region if region is not None else UNCHANGED)),
+            since,
         )
         return True
 
-    def update(self, uri: str, text: str, version: int) -> bool:
-        """Record a new version; the snapshot is rebuilt when next asked for."""
+    def replace(self, uri: str, text: str, version: int) -> bool:
+        """Record ``text`` as the new version of ``uri`` (opened when it is not): a change
+        of the whole text, one edit narrowed to where the texts differ."""
         document = self._documents.get(uri)
         if document is None:
             return self.open(uri, text, version)
-        self._revisions += 1
-        document.current = (text, version, self._revisions)
-        return True
+        return self.update(uri, [edit_between(document.text, text)], version)
 
     def close(self, uri: str) -> None:
         self._documents.pop(uri, None)
@@ -182,6 +284,11 @@ class DocumentStore:
         """The converted diagnostics kept for ``uri`` while it is open."""
         document = self._documents.get(uri)
         return document.diagnostics if document is not None else None
+
+    def text(self, uri: str) -> str | None:
+        """The latest text of an open document."""
+        document = self._documents.get(uri)
+        return document.text if document is not None else None
 
     def version(self, uri: str) -> int | None:
         document = self._documents.get(uri)
@@ -207,11 +314,14 @@ class DocumentStore:
         document = self._documents.get(uri)
         if document is None:
             return None
-        text, version, revision = document.current
+        revision = document.revision
         cached = document.analysis_of(revision)
         if cached is not None:
             return revision, cached
         with document.lock:
+            # Read again under the lock: the parser only ever moves to a later text.
+            current = document.current
+            text, version, revision = current.text, current.version, current.revision
             cached = document.analysis_of(revision)
             if cached is not None:
                 return revision, cached
@@ -221,7 +331,7 @@ class DocumentStore:
                 snapshot = same.with_version(version)
             else:
                 parsed = document.parser.parse(source)
-                before = document.analysed
+                document.parsed = revision
                 snapshot = DocumentSnapshot(
                     parsed,
                     uri=uri,
@@ -231,7 +341,7 @@ class DocumentStore:
                     validation_memo=document.validations,
                     placement_memo=document.placements,
                     checks_memo=document.checks,
-                    lines_before=before[1].made_lines if before is not None else None,
+                    lines=current.lines if source is text else None,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.analysed is None or document.analysed[0] <= revision:
@@ -246,18 +356,19 @@ class DocumentStore:
         document = self._documents.get(uri)
         if document is None:
             return None
-        text, version, revision = document.current
+        current = document.current
+        version, revision = current.version, current.revision
         analysed = document.analysed
         if analysed is not None and analysed[0] == revision and analysed[1].has_index:
             return analysed[1]
-        source = analysable(text)
+        source = analysable(current.text)
         indexed = document.indexed
         if indexed is not None:
             if indexed[0] == revision:
                 return indexed[1]
             if indexed[1].text == source:
                 return indexed[1].with_version(version)
-            derived = derive_edited_snapshot(indexed[1], source, version)
+            derived = _seen_through(indexed, current, source)
             if derived is not None:
                 return derived
         elif document.indexing is not None:
@@ -265,14 +376,14 @@ class DocumentStore:
             # waits for the rest of that index rather than build a whole one of its own
             # (a completion or hover inside a node answers from that node's index instead:
             # ``WflsServer.request_context``).
-            derived = derive_edited_snapshot(document.indexing, source, version)
+            derived = _seen_through(document.indexing, current, source)
             if derived is not None:
                 return derived
         if analysed is None:
             return None
         if analysed[0] == revision:
             return analysed[1]
-        return derive_edited_snapshot(analysed[1], analysable(text), version)
+        return _seen_through(analysed, current, source)
 
     def mark_indexed(
         self, uri: str, snapshot: DocumentSnapshot, revision: int | None = None
@@ -299,11 +410,12 @@ class DocumentStore:
                     document.indexed = known
                 return
 
-    def first_index_under_way(self, uri: str, snapshot: DocumentSnapshot) -> None:
-        """``snapshot``'s index, the document's first, is being built (``editing_snapshot``)."""
+    def first_index_under_way(self, uri: str, snapshot: DocumentSnapshot, revision: int) -> None:
+        """``snapshot``'s index, the document's first, is being built (``editing_snapshot``);
+        ``snapshot`` is the analysis of ``revision``, kept by the store."""
         document = self._documents.get(uri)
         if document is not None and document.indexed is None:
-            document.indexing = snapshot
+            document.indexing = (revision, snapshot)
 
     def has_analysed(self, uri: str) -> bool:
         """Whether some version of ``uri`` has been analysed since it was opened."""
@@ -329,12 +441,6 @@ class DocumentStore:
         return (document.revision, snapshot) if snapshot is not None else None
 
     def lines(self, uri: str) -> LineIndex | None:
-        """Line index of an open document, without analysing it."""
+        """Line index of an open document's latest text, without analysing it."""
         document = self._documents.get(uri)
-        if document is None:
-            return None
-        text, _, revision = document.current
-        snapshot = document.analysis_of(revision)
-        if snapshot is not None:
-            return snapshot.lines
-        return LineIndex(text)
+        return document.current.lines if document is not None else None

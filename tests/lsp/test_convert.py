@@ -7,8 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
+from wf_core.edits import apply_in_order
 from wf_core.spans import LineIndex, Span
-from wfls.convert import PositionCodec, apply_change
+from wfls.convert import PositionCodec, edit_at
 
 TEXT = 'a = "é😀x"\r\nb = 1\n😀'
 
@@ -94,18 +95,45 @@ def test_edits_with_a_carried_line_index_give_the_same_text(
     text: str, changes: list[types.TextDocumentContentChangePartial], encoding: str
 ) -> None:
     """The line index handed from one change to the next (never rescanning the text
-    while typing) places every change where a freshly built one would."""
-    fresh, carried = text, text
-    lines: LineIndex | None = None
+    while typing) places every change where a freshly built one would, and numbers the
+    lines of the text the changes made as a fresh one does."""
+    fresh, carried = text, LineIndex(text)
     for change in changes:
-        fresh, _ = apply_change(fresh, change, encoding)
-        carried, lines = apply_change(carried, change, encoding, lines)
-        assert carried == fresh
-        if lines is not None:
-            assert lines.text is carried
-            reference = LineIndex(carried)
-            assert lines.is_ascii == reference.is_ascii == carried.isascii()
-            codec, fresh_codec = PositionCodec(lines, encoding), PositionCodec(reference, encoding)
-            for offset in range(len(carried) + 1):
-                assert lines.position(offset) == reference.position(offset)
-                assert codec.units(offset) == fresh_codec.units(offset)
+        fresh = edit_at(change, encoding)(LineIndex(fresh)).apply(fresh)
+        carried, _ = apply_in_order(carried, [edit_at(change, encoding)])
+        assert carried.text == fresh
+        reference = LineIndex(fresh)
+        assert carried.is_ascii == reference.is_ascii == fresh.isascii()
+        codec, fresh_codec = PositionCodec(carried, encoding), PositionCodec(reference, encoding)
+        for offset in range(len(fresh) + 1):
+            assert carried.position(offset) == reference.position(offset)
+            assert codec.units(offset) == fresh_codec.units(offset)
+    # All the changes at once, each read with the index of the text the ones before made.
+    lines, _ = apply_in_order(LineIndex(text), [edit_at(c, encoding) for c in changes])
+    assert lines.text == fresh
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        # A whole-text change becomes the edit of the one region that differs.
+        (types.TextDocumentContentChangeWholeDocument(text='a = "é😀y"\r\nb = 1\n😀'), (7, 8, "y")),
+        # A backwards range is taken forwards; past the line's end is its end (before
+        # \r); a UTF-16 unit inside a character (the second of 😀) is its start.
+        (
+            types.TextDocumentContentChangePartial(
+                range=types.Range(
+                    start=types.Position(line=0, character=99),
+                    end=types.Position(line=0, character=7),
+                ),
+                text="",
+            ),
+            (6, 9, ""),
+        ),
+    ],
+)
+def test_a_change_becomes_an_edit_of_the_text_before_it(
+    change: types.TextDocumentContentChangeEvent, expected: tuple[int, int, str]
+) -> None:
+    edit = edit_at(change, "utf-16")(LineIndex(TEXT))
+    assert (edit.start, edit.end, edit.new_text) == expected

@@ -63,14 +63,14 @@ def test_an_edit_on_one_line_converts_the_findings_of_that_line_only() -> None:
     assert [d.code for d in before] == ["invalid_context_path", "deprecated_context_key"]
     assert before[1].tags == [types.DiagnosticTag.Deprecated]
     # Longer by two characters, on the deprecated key's own line, before it.
-    store.update(URI, BILLING.replace('{ target = "customer"', '{   target = "customer"'), 2)
+    store.replace(URI, BILLING.replace('{ target = "customer"', '{   target = "customer"'), 2)
     after, after_json = through(memo, store, FLAGS, Settings())
     assert [d.code for d in after] == [d.code for d in before]
     assert after[0] is before[0] and after_json[0] is before_json[0]
     assert after[1] is not before[1]
     assert after[1].range.start.character == before[1].range.start.character + 2
     # A line added above both moves both: each is converted again.
-    store.update(URI, "# a comment\n" + BILLING, 3)
+    store.replace(URI, "# a comment\n" + BILLING, 3)
     moved, _ = through(memo, store, FLAGS, Settings())
     assert [d.range.start.line for d in moved] == [d.range.start.line + 1 for d in before]
     assert not any(a is b for a, b in zip(moved, after, strict=True))
@@ -100,7 +100,7 @@ def test_findings_before_a_typed_line_are_not_positioned_again() -> None:
     for version, typed in enumerate(["input.customersX", "input.customersXY"], start=2):
         at = text.rindex(typed[:-1])  # in the spare node, the last one
         text = text[:at] + typed + text[at + len(typed) - 1 :]
-        store.update(URI, text, version)
+        store.replace(URI, text, version)
         snapshot = store.snapshot(URI)
         assert snapshot is not None
         codec = _CountingCodec(snapshot.lines, FLAGS.position_encoding)
@@ -111,7 +111,7 @@ def test_findings_before_a_typed_line_are_not_positioned_again() -> None:
         # Asked only for the findings of the edited node, which it checked again.
         assert codec.asked and min(codec.asked) >= text.index('id = "spare"')
     # A line added above the findings: each is positioned (and moved) again.
-    store.update(URI, "#\n" + text, 4)
+    store.replace(URI, "#\n" + text, 4)
     snapshot = store.snapshot(URI)
     assert snapshot is not None
     codec = _CountingCodec(snapshot.lines, FLAGS.position_encoding)
@@ -160,7 +160,7 @@ def test_after_any_edits_the_diagnostics_are_what_a_fresh_conversion_gives(
     for version, (where, delete, insert) in enumerate(edits, start=2):
         at = int(where * (len(text) + 1))
         text = text[:at] + insert + text[at + delete :]
-        store.update(URI, text, version)
+        store.replace(URI, text, version)
         through(memo, store, flags, Settings())
 
 

@@ -1,9 +1,10 @@
-"""``textDocument/didChange``: record the new text (pygls has applied the edits already)."""
+"""``textDocument/didChange``: apply the client's changes to the store's text."""
 
 from __future__ import annotations
 
 from lsprotocol import types
 
+from wfls import convert
 from wfls.context import Session
 
 
@@ -11,8 +12,7 @@ def handle(session: Session, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     if uri not in session.store:
         return
-    text = session.text_of(uri)
-    if text is None:
-        return
-    session.store.update(uri, text, params.text_document.version)
+    encoding = session.flags.position_encoding
+    edits = [convert.edit_at(change, encoding) for change in params.content_changes]
+    session.store.update(uri, edits, params.text_document.version)
     session.document_changed(uri, edited=True)
