@@ -6,9 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from wf_core.documents import parse_document
 from wf_core.models.deprecations import find_deprecated_forms
 from wf_core.models.keys import unknown_keys
+from wf_core.snapshot import analyze_text
 from wf_core.validation.document_checks import DocumentChecksMemo, document_checks
 from wf_core.validation.schema_checks import schema_issues
 
@@ -66,6 +69,19 @@ def test_element_by_element_the_findings_are_the_whole_documents_in_its_order() 
     assert checked == expected
     memo = DocumentChecksMemo()
     assert [(i.code, i.location, i.message) for i in document_checks(values, memo)] == expected
+
+
+@pytest.mark.parametrize(
+    ("written", "kind"), [('type.x = "node"', "object"), ("type = [1]", "array")]
+)
+def test_a_node_type_written_as_a_table_or_an_array_is_one_finding(written: str, kind: str) -> None:
+    """Such a type is no node type: its keys are not checked against one (looking it up
+    among the types once failed the whole analysis), and the type is the one mistake."""
+    text = BILLING.replace('type = "node"', written, 1)
+    assert [(i.code, i.location) for i in document_checks(_values(text))] == []
+    [issue] = analyze_text(text, "toml").issues
+    assert (issue.code, issue.location) == ("invalid_model", ("nodes", 2, "type"))
+    assert issue.message.startswith(f"unknown node type {kind}; expected one of node,")
 
 
 def test_an_edit_checks_again_only_the_elements_it_touched() -> None:

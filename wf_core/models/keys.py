@@ -128,8 +128,9 @@ def _list_tables(kind: str, elements: Iterable[tuple[int, Any]]) -> Iterator[Tab
                 yield (kind, index), item, allowed
         return
     for index, node in elements:
-        if not is_mapping(node) or node.get("type") not in STEP_MODELS:
-            continue
+        kind = node.get("type") if is_mapping(node) else None
+        if not isinstance(kind, str) or kind not in STEP_MODELS:
+            continue  # (a table or an array cannot be looked up: it is no node type)
         yield ("nodes", index), node, node_keys(node["type"])
         if node["type"] == "condition" and is_mapping(node.get("check")):
             yield from _condition_tables(node["check"], ("nodes", index, "check"))
