@@ -128,8 +128,8 @@ def _list_tables(kind: str, elements: Iterable[tuple[int, Any]]) -> Iterator[Tab
                 yield (kind, index), item, allowed
         return
     for index, node in elements:
-        kind = node.get("type") if is_mapping(node) else None
-        if not isinstance(kind, str) or kind not in STEP_MODELS:
+        node_type = node.get("type") if is_mapping(node) else None
+        if not isinstance(node_type, str) or node_type not in STEP_MODELS:
             continue  # (a table or an array cannot be looked up: it is no node type)
         yield ("nodes", index), node, node_keys(node["type"])
         if node["type"] == "condition" and is_mapping(node.get("check")):
