@@ -301,7 +301,7 @@ def _pushed(client: Any, uri: str) -> dict[str, Any]:
         ]
         if pushed:
             return pushed[-1]
-        client._drain(1.0)
+        client.drain(1.0)
     raise AssertionError(f"no diagnostics for {uri} within {HANG_SECONDS} s")
 
 

@@ -23,7 +23,7 @@ Invariants:
   threads update, takes its own lock. Runs of a workflow use a thread of their
   own and read only the snapshot they are given. The thread that reads stdin
   only frames messages (``transport``) and hands each to the loop; while one
-  arrives, an index built ahead in the worker pauses (``_quiet``).
+  arrives, an index built ahead in the worker pauses (``quiet``).
 
 Protocol guarantees beyond pygls (``WflsProtocol``): every request gets a
 reply (``ServerNotInitialized`` before ``initialize``, ``InvalidRequest``
@@ -409,8 +409,14 @@ class WflsServer(LanguageServer):
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wfls-analysis")
         self._watchdog: asyncio.Future[None] | None = None
         self._closing = False
-        self._quiet = threading.Event()  # set while no message arrives (``transport``)
-        self._quiet.set()
+        self.quiet = threading.Event()
+        """Set while no message arrives: the transport clears it from a message's first
+        byte until the loop has handled it (``wait_for_quiet``)."""
+        self.quiet.set()
+        self.on_analysis: Callable[[str], None] | None = None
+        """Called on the worker with the document's URI as each analysis for diagnostics
+        begins, after its pause for an arriving message: what a test waits for, or
+        checks the order of, since nothing reaches the client at that moment."""
         # The event loop serving the client, once ``initialize`` came (``log_to_client``).
         self._client_loop: asyncio.AbstractEventLoop | None = None
         self._client_gone = False
@@ -473,7 +479,7 @@ class WflsServer(LanguageServer):
         stream = transport.private_reader(given)
         try:
             asyncio.run(
-                transport.serve_stream(stream, self.protocol.handle_body, _problem, self._quiet)
+                transport.serve_stream(stream, self.protocol.handle_body, _problem, self.quiet)
             )
         except BrokenPipeError:
             self._client_gone = True
@@ -518,7 +524,7 @@ class WflsServer(LanguageServer):
         with connection:
             self.protocol.set_writer(StdoutWriter(connection.makefile("wb")))
             stream = cast(BinaryIO, connection.makefile("rb", buffering=transport.READ_BUFFER))
-            await transport.serve_stream(stream, self.protocol.handle_body, _problem, self._quiet)
+            await transport.serve_stream(stream, self.protocol.handle_body, _problem, self.quiet)
 
     def log_to_client(self, kind: types.MessageType, message: str) -> bool:
         """Send ``message`` as ``window/logMessage`` (from any thread: another thread's is
@@ -709,7 +715,7 @@ class WflsServer(LanguageServer):
         this in the worker, so that an arriving edit (which may make that work stale) or
         request does not queue for the interpreter lock behind it. Never on the loop,
         which is what ends the pause."""
-        self._quiet.wait(QUIET_WAIT)
+        self.quiet.wait(QUIET_WAIT)
 
     def document_uris(self) -> list[str]:
         """Every workflow document: the open ones, then the rest of the workspace."""
@@ -875,6 +881,8 @@ class WflsServer(LanguageServer):
         a cross-file one would be made against a partial index (a subgraph's child not
         read yet is "unknown"), and a client must never be shown such a false finding."""
         self.wait_for_quiet()
+        if self.on_analysis is not None:
+            self.on_analysis(uri)
         first = uri in self.store and not self.store.has_analysed(uri)
         with collector_paused(lasting=first):
             return self._analyse_and_convert(uri, result_id, settings, flags, indexed)

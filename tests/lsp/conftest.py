@@ -20,11 +20,12 @@ from typing import Any
 import pytest
 import pytest_lsp
 from lsprotocol import types
+from pygls.protocol import default_converter
 from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp.client import DEFAULT_CLIENT_FEATURES, register_lsp_features
 
 DATA = Path(__file__).parent / "data"
 EXAMPLES = Path(__file__).parents[2] / "examples"
-SERVER = ClientServerConfig(server_command=[sys.executable, "-m", "wfls", "serve"])
 PULLING = "neovim+refresh"
 """Neovim 0.11's capabilities plus ``workspace/diagnostic/refresh``: a client that pulls."""
 CLIENTS = (
@@ -88,20 +89,38 @@ class Session:
     result: types.InitializeResult
     texts: dict[str, str] = field(default_factory=dict)
     versions: dict[str, int] = field(default_factory=dict)
-    pushes: list[types.PublishDiagnosticsParams] = field(default_factory=list)
-    registrations: list[types.Registration] = field(default_factory=list)
-    _pushed: asyncio.Event = field(default_factory=asyncio.Event)
-    refreshed: asyncio.Event = field(default_factory=asyncio.Event)
-    """Set at every ``workspace/diagnostic/refresh`` the server sends (pulling clients)."""
 
     @property
     def pulls(self) -> bool:
         """Whether the server chose pull diagnostics for this client."""
         return self.result.capabilities.diagnostic_provider is not None
 
-    def record(self, params: types.PublishDiagnosticsParams) -> None:
-        self.pushes.append(params)
-        self._pushed.set()
+    @property
+    def pushes(self) -> list[types.PublishDiagnosticsParams]:
+        return self.recorder.pushes
+
+    @property
+    def registrations(self) -> list[types.Registration]:
+        return self.recorder.registrations
+
+    @property
+    def refreshed(self) -> asyncio.Event:
+        """Set at every ``workspace/diagnostic/refresh`` the server sends (pulling clients)."""
+        return self.recorder.refreshed
+
+    @property
+    def recorder(self) -> RecordingClient:
+        assert isinstance(self.client, RecordingClient), "the client comes from SERVER"
+        return self.client
+
+    async def until(self, predicate: Any) -> None:
+        """Wait until ``predicate()`` holds, checking it again after each message the
+        client records (a push, a refresh, a registration, a progress report)."""
+        async with asyncio.timeout(WAIT):
+            while not predicate():
+                # No await between the check and clear(): a message cannot slip in between.
+                self.recorder.received.clear()
+                await self.recorder.received.wait()
 
     # -- documents ---------------------------------------------------------------------
 
@@ -173,14 +192,14 @@ class Session:
     async def push_where(self, predicate, since: int = 0) -> types.PublishDiagnosticsParams:
         """The first push (recorded or still to come) satisfying ``predicate``, among the
         pushes from the ``since``-th on (``len(pushes)`` before an action: its effect)."""
-        async with asyncio.timeout(WAIT):
-            while True:
-                for params in self.pushes[since:]:
-                    if predicate(params):
-                        return params
-                # No await between the scan and clear(): a push cannot slip in between.
-                self._pushed.clear()
-                await self._pushed.wait()
+        found: list[types.PublishDiagnosticsParams] = []
+
+        def seen() -> bool:
+            found.extend(p for p in self.pushes[since:] if predicate(p))
+            return bool(found)
+
+        await self.until(seen)
+        return found[0]
 
     async def pushed(self, uri: str, version: int | None) -> types.PublishDiagnosticsParams:
         """The first push for ``uri`` at ``version``."""
@@ -228,35 +247,71 @@ class Session:
             return await self.client.protocol.send_request_async(method, params)
 
 
-def _start_recording(client: LanguageClient, session: Session) -> None:
-    """Record every publishDiagnostics with its version (the client keeps only the list)."""
-    original = client.protocol._handle_notification
+class RecordingClient(LanguageClient):
+    """pytest-lsp's client, keeping besides what it keeps itself what the tests wait for:
+    every ``publishDiagnostics`` with its version (pytest-lsp keeps the latest list of
+    each document only), the capabilities the server registers, the diagnostic refreshes
+    it asks for; ``received`` is set at each of those and at every progress report."""
 
-    def handle(method_name: str, params: Any) -> None:
-        if method_name == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS:
-            session.record(params)
-        original(method_name, params)
-
-    client.protocol._handle_notification = handle  # type: ignore[method-assign]
-
-
-def _count_refreshes(client: LanguageClient, session: Session) -> None:
-    """Answer ``workspace/diagnostic/refresh``, setting ``session.refreshed``."""
-
-    def refresh(params: None) -> None:
-        session.refreshed.set()
-
-    client.protocol.fm.features[types.WORKSPACE_DIAGNOSTIC_REFRESH] = refresh
+    def __init__(self) -> None:
+        super().__init__(converter_factory=default_converter)
+        self.pushes: list[types.PublishDiagnosticsParams] = []
+        self.registrations: list[types.Registration] = []
+        self.refreshed = asyncio.Event()
+        self.received = asyncio.Event()
+        self.configuration_answered: asyncio.Event | None = None
+        """While set to an event that is not set, ``workspace/configuration`` waits for it."""
 
 
-def _accept_registrations(client: LanguageClient, session: Session) -> None:
+def _published(client: RecordingClient, params: types.PublishDiagnosticsParams) -> None:
+    DEFAULT_CLIENT_FEATURES[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS](client, params)
+    client.pushes.append(params)
+    client.received.set()
+
+
+def _refresh(client: RecordingClient, params: None) -> None:
+    DEFAULT_CLIENT_FEATURES[types.WORKSPACE_DIAGNOSTIC_REFRESH](client, params)
+    client.refreshed.set()
+    client.received.set()
+
+
+def _progress(client: RecordingClient, params: types.ProgressParams) -> None:
+    DEFAULT_CLIENT_FEATURES[types.PROGRESS](client, params)
+    client.received.set()
+
+
+def _register(client: RecordingClient, params: types.RegistrationParams) -> None:
     """Answer ``client/registerCapability`` as an editor does, keeping what was registered."""
-    if types.CLIENT_REGISTER_CAPABILITY in client.protocol.fm.features:
-        return
+    client.registrations.extend(params.registrations)
+    client.received.set()
 
-    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
-        session.registrations.extend(params.registrations)
+
+async def _configuration(client: RecordingClient, params: types.ConfigurationParams) -> Any:
+    if client.configuration_answered is not None:
+        await client.configuration_answered.wait()
+    return DEFAULT_CLIENT_FEATURES[types.WORKSPACE_CONFIGURATION](client, params)
+
+
+def recording_client() -> RecordingClient:
+    """The client of every test: pytest-lsp's own handlers, some of them also recording."""
+    client = RecordingClient()
+    register_lsp_features(
+        client,
+        {
+            **DEFAULT_CLIENT_FEATURES,
+            types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS: _published,
+            types.WORKSPACE_DIAGNOSTIC_REFRESH: _refresh,
+            types.PROGRESS: _progress,
+            types.CLIENT_REGISTER_CAPABILITY: _register,
+            types.WORKSPACE_CONFIGURATION: _configuration,
+        },
+    )
+    return client
+
+
+SERVER = ClientServerConfig(
+    server_command=[sys.executable, "-m", "wfls", "serve"], client_factory=recording_client
+)
 
 
 async def start_session(
@@ -276,9 +331,6 @@ async def start_session(
         )
     )
     session = Session(client, preset, encoding, root, result)
-    _start_recording(client, session)
-    _count_refreshes(client, session)
-    _accept_registrations(client, session)
     request.node.stash[SESSION] = session
     return session
 

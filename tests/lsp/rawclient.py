@@ -26,6 +26,8 @@ class RawClient:
         self._read = read
         self._buffer = b""
         self.received: list[dict[str, Any]] = []
+        self.closed = False
+        """Whether the server closed its end (``read`` gave None)."""
 
     @classmethod
     def stdio(
@@ -51,21 +53,52 @@ class RawClient:
             stdin.write(data)
             stdin.flush()
 
-        def read(timeout: float) -> bytes:
+        def read(timeout: float) -> bytes | None:
             ready, _, _ = select.select([stdout], [], [], timeout)
-            return stdout.read1(65536) if ready else b""  # type: ignore[attr-defined]
+            if not ready:
+                return b""
+            return stdout.read1(65536) or None  # type: ignore[attr-defined]
 
         return cls(send, read), process
+
+    @classmethod
+    def serve_tcp(cls, **popen: Any) -> tuple[RawClient, subprocess.Popen[bytes], bytes]:
+        """``wfls serve --tcp`` on a free port and a client connected to it once the
+        server has said on stderr that it listens; also what it wrote there until then."""
+        with socket.socket() as sock:
+            sock.bind(("127.0.0.1", 0))
+            port = sock.getsockname()[1]
+        process = subprocess.Popen(
+            [sys.executable, "-m", "wfls", "serve", "--tcp", f"127.0.0.1:{port}"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            **popen,
+        )
+        assert process.stderr is not None
+        said = b""
+        end = time.monotonic() + DEADLINE
+        while f"listening on 127.0.0.1:{port}".encode() not in said:
+            ready, _, _ = select.select([process.stderr], [], [], max(0.0, end - time.monotonic()))
+            chunk = process.stderr.read1(65536) if ready else b""  # type: ignore[attr-defined]
+            assert chunk, f"the server did not say it listens: {said.decode(errors='replace')}"
+            said += chunk
+        return cls.tcp(port), process, said
 
     @classmethod
     def tcp(cls, port: int) -> RawClient:
         sock = socket.create_connection(("127.0.0.1", port), timeout=DEADLINE)
 
-        def read(timeout: float) -> bytes:
+        def read(timeout: float) -> bytes | None:
             ready, _, _ = select.select([sock], [], [], timeout)
-            return sock.recv(65536) if ready else b""
+            if not ready:
+                return b""
+            return sock.recv(65536) or None
 
         return cls(sock.sendall, read)
+
+    def write(self, data: bytes) -> None:
+        """``data`` as it is, unframed: what no well-behaved client sends."""
+        self._send(data)
 
     def send_raw(self, body: bytes) -> None:
         self._send(b"Content-Length: %d\r\n\r\n" % len(body) + body)
@@ -89,7 +122,7 @@ class RawClient:
                 return message
         end = time.monotonic() + deadline
         while time.monotonic() < end:
-            for message in self._drain(end - time.monotonic()):
+            for message in self.drain(end - time.monotonic()):
                 if message.get("id") == id_ and "method" not in message:
                     self.received.remove(message)
                     return message
@@ -105,21 +138,35 @@ class RawClient:
                     return message
             if time.monotonic() >= end:
                 raise AssertionError(f"no such message within {deadline} s")
-            self._drain(end - time.monotonic())
+            self.drain(end - time.monotonic())
 
     def collect(self, seconds: float) -> list[dict[str, Any]]:
         """Everything received and not yet taken, and what arrives within ``seconds``
         (taken: no longer in ``received``)."""
         end = time.monotonic() + seconds
         while True:
-            self._drain(max(0.0, end - time.monotonic()))
+            self.drain(max(0.0, end - time.monotonic()))
             if time.monotonic() >= end:
                 break
         out, self.received = self.received, []
         return out
 
-    def _drain(self, timeout: float) -> list[dict[str, Any]]:
+    def to_the_end(self, deadline: float | None = None) -> list[dict[str, Any]]:
+        """Everything not yet taken and every message still to come until the server
+        closes its end (it has exited): all it will ever send."""
+        end = time.monotonic() + (DEADLINE if deadline is None else deadline)
+        while not self.closed:
+            assert time.monotonic() < end, "the server did not close its end"
+            self.drain(end - time.monotonic())
+        out, self.received = self.received, []
+        return out
+
+    def drain(self, timeout: float) -> list[dict[str, Any]]:
+        """Read for up to ``timeout`` seconds (at most 0.2 at a time); the messages read."""
         chunk = self._read(max(0.0, min(timeout, 0.2)))
+        if chunk is None:
+            self.closed = True
+            chunk = b""
         self._buffer += chunk
         out = []
         while b"\r\n\r\n" in self._buffer:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import socket
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -52,12 +51,6 @@ def test_invalid_params_get_an_error_reply_at_once() -> None:
         process.kill()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.mark.parametrize("address", ["127.0.0.1:99999", "127.0.0.1:abc", "nohost"])
 def test_a_bad_tcp_address_is_one_line_and_exit_2(address: str) -> None:
     done = subprocess.run(
@@ -89,26 +82,14 @@ def test_a_busy_port_is_one_line_and_exit_2() -> None:
 
 
 def test_exit_over_tcp_ends_quietly() -> None:
-    port = _free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "wfls", "serve", "--tcp", f"127.0.0.1:{port}"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    client, process, said = RawClient.serve_tcp()
     try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                client = RawClient.tcp(port)
-                break
-            except OSError:
-                assert time.monotonic() < deadline, "the server never listened"
-                time.sleep(0.1)
         assert "capabilities" in client.initialize()["result"]
         assert client.request(2, "shutdown")["result"] is None
         client.send({"method": "exit"})
         assert process.wait(timeout=10) == 0
-        stderr = process.stderr.read().decode()
+        assert process.stderr is not None
+        stderr = (said + process.stderr.read()).decode()
         assert "Traceback" not in stderr and "SystemExit" not in stderr
     finally:
         process.kill()

@@ -8,8 +8,10 @@ Deadlines are generous: they tell a hang from a slow machine, nothing finer.
 
 from __future__ import annotations
 
+import itertools
 import json
-import socket
+import os
+import select
 import subprocess
 import sys
 import threading
@@ -36,24 +38,11 @@ class Server:
     """One ``wfls serve`` process and its raw client; killed at the end whatever happens."""
 
     def __init__(self, command: list[str] | None = None, tcp: bool = False, **popen: Any) -> None:
+        self.said = b""  # what the server wrote on stderr before a TCP client connected
         if not tcp:
             self.client, self.process = RawClient.stdio(command=command, **popen)
         else:  # wfls serve --tcp: the same transport over a socket
-            port = _free_port()
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "wfls", "serve", "--tcp", f"127.0.0.1:{port}"],
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-            deadline = time.monotonic() + 20
-            while True:
-                try:
-                    self.client = RawClient.tcp(port)
-                    break
-                except OSError:
-                    assert time.monotonic() < deadline, "the server never listened"
-                    time.sleep(0.1)
+            self.client, self.process, self.said = RawClient.serve_tcp(stdin=subprocess.DEVNULL)
         self.next_id = 100
 
     def request(self, method: str, params: Any = None) -> dict[str, Any]:
@@ -88,7 +77,7 @@ class Server:
 
     def stderr(self) -> str:
         assert self.process.stderr is not None
-        return self.process.stderr.read().decode(errors="replace")
+        return (self.said + self.process.stderr.read()).decode(errors="replace")
 
     def __enter__(self) -> Server:
         return self
@@ -98,11 +87,17 @@ class Server:
         self.process.wait()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
+def framed(message: dict[str, Any]) -> bytes:
+    body = json.dumps(message).encode()
+    return b"Content-Length: %d\r\n\r\n" % len(body) + body
+
+
+def blocked_writing_to_a_pipe(pid: int) -> bool:
+    """Whether a thread of process ``pid`` is asleep in a write to a pipe, which the
+    kernel says as the function the thread waits in (``/proc/<pid>/task/<tid>/wchan``)."""
+    return any(
+        "pipe_write" in wchan.read_text() for wchan in Path(f"/proc/{pid}/task").glob("*/wchan")
+    )
 
 
 def assert_no_error_shown(messages: list[dict[str, Any]]) -> None:
@@ -265,7 +260,7 @@ def test_garbage_is_survived_and_never_spins(tcp: bool) -> None:
         client.initialize()
         server.open()
         for name, garbage in GARBAGE.items():
-            client._send(garbage)
+            client.write(garbage)
             answered = None
             deadline = time.monotonic() + 30
             while answered is None and time.monotonic() < deadline:
@@ -294,11 +289,11 @@ def test_unparsable_bodies_get_null_id_errors() -> None:
     with Server() as server:
         client = server.client
         client.initialize()
-        client._send(GARBAGE["malformed JSON"])
+        client.write(GARBAGE["malformed JSON"])
         parse = client.wait_for(lambda m: m.get("id", 0) is None and "error" in m)
         assert parse["error"]["code"] == -32700
         client.received.remove(parse)
-        client._send(GARBAGE["an array"])
+        client.write(GARBAGE["an array"])
         invalid = client.wait_for(lambda m: m.get("id", 0) is None and "error" in m)
         assert invalid["error"]["code"] == -32600
         # A request whose params do not decode still gets its own id back.
@@ -326,40 +321,53 @@ def test_a_client_that_stops_reading_stalls_the_server_without_memory_growth() -
         answer_size = len(json.dumps(symbols))
         assert answer_size > 65_536  # more than a pipe holds: one unread answer blocks
         baseline = memory_mb(server.process.pid)
-        sent = 0
-
-        def write() -> None:
-            nonlocal sent
-            for n in range(requests):
-                client.send(
-                    {
-                        "id": 10_000 + n,
-                        "method": "textDocument/documentSymbol",
-                        "params": {"textDocument": {"uri": URI}, "padding": padding},
-                    }
-                )
-                sent += 1
-
-        writer = threading.Thread(target=write, daemon=True)
-        writer.start()
-        # Wait until the writer makes no progress any more: it is blocked.
-        last, still = -1, 0
+        frames = [
+            framed(
+                {
+                    "jsonrpc": "2.0",
+                    "id": 10_000 + n,
+                    "method": "textDocument/documentSymbol",
+                    "params": {"textDocument": {"uri": URI}, "padding": padding},
+                }
+            )
+            for n in range(requests)
+        ]
+        data = b"".join(frames)
+        assert server.process.stdin is not None and server.process.stdout is not None
+        to_server = server.process.stdin.fileno()
+        # Written without blocking until the server is stalled: the pipe to it is full
+        # (a write would block) while the server is blocked writing an answer to the pipe
+        # nobody reads (it reads no more). Nothing signals a process falling asleep in a
+        # write, so while the pipe to it is full that is looked at again each time the
+        # wait for room in the pipe (the server reading on) ends, at least every 0.1 s.
+        os.set_blocking(to_server, False)
+        written = 0
         deadline = time.monotonic() + 120
-        while still < 3 and time.monotonic() < deadline:
-            time.sleep(1)
-            still = still + 1 if sent == last else 0
-            last = sent
-        assert sent < requests, "the client's writes never blocked"
+        while written < len(data):
+            try:
+                written += os.write(to_server, data[written : written + 65_536])
+                continue
+            except BlockingIOError:
+                pass
+            if blocked_writing_to_a_pipe(server.process.pid):
+                break
+            assert time.monotonic() < deadline, "the server neither read on nor stalled"
+            select.select([], [to_server], [], 0.1)
+        assert written < len(data), "the client's writes never blocked"
+        sent = sum(1 for end in itertools.accumulate(map(len, frames)) if end <= written)
         print(f"stalled after {sent} of {requests} requests")
         ceiling = baseline + 100
         assert memory_mb(server.process.pid) < ceiling
-        # Reading again: every request is answered, and the writer finishes.
+        # Reading again: every request is answered, and the rest is written meanwhile.
+        os.set_blocking(to_server, True)
+        writer = threading.Thread(target=os.write, args=(to_server, data[written:]), daemon=True)
+        writer.start()
         for n in range(requests):
             reply = client.reply(10_000 + n, deadline=60)
             assert reply.get("result"), reply
             client.received.clear()
         writer.join(timeout=60)
-        assert sent == requests
+        assert not writer.is_alive()
         assert memory_mb(server.process.pid, "VmHWM") < ceiling
         assert server.stop() == 0
 
@@ -368,7 +376,10 @@ def test_a_client_that_stops_reading_stalls_the_server_without_memory_growth() -
 
 
 def test_the_server_exits_when_the_client_process_is_gone() -> None:
-    parent = subprocess.Popen(["sleep", "600"])
+    # A stand-in for the editor: a process that lives until it is killed.
+    parent = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE
+    )
     try:
         with Server() as server:
             server.client.initialize(processId=parent.pid)
@@ -391,8 +402,12 @@ def test_a_process_id_that_is_not_visible_is_not_watched() -> None:
     gone.wait()
     with Server() as server:
         server.client.initialize(processId=gone.pid)
+        # Said as the server decides at initialize, instead of starting a watchdog.
+        said = server.client.wait_for(lambda m: m.get("method") == "window/logMessage")
+        assert said["params"]["message"] == (
+            f"wfls: the client's process {gone.pid} is not visible here: not watching it"
+        )
         server.open()
-        time.sleep(4)  # longer than one watchdog period
         assert "customers" in json.dumps(server.hover()["result"])
         assert server.stop() == 0
 
@@ -416,9 +431,10 @@ def test_cancelling_a_slow_request() -> None:
         assert cancelled.get("error", {}).get("code") == -32800, cancelled
         full = client.request(51, "textDocument/semanticTokens/full", tokens)
         assert len(full["result"]["data"]) > 1000
-        # No second reply to the cancelled request ever comes.
-        assert [m for m in client.collect(1.0) if m.get("id") == 50] == []
         assert server.stop() == 0
+        # No second reply to the cancelled request ever came: all the server sent before
+        # it exited has been read.
+        assert [m for m in client.to_the_end() if m.get("id") == 50] == []
 
 
 # -- versions --------------------------------------------------------------------------

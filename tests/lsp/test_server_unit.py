@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import json
 import logging
 import sys
+import threading
 from pathlib import Path
 
 from conftest import PULLING, capabilities
@@ -21,20 +23,30 @@ BILLING = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text
 
 
 class Sink:
-    """A writer that keeps what the server sends."""
+    """A writer that keeps what the server sends; ``changed`` is set at every message
+    written (on the loop) and at every ``poke`` (from any thread: a test's spy in the
+    worker), which is what ``until`` waits on."""
 
     def __init__(self) -> None:
         self.messages: list[dict] = []
+        self.changed = asyncio.Event()
+        self.loop = asyncio.get_running_loop()
 
     def write(self, data: bytes) -> None:
         body = data.split(b"\r\n\r\n", 1)[1]
         self.messages.append(json.loads(body))
+        self.changed.set()
+
+    def poke(self) -> None:
+        self.loop.call_soon_threadsafe(self.changed.set)
 
     def close(self) -> None:
         pass
 
 
 def initialized_server(preset: str):
+    """A server after ``initialize``, writing to a ``Sink``; recording an index also
+    wakes ``until`` (nothing is sent to the client then)."""
     server = create_server()
     sink = Sink()
     server.protocol.set_writer(sink)
@@ -44,39 +56,50 @@ def initialized_server(preset: str):
             params=types.InitializeParams(capabilities=capabilities(preset, None)),
         )
     )
+    store = server.store
+    mark_indexed = store.mark_indexed
+
+    def marked(*args, **kwargs) -> None:
+        mark_indexed(*args, **kwargs)
+        sink.poke()
+
+    store.mark_indexed = marked
     return server, sink
 
 
 def did_open(server, uri: str, text: str, language_id: str = "toml") -> None:
     """``didOpen`` of ``uri`` at version 1, handled as the transport hands it over."""
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_OPEN,
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=uri, language_id=language_id, version=1, text=text
+    server.protocol.handle_message(
+        types.DidOpenTextDocumentNotification(
+            params=types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id=language_id, version=1, text=text
+                )
             )
-        ),
+        )
     )
 
 
 def did_change(server, uri: str, version: int, text: str) -> None:
     """``didChange`` of ``uri`` to ``text`` (the whole document) at ``version``."""
-    server.protocol._handle_notification(
-        types.TEXT_DOCUMENT_DID_CHANGE,
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-        ),
+    server.protocol.handle_message(
+        types.DidChangeTextDocumentNotification(
+            params=types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+            )
+        )
     )
 
 
 async def test_notifications_leave_no_futures_behind():
-    server, _ = initialized_server("neovim")
+    server, sink = initialized_server("neovim")
     uri = "file:///w/leak.wf.toml"
     did_open(server, uri, "")
     for version in range(2, 202):
         did_change(server, uri, version, "x")
-    await asyncio.sleep(0)
+    # Pushed: every notification was handled, and what they started has finished.
+    await until(sink, lambda: published(sink, 201), "the diagnostics of the last version")
     assert len(server.protocol._request_futures) <= 2
     assert server.store.version(uri) == 201
 
@@ -101,18 +124,16 @@ async def test_analysis_failure_gives_an_empty_answer(monkeypatch):
 
     monkeypatch.setattr(server.store, "snapshot", explode)
     monkeypatch.setattr(server.store, "analyse", explode)  # diagnostics read the revision too
-    server.protocol._handle_request(
-        2,
-        types.TEXT_DOCUMENT_DIAGNOSTIC,
-        types.DocumentDiagnosticParams(text_document=types.TextDocumentIdentifier(uri=uri)),
+    server.protocol.handle_message(
+        types.DocumentDiagnosticRequest(
+            id=2,
+            params=types.DocumentDiagnosticParams(
+                text_document=types.TextDocumentIdentifier(uri=uri)
+            ),
+        )
     )
-    for _ in range(500):  # the handler is async: let the event loop finish it
-        if sink.messages and sink.messages[-1].get("id") == 2:
-            break
-        await asyncio.sleep(0.01)
-    response = sink.messages[-1]
-    assert response["id"] == 2
-    assert response["result"] == {"kind": "full", "items": []}
+    await until(sink, lambda: _answer(sink, 2) is not None, "the answer")
+    assert _answer(sink, 2)["result"] == {"kind": "full", "items": []}
 
 
 def test_settings_parsing():
@@ -134,13 +155,27 @@ def published(sink, version: int) -> bool:
     )
 
 
-async def until(condition, what: str) -> None:
-    """Wait (up to ten seconds) for ``condition`` to hold."""
-    for _ in range(1000):
-        if condition():
-            return
-        await asyncio.sleep(0.01)
-    raise AssertionError(f"timed out waiting for {what}")
+async def until(sink: Sink, condition, what: str) -> None:
+    """Wait (up to ten seconds) for ``condition`` to hold, checking it again whenever
+    ``sink`` changes: a message written or a spy's ``poke``."""
+    try:
+        async with asyncio.timeout(10):
+            while not condition():
+                # No await between the check and clear(): a change cannot slip in between.
+                sink.changed.clear()
+                await sink.changed.wait()
+    except TimeoutError:
+        raise AssertionError(f"timed out waiting for {what}") from None
+
+
+async def after_the_servers_timers(delay: float) -> None:
+    """Return once the event loop has run every timer the server set for ``delay``
+    seconds or less before this call (an edit's grace): a timer set later for longer
+    comes after those in the loop's order, however slow the machine is."""
+    loop = asyncio.get_running_loop()
+    fired = loop.create_future()
+    loop.call_later(delay, fired.set_result, None)
+    await fired
 
 
 class _Captured:
@@ -231,27 +266,32 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
 
     def held_build(snapshot: DocumentSnapshot, cancelled) -> bool:
         builds.append(snapshot)
+        sink.poke()
         release.wait(10)  # the edits below arrive while the build runs
         return build_index(snapshot, cancelled)
 
     monkeypatch.setattr(DocumentSnapshot, "build_index", held_build)
 
     did_open(server, uri, text)
-    await until(lambda: published(sink, 1) and builds, "the first diagnostics and index build")
+    await until(
+        sink, lambda: published(sink, 1) and builds, "the first diagnostics and index build"
+    )
     first = builds[0]
     assert first.version == 1
     for version, name in ((2, "nam"), (3, "na")):
         edited = text.replace(path, path[: path.rindex(".") + 1] + name)
         did_change(server, uri, version, edited)
-    await asyncio.sleep(0.05)
+    # The store has both versions once the notifications are handled: what the build
+    # asks, whether a newer version waits, is answered "yes" from now on.
+    assert server.store.version(uri) == 3
     release.set()
-    await until(lambda: first.has_index and server.store.has_indexed(uri), "the first index")
+    await until(sink, lambda: first.has_index and server.store.has_indexed(uri), "the first index")
     assert len(builds) == 1  # not abandoned for the newer versions, not started again
     context = await server.request_context(uri, while_typing=True)
     assert context is not None
     view = context.view
     assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
-    await until(lambda: published(sink, 3), "the diagnostics of the last edit")
+    await until(sink, lambda: published(sink, 3), "the diagnostics of the last edit")
 
 
 def test_every_feature_says_how_its_handler_runs() -> None:
@@ -270,9 +310,21 @@ from wfls.server import create_server
 
 HEAVY = ("pydantic", "tree_sitter", "wf_core.snapshot", "wf_core.workspace.index", "wfls.store")
 
+def loaded():
+    return [name for name in HEAVY if name in sys.modules]
+
 class Captured:
-    data = b""
-    def write(self, data): self.data += data
+    # What is loaded as the answer is written, and after what the handler scheduled
+    # before it (the import of the analysis): a callback scheduled now runs after that.
+    def __init__(self):
+        self.data = b""
+        self.before = None
+        self.after = asyncio.get_running_loop().create_future()
+    def write(self, data):
+        if self.before is None:
+            self.before = loaded()
+            asyncio.get_running_loop().call_soon(lambda: self.after.set_result(loaded()))
+        self.data += data
     def close(self): pass
 
 async def main():
@@ -282,13 +334,8 @@ async def main():
     params = {"processId": None, "rootUri": None, "capabilities": {}}
     request = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
     server.protocol.handle_body(json.dumps(request).encode())
-    for _ in range(100):  # the answer is written by a task of the loop
-        if out.data:
-            break
-        await asyncio.sleep(0)
-    loaded_before = [name for name in HEAVY if name in sys.modules]
-    await asyncio.sleep(0.05)  # the analysis is imported right after the answer
-    loaded_after = [name for name in HEAVY if name in sys.modules]
+    loaded_after = await asyncio.wait_for(out.after, 30)
+    loaded_before = out.before
     answer = json.loads(out.data.partition(b"\\r\\n\\r\\n")[2])
     commands = answer["result"]["capabilities"]["executeCommandProvider"]["commands"]
     print(json.dumps({"before": loaded_before, "after": loaded_after, "commands": commands}))
@@ -354,40 +401,39 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
         if sys._getframe(1).f_code.co_name == "give_way" and len(polls) < len(releases):
             polls.append(threading.Event())
             polls[-1].set()
+            sink.poke()
             releases[len(polls) - 1].wait(10)
         quiet()
 
     monkeypatch.setattr(server, "wait_for_quiet", held_polls)
     events: list[str] = []
-    compute = server._compute_diagnostics
-
-    def noted(uri: str, *args):
-        events.append(f"analysis {server.store.version(uri)}")
-        return compute(uri, *args)
-
-    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    server.on_analysis = lambda uri: events.append(f"analysis {server.store.version(uri)}")
 
     did_open(server, uri, text, "json")
-    await until(lambda: published(sink, 1) and len(polls) == 1, "the first diagnostics, the build")
+    await until(
+        sink, lambda: published(sink, 1) and len(polls) == 1, "the first diagnostics, the build"
+    )
     first = server.store.kept_snapshot(uri, server.store.revision(uri))
     assert first is not None and not first.has_index
     did_change(server, uri, 2, text.replace("loop.item.name", "loop.item.nam", 1))
-    await asyncio.sleep(0.05)
+    assert server.store.version(uri) == 2  # in the store once the notification is handled
     releases[0].set()  # the build sees version 2 waiting: it gives way
-    await until(lambda: published(sink, 2) and len(polls) == 2, "the edit's diagnostics, the build")
+    await until(
+        sink, lambda: published(sink, 2) and len(polls) == 2, "the edit's diagnostics, the build"
+    )
     assert not first.has_index  # the edit's diagnostics came before the index
     # Typing meanwhile is seen through the analysis being indexed.
     did_change(server, uri, 3, text.replace("loop.item.name", "loop.item.na", 1))
     view = server.store.editing_snapshot(uri)
     assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
     releases[1].set()
-    await until(lambda: server.store.has_indexed(uri), "the first index")
+    await until(sink, lambda: server.store.has_indexed(uri), "the first index")
     assert first.has_index
     assert len(builders) == 1  # paused and resumed, never started again
     context = await server.request_context(uri, while_typing=True)
     assert context is not None
     assert isinstance(context.view, EditedSnapshot) and context.view.base is first
-    await until(lambda: published(sink, 3), "the diagnostics of the last edit")
+    await until(sink, lambda: published(sink, 3), "the diagnostics of the last edit")
     assert events == ["analysis 1", "analysis 2", "analysis 3"]
 
 
@@ -406,17 +452,15 @@ def _completion_at(server, uri: str, text: str, needle: str, request_id: int) ->
     )
 
 
-def answers_before_each_analysis(server, sink, monkeypatch, request_id: int) -> list[int]:
+def answers_before_each_analysis(server, sink, request_id: int) -> list[int]:
     """A list that gets, as each analysis begins, how many answers to ``request_id`` the
     client has received by then (0 or 1)."""
     answered: list[int] = []
-    compute = server._compute_diagnostics
 
-    def noted(*args):
+    def noted(uri: str) -> None:
         answered.append(sum(m.get("id") == request_id and "result" in m for m in sink.messages))
-        return compute(*args)
 
-    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    server.on_analysis = noted
     return answered
 
 
@@ -431,18 +475,17 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
-    answered = answers_before_each_analysis(server, sink, monkeypatch, 7)
+    answered = answers_before_each_analysis(server, sink, 7)
     did_open(server, uri, text)
-    await until(lambda: published(sink, 1), "the diagnostics of the opened document")
+    await until(sink, lambda: published(sink, 1), "the diagnostics of the opened document")
     assert answered == [0]
     # (an edit made while that push is still under way is analysed right after it)
-    await until(lambda: server.store.has_indexed(uri), "the first push and index")
+    await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
     monkeypatch.setattr(server_module, "EDIT_GRACE", 0.3)
     edited = text.replace("customers.item.name", "customers.item.", 1)
     did_change(server, uri, 2, edited)
-    await asyncio.sleep(0.05)  # the request arrives a little after the change
-    _completion_at(server, uri, edited, "customers.item.", 7)
-    await until(lambda: published(sink, 2), "the diagnostics of the edit")
+    _completion_at(server, uri, edited, "customers.item.", 7)  # right behind the change
+    await until(sink, lambda: published(sink, 2), "the diagnostics of the edit")
     assert answered == [0, 1]  # the completion was answered before the analysis began
     items = next(m["result"] for m in sink.messages if m.get("id") == 7)
     assert "name" in {item["label"] for item in items["items"]}
@@ -459,49 +502,71 @@ async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch)
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     did_open(server, uri, text)
-    await until(lambda: server.store.has_indexed(uri), "the first push and index")
-    answered = answers_before_each_analysis(server, sink, monkeypatch, 8)
+    await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
+    answered = answers_before_each_analysis(server, sink, 8)
     context = server.request_context
+    proceed = asyncio.Event()
 
-    async def slow(*args, **kwargs):
-        await asyncio.sleep(0.3)  # longer than the grace, shorter than the limit
+    async def held(*args, **kwargs):
+        await proceed.wait()  # still being answered when the grace ends
         return await context(*args, **kwargs)
 
-    monkeypatch.setattr(server, "request_context", slow)
+    monkeypatch.setattr(server, "request_context", held)
     monkeypatch.setattr(server_module, "EDIT_GRACE", 0.05)
-    monkeypatch.setattr(server_module, "EDIT_GRACE_LIMIT", 2.0)
+    monkeypatch.setattr(server_module, "EDIT_GRACE_LIMIT", 60.0)
     edited = text.replace("customers.item.name", "customers.item.", 1)
     did_change(server, uri, 2, edited)
     _completion_at(server, uri, edited, "customers.item.", 8)
     assert server.protocol.answering
-    await until(lambda: published(sink, 2), "the diagnostics of the edit")
+    # The edit's grace has ended (its timer ran before this longer one), and an analysis
+    # it started would be queued in the one worker before this no-op, so done after it.
+    await after_the_servers_timers(2 * server_module.EDIT_GRACE)
+    await server.in_worker(lambda: None)
+    assert answered == []  # put off: the completion is still being answered
+    proceed.set()
+    await until(sink, lambda: published(sink, 2), "the diagnostics of the edit")
     assert answered == [1]  # the analysis began once the completion was answered
     assert not server.protocol.answering
 
 
+class ObservedQuiet(threading.Event):
+    """A ``quiet`` event that tells ``sink`` when it is waited on, and keeps how each
+    wait ended (True: it was set; False: the wait timed out)."""
+
+    def __init__(self, sink: Sink) -> None:
+        super().__init__()
+        self.sink = sink
+        self.waited = threading.Event()
+        self.ends: list[bool] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waited.set()
+        self.sink.poke()
+        ended = super().wait(timeout)
+        self.ends.append(ended)
+        return ended
+
+
 async def test_an_analysis_waits_while_a_message_arrives(monkeypatch):
     """The worker's analysis starts only once the message arriving meanwhile has been
-    handled (the transport clears ``_quiet`` from its first byte until then)."""
-    import threading
+    handled (the transport clears ``quiet`` from its first byte until then)."""
+    from wfls import server as server_module
 
     text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     started = threading.Event()
-    compute = server._analyse_and_convert
-
-    def noted(*args):
-        started.set()
-        return compute(*args)
-
-    monkeypatch.setattr(server, "_analyse_and_convert", noted)
-    server._quiet.clear()  # a message is arriving
+    server.on_analysis = lambda uri: started.set()
+    monkeypatch.setattr(server_module, "QUIET_WAIT", 60.0)  # not ended by the safety net
+    quiet = ObservedQuiet(sink)  # cleared: a message is arriving
+    monkeypatch.setattr(server, "quiet", quiet)
     did_open(server, uri, text)
-    await asyncio.sleep(0.2)
-    assert not started.is_set() and not published(sink, 1)
-    server._quiet.set()  # handled
-    await until(lambda: published(sink, 1), "the diagnostics once the message was handled")
+    await until(sink, quiet.waited.is_set, "the analysis to pause")
+    assert not started.is_set() and not published(sink, 1)  # paused before it began
+    quiet.set()  # handled
+    await until(sink, lambda: published(sink, 1), "the diagnostics once the message was handled")
     assert started.is_set()
+    assert quiet.ends[0] is True  # the pause ended as the message was handled
 
 
 async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypatch):
@@ -515,26 +580,38 @@ async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypat
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     analysed: list[int | None] = []
-    compute = server._compute_diagnostics
 
-    def noted(uri: str, *args):
+    def noted(uri: str) -> None:
         analysed.append(server.store.version(uri))
-        return compute(uri, *args)
+        sink.poke()
 
-    monkeypatch.setattr(server, "_compute_diagnostics", noted)
+    server.on_analysis = noted
     did_open(server, uri, text)
     # (an edit made while that push is still under way is analysed right after it)
-    await until(lambda: server.store.has_indexed(uri), "the first push and index")
-    monkeypatch.setattr(server_module, "EDIT_GRACE", 0.35)
-    last = 12
-    for version in range(2, last + 1):  # one edit every 0.1 s for a second
+    await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
+    grace = 0.4
+    monkeypatch.setattr(server_module, "EDIT_GRACE", grace)
+
+    def edit(version: int) -> None:
         edited = text.replace("customers.item.name", f"customers.item.n{version}", 1)
         did_change(server, uri, version, edited)
-        await asyncio.sleep(0.1)
-    await until(lambda: published(sink, last), "the diagnostics of the last edit")
+
+    # An edit every quarter of the grace (the wait for the analysis to begin is what
+    # spaces them) until the analysis of the first begins; edits that put it off would
+    # go on to the bound.
+    version = 1
+    while len(analysed) < 2:
+        assert version < 40, "edits faster than the grace put the analysis off"
+        version += 1
+        edit(version)
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(grace / 4):
+                await until(sink, lambda: len(analysed) >= 2, "the analysis of the edits")
+    last = version + 1
+    edit(last)
     assert analysed[0] == 1
-    assert 2 < analysed[1] < last  # analysed while the edits went on
-    assert analysed[-1] == last
+    assert 2 <= analysed[1] < last  # analysed while the edits went on
+    await until(sink, lambda: published(sink, last), "the diagnostics of the last edit")
 
 
 def _position(text: str, offset: int) -> types.Position:
@@ -542,11 +619,9 @@ def _position(text: str, offset: int) -> types.Position:
     return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
 
 
-def _hold_first_index(monkeypatch) -> tuple[list, object]:
+def _hold_first_index(monkeypatch, sink: Sink) -> tuple[list, object]:
     """Every index build ahead waits until the returned event is set; the list gets each
     snapshot whose build started."""
-    import threading
-
     from wf_core.snapshot import DocumentSnapshot
     from wfls import server as server_module
 
@@ -557,6 +632,7 @@ def _hold_first_index(monkeypatch) -> tuple[list, object]:
 
     def held_build(snapshot: DocumentSnapshot, cancelled) -> bool:
         builds.append(snapshot)
+        sink.poke()
         release.wait(10)
         return build_index(snapshot, cancelled)
 
@@ -568,18 +644,48 @@ def _answer(sink, request_id: int):
     return next((m for m in sink.messages if m.get("id") == request_id), None)
 
 
+INDEXED = "file:///w/indexed.wf.toml"
+"""A document opened, and indexed, before the first index builds are held."""
+
+
 async def _opened_while_the_first_index_is_held(monkeypatch, uri: str, text: str):
     """A server with ``text`` open, its diagnostics published and its first index build
-    held until the returned event is set: ``(server, sink, builds, release)``."""
-    builds, release = _hold_first_index(monkeypatch)
+    held until the returned event is set: ``(server, sink, builds, release)``. ``INDEXED``
+    (the billing example) is open too, its index built."""
     server, sink = initialized_server("visual-studio-code")
+    did_open(server, INDEXED, BILLING)
+    await until(sink, lambda: server.store.has_indexed(INDEXED), "the index of INDEXED")
+    builds, release = _hold_first_index(monkeypatch, sink)
     did_open(server, uri, text)
     try:
-        await until(lambda: published(sink, 1) and builds, "the diagnostics and the index build")
+        await until(
+            sink, lambda: published(sink, 1) and builds, "the diagnostics and the index build"
+        )
     except BaseException:
         release.set()
         raise
     return server, sink, builds, release
+
+
+def _hover_at(server, uri: str, text: str, offset: int, request_id: int) -> None:
+    server.protocol.handle_message(
+        types.HoverRequest(
+            id=request_id,
+            params=types.HoverParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=_position(text, offset),
+            ),
+        )
+    )
+
+
+async def _answered_after(server, sink, request_id: int) -> None:
+    """Return once a hover on ``INDEXED``, sent now, is answered: it needs nothing that
+    is held, and requests are taken in order and answered by tasks started in order, so
+    request ``request_id`` (sent before) has by then been answered, or waits on something."""
+    _hover_at(server, INDEXED, BILLING, BILLING.index('"customers"') + 2, 99)
+    await until(sink, lambda: _answer(sink, 99) is not None, "the hover on INDEXED")
+    assert _answer(sink, 99)["result"] is not None
 
 
 async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(monkeypatch):
@@ -605,7 +711,7 @@ async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(
     )
     try:
         _completion_at(server, uri, BILLING, "customers.item.", 9)
-        await until(lambda: _answer(sink, 9) is not None, "the completion")
+        await until(sink, lambda: _answer(sink, 9) is not None, "the completion")
         assert not builds[0].has_index  # answered while the first index was held
         labels = {item["label"] for item in _answer(sink, 9)["result"]["items"]}
         assert {"name", "orders"} <= labels
@@ -640,21 +746,12 @@ async def test_a_hover_that_needs_the_whole_index_waits_for_it(monkeypatch):
         monkeypatch, uri, SUBGRAPH_CALLER
     )
     try:
-        offset = SUBGRAPH_CALLER.index("total = { type")
-        server.protocol.handle_message(
-            types.HoverRequest(
-                id=10,
-                params=types.HoverParams(
-                    text_document=types.TextDocumentIdentifier(uri=uri),
-                    position=_position(SUBGRAPH_CALLER, offset),
-                ),
-            )
-        )
-        await asyncio.sleep(0.2)
+        _hover_at(server, uri, SUBGRAPH_CALLER, SUBGRAPH_CALLER.index("total = { type"), 10)
+        await _answered_after(server, sink, 10)
         assert _answer(sink, 10) is None  # waiting for the whole index
     finally:
         release.set()
-    await until(lambda: _answer(sink, 10) is not None, "the hover")
+    await until(sink, lambda: _answer(sink, 10) is not None, "the hover")
     assert builds[0].has_index
     assert "**property `total`**" in _answer(sink, 10)["result"]["contents"]["value"]
 
@@ -665,7 +762,7 @@ async def test_a_node_view_that_fails_leaves_the_request_to_the_whole_index(monk
     from wf_core import node_view
 
     def broken(view, offset):
-        raise RuntimeError("broken node view")
+        raise RuntimeError("broken node view")  # (INDEXED has its index: never asked)
 
     monkeypatch.setattr(node_view, "at_node", broken)
     uri = "file:///w/billing.wf.toml"
@@ -674,11 +771,11 @@ async def test_a_node_view_that_fails_leaves_the_request_to_the_whole_index(monk
     )
     try:
         _completion_at(server, uri, BILLING, "customers.item.", 11)
-        await asyncio.sleep(0.2)
+        await _answered_after(server, sink, 11)
         assert _answer(sink, 11) is None  # waiting for the whole index
     finally:
         release.set()
-    await until(lambda: _answer(sink, 11) is not None, "the completion")
+    await until(sink, lambda: _answer(sink, 11) is not None, "the completion")
     assert builds[0].has_index
     assert {"name", "orders"} <= {item["label"] for item in _answer(sink, 11)["result"]["items"]}
     assert "could not be made" in caplog.text

@@ -95,24 +95,37 @@ def test_quiet_is_set_again_when_handling_fails() -> None:
     assert [type(error) for error in errors] == [ValueError]
 
 
-def test_work_that_can_wait_pauses_until_the_message_is_handled() -> None:
+class ObservedEvent(threading.Event):
+    """An event that says when it is waited on, and keeps how each wait ended (True: it
+    was set; False: the wait timed out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waited = threading.Event()
+        self.ends: list[bool] = []
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waited.set()
+        ended = super().wait(timeout)
+        self.ends.append(ended)
+        return ended
+
+
+def test_work_that_can_wait_pauses_until_the_message_is_handled(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from wfls import server as server_module
+
     server = WflsServer()
-    server._quiet.clear()  # a message is arriving
-    paused = threading.Event()
-    resumed = threading.Event()
-
-    def worker() -> None:
-        paused.set()
-        server.wait_for_quiet()
-        resumed.set()
-
-    thread = threading.Thread(target=worker)
+    monkeypatch.setattr(server_module, "QUIET_WAIT", 60.0)  # not ended by the safety net
+    server.quiet = quiet = ObservedEvent()  # not set: a message is arriving
+    thread = threading.Thread(target=server.wait_for_quiet)
     thread.start()
-    assert paused.wait(5)
-    assert not resumed.wait(0.2)
-    server._quiet.set()  # the loop handled it
-    assert resumed.wait(5)
-    thread.join()
+    assert quiet.waited.wait(5)  # the worker is in the pause
+    quiet.set()  # the loop handled it
+    thread.join(5)
+    assert not thread.is_alive()
+    assert quiet.ends == [True]  # the pause ended as the message was handled
 
 
 # --- decoding: large bodies go through msgspec, and decode exactly as the json module does

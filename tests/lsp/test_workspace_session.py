@@ -11,10 +11,9 @@ import asyncio
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
 
 import pytest
-from conftest import PULLING, WAIT, Session, start_session
+from conftest import PULLING, WAIT, RecordingClient, Session, start_session
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
@@ -89,13 +88,8 @@ def hold_configuration(client: LanguageClient) -> asyncio.Event:
 
     The server reads its settings before it indexes the workspace, so while the answer is
     held a document opened is checked with the workspace not indexed yet, every time."""
-    release = asyncio.Event()
-
-    async def configuration(params: types.ConfigurationParams) -> list[Any]:
-        await release.wait()
-        return [client.get_configuration(section=item.section) for item in params.items]
-
-    client.protocol.fm.features[types.WORKSPACE_CONFIGURATION] = configuration
+    assert isinstance(client, RecordingClient)
+    release = client.configuration_answered = asyncio.Event()
     return release
 
 
@@ -285,13 +279,13 @@ async def test_workspace_pull_covers_every_document(
 async def test_indexing_reports_progress(session: Session) -> None:
     if session.preset != "visual-studio-code":
         return  # the Neovim preset does not announce window.workDoneProgress
-    async with asyncio.timeout(WAIT):
-        while not any(
+    await session.until(
+        lambda: any(
             isinstance(report, types.WorkDoneProgressEnd)
             for reports in session.client.progress_reports.values()
             for report in reports
-        ):
-            await asyncio.sleep(0.05)
+        )
+    )
     [reports] = session.client.progress_reports.values()
     assert isinstance(reports[0], types.WorkDoneProgressBegin)
     assert reports[0].title == "wfls: indexing workflows"
