@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import jsonschema
 import pytest
@@ -443,14 +444,15 @@ def test_check_holds_its_analyses_only_for_a_caller_about_to_exit(
     from wfls.cli import _run, build_parser
 
     made: list[weakref.ref[object]] = []
-    workspace = wfls.cli.check._workspace
 
-    def spy(*args: object) -> object:
-        built = workspace(*args)  # type: ignore[arg-type]
-        made.append(weakref.ref(built))
-        return built
+    class Recorded(wfls.cli.check.Workspace):
+        """The workspace ``check`` makes, each remembered by a weak reference."""
 
-    monkeypatch.setattr(wfls.cli.check, "_workspace", spy)
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            made.append(weakref.ref(self))
+
+    monkeypatch.setattr(wfls.cli.check, "Workspace", Recorded)
     assert main(["check", str(BILLING)]) == 0
     assert made[0]() is None
 

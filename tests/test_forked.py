@@ -93,11 +93,12 @@ def forking(monkeypatch: pytest.MonkeyPatch) -> Iterator[Children]:
         children.results.append(value is not None)
         return value
 
-    monkeypatch.setattr(forked, "_allowed", True)
+    previous = forked.set_allowed(True)
     monkeypatch.setattr(forked.Pending, "result", recorded)
     monkeypatch.setattr(core, "SPLIT_FROM", 1)
     monkeypatch.setattr(toml_statements, "SPLIT_FROM", 1)
     yield children
+    forked.set_allowed(previous)
 
 
 def children_started(monkeypatch: pytest.MonkeyPatch, module: Any) -> list[forked.Pending]:
@@ -132,10 +133,10 @@ def test_what_a_child_reads_and_checks_is_what_the_parent_would_find(
     name: str, forking: Children
 ) -> None:
     text = DOCUMENTS[name]
-    forked._allowed = False
+    forked.set_allowed(False)
     serial = findings(text, syntax_of(name))
     assert any(f[2].value == "error" for f in serial), "each document has mistakes"
-    forked._allowed = True
+    forked.set_allowed(True)
     assert findings(text, syntax_of(name)) == serial
     # TOML: one child reads, one checks; JSON: only the checking is shared.
     assert forking.results == [True, True] if name.endswith(".toml") else [True]
@@ -146,9 +147,9 @@ def test_when_the_child_fails_the_parent_does_its_part(
     name: str, forking: Children, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     text = DOCUMENTS[name]
-    forked._allowed = False
+    forked.set_allowed(False)
     serial = findings(text, syntax_of(name))
-    forked._allowed = True
+    forked.set_allowed(True)
     monkeypatch.setattr(core, "node_findings", failing_in_child(core.node_findings))
     monkeypatch.setattr(toml_statements, "read_chunk", failing_in_child(toml_statements.read_chunk))
     assert findings(text, syntax_of(name)) == serial
@@ -163,9 +164,9 @@ def with_a_multi_line_string(text: str, at: int) -> str:
 def found_without_and_with_a_child(text: str) -> tuple[list[Any], list[Any]]:
     """The findings of a TOML ``text`` in a process that may not fork, then in one that
     may (the fixture ``forking`` set the rest up)."""
-    forked._allowed = False
+    forked.set_allowed(False)
     serial = findings(text, "toml")
-    forked._allowed = True
+    forked.set_allowed(True)
     return serial, findings(text, "toml")
 
 
@@ -192,7 +193,7 @@ def test_a_statement_the_parent_cannot_read_leaves_the_child_reaped(
     assert with_child == serial
     assert len(started) == 1 and forking.results == [True]  # the reading child, unread
     with pytest.raises(ChildProcessError):
-        os.waitpid(started[0]._pid, os.WNOHANG)
+        os.waitpid(started[0].pid, os.WNOHANG)
 
 
 def test_when_the_parent_fails_its_part_the_child_is_reaped(
@@ -209,7 +210,7 @@ def test_when_the_parent_fails_its_part_the_child_is_reaped(
         core.validate_workflow(snapshot.workflow, context=snapshot.context)
     assert len(started) == 1 and not forking.results
     with pytest.raises(ChildProcessError):
-        os.waitpid(started[0]._pid, os.WNOHANG)
+        os.waitpid(started[0].pid, os.WNOHANG)
 
 
 def test_the_callers_work_alongside_is_done_while_a_child_checks_and_only_then(
@@ -229,7 +230,7 @@ def test_the_callers_work_alongside_is_done_while_a_child_checks_and_only_then(
 
     with_a_child = validated()
     assert done == [os.getpid()] and forking.results == [True]
-    forked._allowed = False
+    forked.set_allowed(False)
     assert validated() == with_a_child == list(snapshot.report.issues)
     assert done == [os.getpid()]  # no child: the caller makes its own when it needs it
 
@@ -262,7 +263,7 @@ def test_a_state_sent_to_the_parent_is_the_chunk_it_was_read_as() -> None:
 
 def _snapshot_found_alone(name: str) -> Any:
     """The analysis of ``DOCUMENTS[name]`` with its findings placed, made without a child."""
-    forked._allowed = False
+    forked.set_allowed(False)
     snapshot = analyze_text(DOCUMENTS[name], syntax_of(name))  # type: ignore[arg-type]
     assert snapshot.issues
     return snapshot
@@ -280,7 +281,7 @@ def test_text_printed_by_two_processes_is_the_text_printed_by_one(
     counts = Counter(f.severity for f in found)
     monkeypatch.setattr(reporting, "SPLIT_FROM", 1)
     alone = text_for(name, snapshot)
-    forked._allowed = True
+    forked.set_allowed(True)
     with_a_child = text_for(name, snapshot)
     assert alone.text == with_a_child.text == expected
     assert alone.severities == with_a_child.severities == counts
@@ -296,13 +297,13 @@ def test_a_cause_and_its_consequences_are_printed_by_one_process(
     text = DOCUMENTS["generated-mistaken.wf.toml"].replace(
         'start = "g0_customers"', 'start = "g0_customer"'
     )
-    forked._allowed = False
+    forked.set_allowed(False)
     snapshot = analyze_text(text, "toml")
     found = findings_for("g.wf.toml", snapshot)
     (start,) = [f for f in found if f.code == "unknown_start"]
     assert len(start.consequences) > 10
     monkeypatch.setattr(reporting, "SPLIT_FROM", 1)
-    forked._allowed = True
+    forked.set_allowed(True)
     assert text_for("g.wf.toml", snapshot).text == render_text(found)
     assert forking.results == [True]
 
@@ -313,8 +314,9 @@ def test_when_the_printing_child_fails_the_parent_prints_its_part(
     snapshot = _snapshot_found_alone("generated-mistaken.wf.toml")
     expected = render_text(findings_for("g.wf.toml", snapshot))
     monkeypatch.setattr(reporting, "SPLIT_FROM", 1)
-    monkeypatch.setattr(reporting, "_render_one", failing_in_child(reporting._render_one))
-    forked._allowed = True
+    in_child = reporting.in_child
+    monkeypatch.setattr(reporting, "in_child", lambda work: in_child(failing_in_child(work)))
+    forked.set_allowed(True)
     assert text_for("g.wf.toml", snapshot).text == expected
     assert forking.results == [False]
 
@@ -335,14 +337,15 @@ def test_an_edited_document_is_found_the_same_with_a_child(
     text = DOCUMENTS[name]
     at = int(where * (len(text) + 1))
     text = text[:at] + insert + text[at + delete :]
-    saved = (forked._allowed, core.SPLIT_FROM, toml_statements.SPLIT_FROM)
+    saved = (forked.set_allowed(False), core.SPLIT_FROM, toml_statements.SPLIT_FROM)
     try:
-        forked._allowed = False
         serial = findings(text, syntax_of(name))
-        forked._allowed, core.SPLIT_FROM, toml_statements.SPLIT_FROM = True, 1, 1
+        forked.set_allowed(True)
+        core.SPLIT_FROM, toml_statements.SPLIT_FROM = 1, 1
         assert findings(text, syntax_of(name)) == serial
     finally:
-        forked._allowed, core.SPLIT_FROM, toml_statements.SPLIT_FROM = saved
+        forked.set_allowed(saved[0])
+        core.SPLIT_FROM, toml_statements.SPLIT_FROM = saved[1:]
 
 
 def test_no_child_unless_the_process_allows_it() -> None:
@@ -351,25 +354,31 @@ def test_no_child_unless_the_process_allows_it() -> None:
 
 
 def test_a_process_on_one_processor_does_not_fork(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(forked, "_allowed", False)
-    if hasattr(os, "sched_getaffinity"):
-        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
-    else:
-        monkeypatch.setattr(os, "cpu_count", lambda: 1)
-    forked.allow()
-    assert not forked.allowed()
-    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
-    forked.allow()
-    assert forked.allowed() == hasattr(os, "fork")
+    previous = forked.set_allowed(False)
+    try:
+        if hasattr(os, "sched_getaffinity"):
+            monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0})
+        else:
+            monkeypatch.setattr(os, "cpu_count", lambda: 1)
+        forked.allow()
+        assert not forked.allowed()
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1}, raising=False)
+        forked.allow()
+        assert forked.allowed() == hasattr(os, "fork")
+    finally:
+        forked.set_allowed(previous)
 
 
-def test_a_child_given_up_on_is_reaped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(forked, "_allowed", True)
-    pending = forked.in_child(lambda: "x" * 1_000_000)  # more than a pipe holds
+def test_a_child_given_up_on_is_reaped() -> None:
+    previous = forked.set_allowed(True)
+    try:
+        pending = forked.in_child(lambda: "x" * 1_000_000)  # more than a pipe holds
+    finally:
+        forked.set_allowed(previous)
     assert pending is not None
     pending.cancel()
     with pytest.raises(ChildProcessError):
-        os.waitpid(pending._pid, os.WNOHANG)
+        os.waitpid(pending.pid, os.WNOHANG)
 
 
 def test_wfls_check_prints_with_a_child_what_it_prints_without(tmp_path: Path) -> None:

@@ -4,14 +4,19 @@ wait for an index build they can do without."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from wf_core.edits import Edit
 from wf_core.overlay import EditedSnapshot
 from wf_core.semantic.build import path_role_at
-from wf_core.snapshot import analyze_text
+from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.spans import LineIndex
 from wfls.store import DocumentStore
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -185,30 +190,107 @@ def test_path_role_at_names_exactly_the_paths_the_index_holds(example: str) -> N
 
 
 @pytest.mark.parametrize("ahead", [False, True])
-def test_an_index_build_prepares_locating_offsets(
-    ahead: bool, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_an_index_build_prepares_locating_offsets(ahead: bool) -> None:
     """The first request that locates an offset in a version does not build the source
     map's offset index while the user waits: the semantic index build made it."""
-    from wf_core.documents import source_map
-
     snapshot = analyze_text(BILLING, "toml")
     if ahead:
         assert snapshot.build_index(lambda: False)
     else:
         snapshot.index  # noqa: B018
-    built: list[int] = []  # sizes of the document-wide offset indexes built
-    original = source_map._Index.__init__
-    whole = len(snapshot.parsed.source_map._occ)  # the document-wide occurrences
-
-    def counted(self: source_map._Index, occurrences: list[source_map.Occurrence]) -> None:
-        if len(occurrences) == whole:  # not a statement's own, small one
-            built.append(len(occurrences))
-        original(self, occurrences)
-
-    monkeypatch.setattr(source_map._Index, "__init__", counted)
-    located = snapshot.parsed.source_map.locate(BILLING.index(PATH) + 3)
+    source_map = snapshot.parsed.source_map
+    assert source_map.locate_prepared
+    located = source_map.locate(BILLING.index(PATH) + 3)
     assert located is not None and located.location[0] == "nodes"
-    assert built == []
-    assert analyze_text(BILLING, "toml").parsed.source_map.locate(BILLING.index(PATH)) is not None
-    assert built == [whole]  # a version without an index builds it on first use
+    fresh = analyze_text(BILLING, "toml").parsed.source_map
+    assert not fresh.locate_prepared
+    assert fresh.locate(BILLING.index(PATH)) is not None
+    assert fresh.locate_prepared  # a version without an index builds it on first use
+
+
+# -- edits: the store's text, line index and analyses follow any chain of them ----------
+
+_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
+_PIECES = st.sampled_from(["x", "", ".", "é", "😀", '"', "\n", "item.", " ", "]", "na"])
+_STEP = st.tuples(
+    st.lists(
+        st.tuples(st.floats(0, 1, exclude_max=True), st.booleans(), st.integers(0, 3), _PIECES),
+        min_size=0,
+        max_size=3,
+    ),
+    st.sampled_from(["none", "analyse", "editing", "index"]),
+)
+
+
+def _edit(text: str, where: float, in_string: bool, delete: int, insert: str) -> Edit:
+    """An edit of ``text``, inside a string literal (where typing mostly happens) or anywhere."""
+    strings = [m.span() for m in _STRINGS.finditer(text)]
+    if in_string and strings:
+        start, end = strings[int(where * len(strings))]
+        at = start + 1 + int(where * 997) % max(1, end - start - 1)
+    else:
+        at = int(where * (len(text) + 1))
+    return Edit(at, min(at + delete, len(text)), insert)
+
+
+def _findings(snapshot: DocumentSnapshot) -> list[tuple[Any, ...]]:
+    return [(p.code, p.message, p.span, p.location, p.related) for p in snapshot.issues]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(["billing.wf.toml", "approvals.wf.json"]), st.lists(_STEP, max_size=8))
+def test_any_chain_of_edits_gives_what_a_fresh_analysis_of_its_text_gives(
+    name: str, steps: list[tuple[list[tuple[float, bool, int, str]], str]]
+) -> None:
+    """Updates of several edits each, analysed, seen through or indexed in between: the
+    store's text is the edits applied, its line index numbers lines as a fresh one, every
+    analysis says what a fresh analysis of its text says, and the region from each kept
+    analysis to the latest text, composed from the updates' regions, covers every
+    character that differs."""
+    uri, syntax = f"file:///w/{name}", "json" if name.endswith(".json") else "toml"
+    text = (EXAMPLES / name).read_text(encoding="utf-8")
+    store = DocumentStore()
+    store.open(uri, text, 1)
+    for version, (specs, action) in enumerate(steps, start=2):
+        edits = []
+        for spec in specs:
+            edit = _edit(text, *spec)
+            edits.append(edit)
+            text = edit.apply(text)
+        assert store.update(uri, edits, version)
+        assert store.text(uri) == text
+        lines, fresh = store.lines(uri), LineIndex(text)
+        assert lines is not None and lines.line_count == fresh.line_count
+        assert all(lines.position(o) == fresh.position(o) for o in range(0, len(text) + 1, 5))
+        if action == "editing":
+            view = store.editing_snapshot(uri)
+            assert view is None or (view.text == text and view.version == version)
+        elif action != "none":
+            snapshot = store.snapshot(uri)
+            assert snapshot is not None and snapshot.text == text
+            assert _findings(snapshot) == _findings(analyze_text(text, syntax))
+            if action == "index":
+                snapshot.index  # noqa: B018 - built, as a request would
+                store.mark_indexed(uri, snapshot)
+        document = store._documents[uri]
+        for known in (document.analysed, document.previous, document.indexed):
+            if known is not None:
+                old = known[1].text
+                region = document.current.region_since(known[0])
+                assert region is not None
+                assert old[: region.start] == text[: region.start]
+                assert old[region.old_end :] == text[region.new_end :]
+    snapshot = store.snapshot(uri)
+    assert snapshot is not None and _findings(snapshot) == _findings(analyze_text(text, syntax))
+
+
+def test_edits_are_applied_one_after_the_other_and_read_with_the_text_before_them() -> None:
+    """An edit given as a function of the line index reads the index of the text the
+    edits before it made (a client's changes, each in the positions after the last)."""
+    store = DocumentStore()
+    store.open(URI, 'name = "a"\nstart = "b"\n', 1)
+    line_two = lambda lines: Edit(lines.line_start(2), lines.line_start(2), "# end\n")  # noqa: E731
+    store.update(URI, [Edit(0, 0, "# top\n"), line_two, Edit(6, 10, "title")], 2)
+    assert store.text(URI) == '# top\ntitle = "a"\n# end\nstart = "b"\n'
+    assert store.version(URI) == 2
+    assert not store.update("file:///w/closed.wf.toml", [Edit(0, 0, "x")], 3)

@@ -52,6 +52,15 @@ def allowed() -> bool:
     return _allowed
 
 
+def set_allowed(value: bool) -> bool:
+    """Allow forking, or refuse it, whatever the machine; returns what was in force. For
+    tests, which compare the results of both ways on any machine (by the invariant above,
+    they are the same)."""
+    global _allowed
+    previous, _allowed = _allowed, value
+    return previous
+
+
 class Pending:
     """What a forked child is computing; ``result`` waits for it."""
 
@@ -60,6 +69,11 @@ class Pending:
     def __init__(self, pid: int, read: int) -> None:
         self._pid = pid
         self._read = read
+
+    @property
+    def pid(self) -> int:
+        """The child's process id."""
+        return self._pid
 
     def result(self) -> Any | None:
         """The child's value; None when it failed. Reads the whole pipe before waiting

@@ -579,6 +579,12 @@ class SourceMap:
             self._bases = [p.base for p in self._placements]
             self._index = _Index(self._occ)
 
+    @property
+    def locate_prepared(self) -> bool:
+        """Whether what ``locate`` reads is built (``prepare_locate``): a request that
+        locates an offset in this version pays nothing more for it."""
+        return self._index is not None
+
     def locate(self, offset: int) -> Located | None:
         """The innermost key or value range containing ``offset`` (end inclusive)."""
         self.prepare_locate()
