@@ -1,88 +1,13 @@
-"""Generated workflows for the benchmarks: nested loops and context-reading bindings.
-
-``generate_toml(n)`` writes a workflow of about ``n`` nodes as groups of an
-outer foreach, an inner foreach over the outer item's orders, and a chain of
-tasks whose bindings read both loops. It is what real large workflows look
-like to the analysis: deep owner stacks, many paths, shared item schemas.
-"""
+"""The generated workflows the benchmarks measure on (``wf_core.generate``, which the
+tests read too); run as a script, it prints one: ``python bench/generate.py 2000``."""
 
 from __future__ import annotations
 
-import itertools
 import sys
 
-TASKS_PER_GROUP = 8
-HEADER = """name = "generated"
-start = "g0_customers"
-outcomes = ["ok"]
+from wf_core.generate import TASKS_PER_GROUP, generate_toml
 
-[input_schema]
-type = "object"
-properties.customers = { type = "array", items = { "$ref" = "#/$defs/customer" } }
-
-[input_schema."$defs".customer]
-type = "object"
-properties.name = { type = "string" }
-properties.orders = { type = "array", items = { "$ref" = "#/$defs/order" } }
-
-[input_schema."$defs".order]
-type = "object"
-additionalProperties = false
-properties.sku = { type = "string" }
-properties.qty = { type = "integer" }
-
-[state_schema]
-type = "object"
-properties.total = { type = "number" }
-
-[[node_defs]]
-name = "charge_order"
-outcomes = ["ok"]
-input_schema = { type = "object", properties = { order = { type = "object" }, \
-customer = { type = "string" }, qty = { type = "integer" } } }
-output_schema = { type = "object", properties = { amount = { type = "number" } } }
-"""
-
-
-def generate_toml(nodes: int) -> str:
-    groups = max(1, nodes // (TASKS_PER_GROUP + 2))
-    parts = [HEADER]
-    edges: list[str] = []
-    for g in range(groups):
-        outer, inner = f"g{g}_customers", f"g{g}_orders.v2"
-        parts.append(
-            f'\n[[nodes]]\nid = "{outer}"\ntype = "foreach"\nover = "input.customers"\n'
-            f'as = "customer{g}"\n'
-        )
-        parts.append(
-            f'\n[[nodes]]\nid = "{inner}"\ntype = "foreach"\n'
-            f'over = "context.foreach.{outer}.item.orders"\nas = "order{g}"\n'
-        )
-        tasks = [f"g{g}_t{t}" for t in range(TASKS_PER_GROUP)]
-        for task in tasks:
-            parts.append(
-                f'\n[[nodes]]\nid = "{task}"\ntype = "node"\nnode = "charge_order"\ninput = [\n'
-                f'  {{ target = "order", path = \'context.foreach."{inner}".item\' }},\n'
-                f'  {{ target = "customer", path = "context.foreach.{outer}.item.name" }},\n'
-                f'  {{ target = "qty", path = "context.order{g}.qty" }},\n'
-                ']\noutput = [{ source = "amount", target = "state.total" }]\n'
-            )
-        following = f"g{g + 1}_customers" if g + 1 < groups else "__end__"
-        edges.append(f'  {{ from = "{outer}", outcome = "loop", to = "{inner}" }},')
-        edges.append(f'  {{ from = "{inner}", outcome = "loop", to = "{tasks[0]}" }},')
-        for a, b in itertools.pairwise(tasks):
-            edges.append(f'  {{ from = "{a}", outcome = "ok", to = "{b}" }},')
-        edges.append(f'  {{ from = "{tasks[-1]}", outcome = "ok", to = "{inner}" }},')
-        edges.append(f'  {{ from = "{inner}", outcome = "done", to = "{outer}" }},')
-        edges.append(f'  {{ from = "{outer}", outcome = "done", to = "{following}" }},')
-    header, body = parts[0], "".join(parts[1:])
-    return (
-        header.replace(
-            'outcomes = ["ok"]\n', 'outcomes = ["ok"]\nedges = [\n' + "\n".join(edges) + "\n]\n", 1
-        )
-        + body
-    )
-
+__all__ = ["TASKS_PER_GROUP", "generate_toml"]
 
 if __name__ == "__main__":
     sys.stdout.write(generate_toml(int(sys.argv[1]) if len(sys.argv) > 1 else 2000))

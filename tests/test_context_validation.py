@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import itertools
-import sys
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,12 +16,10 @@ from wf_core.analysis.context_scopes import (
     context_schemas_by_node,
 )
 from wf_core.context_contracts import root_context_schema
+from wf_core.generate import generate_toml
 from wf_core.schema_nav import DetachedSchemas, SchemaNavigator, schema_urn
 from wf_core.snapshot import analyze_text
 from wf_core.validation.core import validate_workflow
-
-sys.path.insert(0, str(Path(__file__).parent.parent / "bench"))
-from generate import generate_toml
 
 CUSTOMERS_INPUT = {
     "type": "object",

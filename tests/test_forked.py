@@ -26,14 +26,13 @@ from hypothesis import strategies as st
 
 from wf_core import forked
 from wf_core.documents import toml_chunks, toml_statements
+from wf_core.generate import generate_toml
 from wf_core.snapshot import analyze_text
 from wf_core.validation import core
 from wfls.cli import reporting
 from wfls.cli.reporting import findings_for, render_text, text_for
 
 ROOT = Path(__file__).parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-from generate import generate_toml  # noqa: E402
 
 EXAMPLES = ROOT / "examples"
 

@@ -11,20 +11,17 @@ examples and generated workflows, in document locations.
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
+from builders import every_read_kind, workflow_dict
 
+from wf_core.generate import generate_toml
 from wf_core.locations import Location
 from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wf_core.validation.reads import node_reads
 
 ROOT = Path(__file__).parent.parent
-sys.path.insert(0, str(ROOT / "bench"))
-
-from builders import every_read_kind, workflow_dict  # noqa: E402
-from generate import generate_toml  # noqa: E402
 
 # Reads hidden in expressions, nested conditions, operands and requests.
 NESTED = workflow_dict(*every_read_kind("context.foreach.loop.item"))

@@ -22,9 +22,7 @@ from typing import Any
 import pytest
 
 from tests.lsp.rawclient import RawClient, cpu_seconds, memory_mb
-
-sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
-from generate import generate_toml
+from wf_core.generate import generate_toml
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 PROBE = [sys.executable, str(Path(__file__).parent / "probe_server.py")]
