@@ -317,19 +317,6 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
     assert moved is not None and moved.span == Span(16, 17)
     assert places._current[id(issue)] is not kept
 
-    from wf_core.validation.document_checks import DocumentChecksMemo
-
-    checks, element = DocumentChecksMemo(), {"from": "a", "to": "b", "weight": 2}
-    checks.begin()
-    made = checks.checks("edges", 5, element)
-    assert [i.location for i in made[1]] == [("edges", 5, "weight")]
-    entry = checks._current["edges"][5]
-    checks.begin()
-    assert checks.checks("edges", 5, element) is made
-    assert checks._current["edges"][5] is entry  # carried over, under its integer index
-    checks.begin()
-    assert checks.checks("edges", 5, dict(element)) is not made  # another value there
-
 
 def test_each_version_numbers_its_own_lines() -> None:
     """A version's line index is derived from the last one's (``LineIndex.following``):

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import copy
+from pathlib import Path
 from typing import Any
 
 import pytest
 from test_models_workflow import billing_document
 
+from wf_core.documents import parse_document
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import NodeRef
 from wf_core.models import ForeachNode, NodeUse, Workflow
@@ -15,6 +17,7 @@ from wf_core.models.loading import load_workflow
 from wf_core.paths import GraphSourcePath
 from wf_core.snapshot import analyze_text
 
+EXAMPLES = Path(__file__).parent.parent / "examples"
 NODE_TYPES = "node, subgraph, condition, foreach, join, end, interrupt"
 
 
@@ -373,41 +376,53 @@ def test_deep_condition_nesting_is_an_issue_not_a_crash() -> None:
     assert [issue.message for issue in result.issues] == ["nesting is too deep"]
 
 
-def test_model_cache_reuses_pieces_by_value_identity() -> None:
-    from wf_core.models.loading import ModelCache
+def test_an_element_under_an_equal_key_gets_the_model_it_got_last_time() -> None:
+    """Models are found again by the texts an element was read from, not by objects."""
+    from wf_core.derived import Derivations
+    from wf_core.documents.parser import DocumentParser
 
-    cache = ModelCache()
+    text = (EXAMPLES / "billing.wf.toml").read_text(encoding="utf-8")
+    parser, derived = DocumentParser("toml"), Derivations()
+
+    def load(source: str) -> Any:
+        parsed = parser.parse(source)
+        keys = parsed.source_map.element_key
+        return load_workflow(parsed.values, derived=derived, keys=keys).workflow
+
+    first = load(text)
+    edited = text.replace('id = "charge"', 'id = "charge"\ndesc = "edited"')
+    second = load(edited)
+    assert second.nodes[0] is first.nodes[0] and second.nodes[1] is first.nodes[1]
+    assert second.nodes[2] is not first.nodes[2] and second.nodes[2].desc == "edited"
+    assert second == load_workflow(parse_document(edited, "toml").values).workflow
+    # Back to the first text: its node is validated again (only the last load's are kept).
+    third = load(text)
+    assert third == first and third.nodes[2] is not first.nodes[2]
+
+
+def test_an_element_is_validated_as_an_element_of_the_list_it_is_in() -> None:
+    """An edit can make a node's text an element of ``edges`` (a JSON bracket typed): under
+    the same key it is validated as an edge there, not handed out as the node it was."""
+    from wf_core.derived import Derivations
+
     document = billing_document()
-    first = load_workflow(document, cache=cache)
-    changed = dict(document)
-    changed["nodes"] = [*document["nodes"][:2], {**document["nodes"][2], "desc": "edited"}]
-    second = load_workflow(changed, cache=cache)
-    assert second.workflow.nodes[0] is first.workflow.nodes[0]
-    assert second.workflow.nodes[2] is not first.workflow.nodes[2]
-    assert second.workflow.nodes[2].desc == "edited"
-    assert second.workflow == load_workflow(changed).workflow
-    third = load_workflow(billing_document(), cache=cache)
-    assert third.workflow == first.workflow
+    derived = Derivations()
 
+    def key(kind: str, index: int) -> Any:
+        return "the node" if (kind, index) in (("nodes", 2), ("edges", 5)) else None
 
-def test_model_cache_validates_a_value_moved_to_another_list_as_that_lists_element() -> None:
-    """An edit can make the very object of a node an element of ``edges`` (a JSON bracket
-    typed): it is validated as an edge there, not handed out as the node it was."""
-    from wf_core.models.loading import ModelCache
-
-    cache = ModelCache()
-    document = billing_document()
-    first = load_workflow(document, cache=cache)
+    first = load_workflow(document, derived=derived, keys=key)
     assert first.workflow is not None
     moved = dict(document)
     moved["edges"] = [*document["edges"], document["nodes"][2]]
-    with_cache = load_workflow(moved, cache=cache)
+    assert len(moved["edges"]) == 6
+    derived_load = load_workflow(moved, derived=derived, keys=key)
     fresh = load_workflow(moved)
-    assert [(i.code, i.location, i.message) for i in with_cache.issues] == [
+    assert [(i.code, i.location, i.message) for i in derived_load.issues] == [
         (i.code, i.location, i.message) for i in fresh.issues
     ]
-    assert any(i.location[:2] == ("edges", len(moved["edges"]) - 1) for i in fresh.issues)
-    assert with_cache.workflow == fresh.workflow
+    assert any(i.location[:2] == ("edges", 5) for i in fresh.issues)
+    assert derived_load.workflow == fresh.workflow
 
 
 _HEAD = """name = "w"

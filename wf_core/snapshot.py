@@ -22,11 +22,12 @@ from typing import TYPE_CHECKING, Any
 
 from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.collector import collector_paused
+from wf_core.derived import Derivations
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.documents.source_map import plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
-from wf_core.models.loading import LoadResult, ModelCache, load_workflow
+from wf_core.models.loading import LoadResult, load_workflow
 from wf_core.models.workflow import first_index_by_id
 from wf_core.path_scan import scan_path
 from wf_core.placing import PlacementMemo
@@ -34,7 +35,7 @@ from wf_core.records import record
 from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
-from wf_core.validation.document_checks import DocumentChecksMemo, document_checks
+from wf_core.validation.document_checks import document_checks
 from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import ValidationMemo
 
@@ -107,11 +108,10 @@ class DocumentSnapshot:
         uri: str | None = None,
         version: int | None = None,
         extra_issues: tuple[Issue, ...] = (),
-        model_cache: ModelCache | None = None,
+        derived: Derivations | None = None,
         context_cache: ContextCache | None = None,
         validation_memo: ValidationMemo | None = None,
         placement_memo: PlacementMemo | None = None,
-        checks_memo: DocumentChecksMemo | None = None,
         lines: LineIndex | None = None,
     ):
         self.parsed = parsed
@@ -120,11 +120,10 @@ class DocumentSnapshot:
         self.extra_issues = extra_issues
         # Shared with the document's other versions: only touched while ``load`` is
         # first computed, which the owner of the cache serialises.
-        self._model_cache = model_cache
+        self._derived = derived
         self._context_cache = context_cache
         self._validation_memo = validation_memo
         self._placement_memo = placement_memo
-        self._checks_memo = checks_memo
         # The text's line index when the caller has it (the store derives it edit by edit).
         if lines is not None:
             vars(self)["lines"] = lines  # where cached_property keeps it
@@ -153,7 +152,9 @@ class DocumentSnapshot:
             # syntax errors are the mistakes; a workflow missing every key is not another.
             return LoadResult(workflow=None, issues=())
         written = parsed.source_map.keys_without_value() if parsed.issues else frozenset()
-        return load_workflow(values, cache=self._model_cache, written=written)
+        return load_workflow(
+            values, derived=self._derived, keys=parsed.source_map.element_key, written=written
+        )
 
     @property
     def workflow(self) -> Any | None:
@@ -240,7 +241,7 @@ class DocumentSnapshot:
         keywords), in document locations: independent of the validation, so a large
         validation may have it made while a child checks nodes."""
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        return document_checks(values, self._checks_memo)
+        return document_checks(values, self._derived, self.parsed.source_map.element_key)
 
     # -- locations --------------------------------------------------------------
 

@@ -52,16 +52,15 @@ from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
 from wf_core.analysis.context_scopes import ContextCache
+from wf_core.derived import Derivations
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
 from wf_core.edits import UNCHANGED, Edit, EditAt, Region, apply_in_order, edit_between
 from wf_core.files import WORKFLOW_SUFFIXES
-from wf_core.models.loading import ModelCache
 from wf_core.overlay import EditedSnapshot, derive_edited_snapshot
 from wf_core.placing import PlacementMemo
 from wf_core.records import record
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
-from wf_core.validation.document_checks import DocumentChecksMemo
 from wf_core.validation.memo import ValidationMemo
 from wf_core.view import AnalysisView
 from wfls.diagnostics_memo import DiagnosticsMemo
@@ -148,11 +147,11 @@ class OpenDocument:
     # revision: that build gives way to newer analyses, and requests see through it.
     indexing: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    models: ModelCache = field(default_factory=ModelCache, repr=False)
+    # What its analyses derived, found again by content (``wf_core.derived``).
+    derived: Derivations = field(default_factory=Derivations, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
     validations: ValidationMemo = field(default_factory=ValidationMemo, repr=False)
     placements: PlacementMemo = field(default_factory=PlacementMemo, repr=False)
-    checks: DocumentChecksMemo = field(default_factory=DocumentChecksMemo, repr=False)
     # Read and written by the analysis worker only (``WflsServer._compute_diagnostics``).
     diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)
 
@@ -336,11 +335,10 @@ class DocumentStore:
                     parsed,
                     uri=uri,
                     version=version,
-                    model_cache=document.models,
+                    derived=document.derived,
                     context_cache=document.contexts,
                     validation_memo=document.validations,
                     placement_memo=document.placements,
-                    checks_memo=document.checks,
                     lines=current.lines if source is text else None,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader

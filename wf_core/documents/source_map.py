@@ -155,6 +155,11 @@ class Located:
 # same coordinates as the entry) or, for a one-line literal without escapes, its
 # style: the value is then the text between the quotes.
 Compact = tuple[int, int, int, int, Kind, Any]
+
+ELEMENT_LISTS = frozenset(("nodes", "edges", "node_defs", "output"))
+"""The top-level lists whose elements are read, validated and checked one by one."""
+ElementKey = tuple[tuple[Location, str], ...]
+"""An element's statements: each one's text and where it lies in the element."""
 Occurrence = tuple[int, int, Location, bool]
 
 
@@ -405,6 +410,7 @@ class SourceMap:
         "_anchor_sizes",
         "_anchors",
         "_bases",
+        "_element_keys",
         "_entries",
         "_index",
         "_occ",
@@ -436,6 +442,45 @@ class SourceMap:
         self._anchor_sizes = sorted({len(anchor) for anchor in self._anchors}, reverse=True)
         self._index: _Index | None = None
         self._bases: list[int] | None = None
+        self._element_keys: dict[tuple[str, int], ElementKey] | None = None
+
+    def element_key(self, kind: str, index: int) -> ElementKey | None:
+        """What the value of the document's ``kind[index]`` (an element of ``nodes``,
+        ``edges``, ``node_defs`` or ``output``) is a function of: the texts of the
+        statements it was read from, each with where it lies in the element. Two versions
+        whose element has the same key have equal values there, whatever else changed, so
+        what is derived from the element alone may be found again by this key (see
+        ``wf_core.derived``). None when the element was not read from statements alone
+        (a text the front-end read without them): nothing is found again for it.
+
+        The elements of a list written as one top-level pair (``edges = [...]``) share that
+        pair's text, with their index in it."""
+        keys = self._element_keys
+        if keys is None:
+            keys = self._element_keys = self._make_element_keys()
+        return keys.get((kind, index))
+
+    def _make_element_keys(self) -> dict[tuple[str, int], ElementKey]:
+        parts: dict[tuple[str, int], list[tuple[Location, str]]] = {}
+        whole: dict[str, Chunk] = {}
+        for placement in self._placements:
+            loc, chunk = placement.table_loc, placement.chunk
+            if not loc and chunk.key in ELEMENT_LISTS:
+                whole[chunk.key] = chunk
+            elif len(loc) >= 2 and loc[0] in ELEMENT_LISTS and isinstance(loc[1], int):
+                parts.setdefault((loc[0], loc[1]), []).append((loc[2:], chunk.text))
+        keys: dict[tuple[str, int], ElementKey] = {k: tuple(v) for k, v in parts.items()}
+        for kind, chunk in whole.items():
+            if any(k == kind for k, _ in parts):
+                # Written both ways (a mistake the front-end reports): which statement an
+                # element came from is not told by its place alone.
+                for i in [i for k, i in keys if k == kind]:
+                    del keys[(kind, i)]
+                continue
+            elements = chunk.table.get(kind)
+            for i in range(len(elements) if isinstance(elements, list) else 0):
+                keys[(kind, i)] = (((i,), chunk.text),)
+        return keys
 
     def _find(self, loc: Location) -> tuple[Placement, Compact] | None:
         """The placement whose chunk holds ``loc``'s entry, tried from the longest anchor

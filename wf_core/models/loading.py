@@ -15,14 +15,16 @@ Issues name *document* locations (the keys and list indexes as written), and
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import field
+from functools import partial
 from typing import Annotated, Any
 
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
+from wf_core.derived import Derivations
+from wf_core.documents.source_map import ElementKey
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location, LocationPart
 from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
@@ -395,45 +397,11 @@ def _string_members(value: Any) -> list[str]:
     return []
 
 
-class ModelCache:
-    """Validated pieces of the previous version, found again by the identity of their values.
-
-    The document front-end hands out the same dict for a ``[[nodes]]`` table (or
-    edge, binding...) it did not re-read, so a piece whose value object is the
-    very one validated last time needs no second validation. Entries are filed by
-    the list the piece was validated for (``nodes``, ``edges``...), then by ``id()``:
-    an edit can move a value into another list (a JSON bracket typed or removed makes
-    a node's object an element of ``edges``), where it must be validated as what that
-    list holds. Each entry keeps its value alive, so an id cannot be reused while
-    cached. Only pieces that validated cleanly are kept (their issues would carry
-    positions). Each load keeps just the entries it used or made: the cache never
-    outgrows one version of the document.
-    """
-
-    def __init__(self) -> None:
-        self._previous: defaultdict[str, dict[int, tuple[Any, Any]]] = defaultdict(dict)
-        self._current: defaultdict[str, dict[int, tuple[Any, Any]]] = defaultdict(dict)
-
-    def begin(self) -> None:
-        self._previous, self._current = self._current, defaultdict(dict)
-
-    def reuse(self, kind: str, raw: Any) -> Any | None:
-        """The model validated last time for ``raw`` as an element of list ``kind``."""
-        entry = self._previous[kind].get(id(raw))
-        if entry is None or entry[0] is not raw:
-            return None
-        self._current[kind][id(raw)] = entry
-        return entry[1]
-
-    def keep(self, kind: str, raw: Any, model: Any) -> None:
-        if isinstance(raw, Mapping):
-            self._current[kind][id(raw)] = (raw, model)
-
-
 def load_workflow(
     values: Mapping[str, Any],
     *,
-    cache: ModelCache | None = None,
+    derived: Derivations | None = None,
+    keys: Callable[[str, int], ElementKey | None] | None = None,
     written: frozenset[Location] = frozenset(),
 ) -> LoadResult:
     """Validate a document's plain values piece by piece (see the module docstring).
@@ -448,14 +416,17 @@ def load_workflow(
     members (``["ok"]`` when none); missing ``nodes``/``edges`` are empty. Only
     missing ``name``, ``start``, ``nodes`` and ``edges`` are reported as missing;
     the schemas may be absent from an authoring document.
+
+    With ``derived`` and the elements' ``keys`` (``SourceMap.element_key``), an element
+    whose statements the last load validated cleanly gets the very model it got then
+    (what later analyses compare by identity to find an unchanged node); an element
+    with errors is validated again, as its findings carry locations.
     """
     if not isinstance(values, Mapping):
         return LoadResult(
             workflow=None,
             issues=(_type_issue((), "an object", values),),
         )
-    if cache is not None:
-        cache.begin()
     issues: list[Issue] = []
     missing: list[str] = []
     substituted: set[str] = set()
@@ -502,6 +473,7 @@ def load_workflow(
         # The adapter's own validator, called straight: ``TypeAdapter.validate_python``
         # only passes its defaults on (a call each for 30,000 nodes and edges).
         validate = adapter.validator.validate_python
+        run = derived.begin(f"model:{key}") if derived is not None and keys is not None else None
         kept_models: list[Any] = []
         kept_positions: list[int] = []
         raw_list = values.get(key)
@@ -514,15 +486,11 @@ def load_workflow(
             raw_list = []
         for index, raw in enumerate(raw_list):
             location: Location = (key, index)
-            known = cache.reuse(key, raw) if cache is not None else None
-            if known is not None:
-                kept_models.append(known)
-                kept_positions.append(index)
-                continue
             try:
-                model = validate(raw)
-                if cache is not None:
-                    cache.keep(key, raw, model)
+                if run is not None and keys is not None:
+                    model = run.get(keys(key, index), partial(validate, raw))
+                else:
+                    model = validate(raw)
                 kept_models.append(model)
                 kept_positions.append(index)
                 continue

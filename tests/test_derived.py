@@ -1,0 +1,62 @@
+"""``wf_core.derived``: a value is found again under an equal key, in the next run of its
+query only, and only under the same dependencies."""
+
+from __future__ import annotations
+
+from wf_core.derived import Derivations
+
+
+def made(log: list[str], value: str):
+    def make() -> str:
+        log.append(value)
+        return value
+
+    return make
+
+
+def test_a_value_is_found_again_under_an_equal_key_in_the_next_run() -> None:
+    derived, log = Derivations(), list[str]()
+    run = derived.begin("q")
+    first = run.get(("a", "text of a"), made(log, "A"))
+    run = derived.begin("q")
+    # An equal key made afresh (a tuple of another identity) finds the value.
+    assert run.get(("a", "".join(["text ", "of a"])), made(log, "A again")) is first
+    assert run.get(("b", "text of b"), made(log, "B")) == "B"
+    assert log == ["A", "B"]
+
+
+def test_only_the_last_run_is_kept() -> None:
+    derived, log = Derivations(), list[str]()
+    derived.begin("q").get("a", made(log, "A"))
+    derived.begin("q").get("b", made(log, "B"))  # a run that did not read "a"
+    assert derived.begin("q").get("a", made(log, "A again")) == "A again"
+    assert log == ["A", "B", "A again"]
+
+
+def test_queries_are_apart_and_a_none_key_is_never_kept() -> None:
+    derived, log = Derivations(), list[str]()
+    derived.begin("model:nodes").get("k", made(log, "node"))
+    derived.begin("model:edges").get("k", made(log, "edge"))
+    assert derived.begin("model:nodes").get("k", made(log, "?")) == "node"
+    run = derived.begin("q")
+    run.get(None, made(log, "x"))
+    assert derived.begin("q").get(None, made(log, "y")) == "y"
+    assert log == ["node", "edge", "x", "y"]
+
+
+def test_other_dependencies_drop_the_last_run() -> None:
+    model, other = object(), object()
+    derived, log = Derivations(), list[str]()
+    derived.begin("q", (model, ("ok",))).get("a", made(log, "A"))
+    # The same objects (and equal strings) in a new tuple: the last run is read.
+    assert derived.begin("q", (model, ("o" + "k",))).get("a", made(log, "?")) == "A"
+    # Another object, though perhaps equal: made again.
+    assert derived.begin("q", (other, ("ok",))).get("a", made(log, "A2")) == "A2"
+    assert log == ["A", "A2"]
+
+
+def test_a_value_made_elsewhere_is_kept_for_the_next_run() -> None:
+    derived, log = Derivations(), list[str]()
+    derived.begin("q").keep("a", "from a child")
+    assert derived.begin("q").get("a", made(log, "?")) == "from a child"
+    assert log == []

@@ -1,0 +1,88 @@
+"""What a document's last version derived, found again by what it was derived from.
+
+An edit changes one statement of a document most of the time, and most of what the
+analysis derives is a function of one element of a top-level list (a node's model, its
+own findings, the checks of its values) and of a few values of the whole document (the
+context model, the node defs, the outcomes). So every such value is memoised under the
+*content* it was derived from: the element's key (``SourceMap.element_key``: the texts of
+the statements it was read from, never the identity of an object), with whatever else
+it read (its index, for findings that name it) as part of the key, and the document-wide
+values it read as its *dependencies*.
+
+A value is found again only under an equal key and the very same dependencies: a run
+names them when it begins, as objects the analysis hands out again while they are
+unchanged (a context model is kept while the graph's structure is, see
+``analysis.context_scopes``; a node def's model while its statement is), compared by
+identity (strings and numbers by value), so a value made under another model, other
+node defs or other outcomes is never read back.
+
+Generations: each query (``"model:nodes"``, ``"checks:edges"``, ...) keeps what its last
+run read or made, and nothing older: ``Derivations.begin(query)`` starts a run, whose
+table of the last run is read and whose new table is filled. Memory so stays that of one
+version of the document.
+
+One ``Derivations`` belongs to one document. A run is made by one analysis at a time
+(the server's store analyses a document under its lock), and an entry is a pure function
+of its key and dependencies, so a run that reads an older generation gets right values
+all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+T = TypeVar("T")
+_MISSING: Any = object()
+
+
+class Run:
+    """One run of one query: what its last run left, and what this one keeps."""
+
+    __slots__ = ("_before", "_kept")
+
+    def __init__(self, before: dict[Hashable, Any], kept: dict[Hashable, Any]) -> None:
+        self._before = before
+        self._kept = kept
+
+    def get(self, key: Hashable | None, make: Callable[[], T]) -> T:
+        """``make()``'s value for ``key``: the last run's when it made one for an equal key
+        (under the same dependencies: ``Derivations.begin``), else made now. A None key (a
+        content not known) is made every time and kept for no one."""
+        if key is None:
+            return make()
+        value = self._before.get(key, _MISSING)
+        if value is _MISSING:
+            value = make()
+        self._kept[key] = value
+        return value  # type: ignore[no-any-return]
+
+    def keep(self, key: Hashable | None, value: Any) -> None:
+        """File ``value``, made elsewhere (by a forked child), for ``key``."""
+        if key is not None:
+            self._kept[key] = value
+
+
+class Derivations:
+    """Every query's last run for one document (see the module docstring)."""
+
+    __slots__ = ("_runs",)
+
+    def __init__(self) -> None:
+        self._runs: dict[str, tuple[Any, dict[Hashable, Any]]] = {}
+
+    def begin(self, query: str, dependencies: Any = None) -> Run:
+        """Start a run of ``query`` under ``dependencies`` (compared by identity, element by
+        element for a tuple): the last run's values are read back only when it ran under
+        the same ones."""
+        last = self._runs.get(query)
+        same = last is not None and _same(last[0], dependencies)
+        kept: dict[Hashable, Any] = {}
+        self._runs[query] = (dependencies, kept)
+        return Run(last[1] if same and last is not None else {}, kept)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a is b or (isinstance(a, str | int) and a == b)
