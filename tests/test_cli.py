@@ -10,6 +10,7 @@ from typing import Any
 
 import jsonschema
 import pytest
+from inline_snapshot import snapshot
 
 from wf_core.models import Workflow
 from wfls.cli import main
@@ -22,6 +23,15 @@ BILLING = EXAMPLES / "billing.wf.toml"
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     code = main(list(argv))
     out, err = capsys.readouterr()
+    return code, out, err
+
+
+def check_text(capsys: pytest.CaptureFixture[str], *paths: Path) -> tuple[int, str, str]:
+    """``wfls check`` of ``paths`` in the text format: the exit status, stdout and stderr,
+    each path written as its file name (the output does not depend on where it runs)."""
+    code, out, err = run(capsys, "check", *map(str, paths))
+    for path in paths:
+        out, err = out.replace(str(path), path.name), err.replace(str(path), path.name)
     return code, out, err
 
 
@@ -151,14 +161,29 @@ def test_segment_ranges_through_escapes_and_non_ascii(capsys, tmp_path) -> None:
 
 
 def test_text_format_shows_the_line_and_a_caret(capsys) -> None:
-    code, out, err = run(capsys, "check", str(EXAMPLES / "store_audit.wf.toml"))
+    code, out, err = check_text(capsys, EXAMPLES / "store_audit.wf.toml")
     assert code == 1
-    lines = out.splitlines()
-    index = next(i for i, line in enumerate(lines) if "[foreach_context_alias_conflict]" in line)
-    assert lines[index].startswith(f"{EXAMPLES / 'store_audit.wf.toml'}:46:6: error[")
-    assert lines[index + 1] == '  as = "region"'
-    assert lines[index + 2] == "       ^^^^^^^^"
-    assert "error(s)" in err
+    assert out == snapshot("""\
+store_audit.wf.toml:13:32: error[undeclared_edge_outcome]: outcome 'retry' is not declared by node 'report'
+    { from = "report", outcome = "retry", to = "regions" },
+                                 ^^^^^^^
+store_audit.wf.toml:46:6: error[foreach_context_alias_conflict]: foreach alias 'region' for node 'stores' collides with active alias from 'regions'
+  as = "region"
+       ^^^^^^^^
+  = note: alias 'region' of the enclosing foreach 'regions' (store_audit.wf.toml:39:6)
+store_audit.wf.toml:53:61: error[invalid_context_path]: invalid context path 'context.foreach.regions.item.nmae' at 'tally': unknown segment 'nmae' (available: name,stores)
+    { target = "region", path = "context.foreach.regions.item.nmae" },  # a typo
+                                                              ^^^^
+  = help: did you mean 'name'?
+store_audit.wf.toml:54:40: hint[deprecated_context_key]: 'context.loop_item' is a convenience key; read 'context.foreach.stores.item.revenue' instead
+    { target = "amount", path = "context.loop_item.revenue" },          # a convenience key
+                                         ^^^^^^^^^
+store_audit.wf.toml:64:55: error[invalid_context_path]: invalid context path 'context.foreach.stores.item.revenue' at 'report': unknown segment 'stores'
+  input = [{ target = "amount", path = "context.foreach.stores.item.revenue" }]
+                                                        ^^^^^^
+  = note: foreach 'stores' is not active at 'report': its body does not contain this node (store_audit.wf.toml:43:6)
+""")
+    assert err == snapshot("1 file(s) checked: 4 error(s), 0 warning(s), 1 hint\n")
 
 
 def test_an_undeclared_root_field_is_placed_on_it_with_the_declared_ones(capsys, tmp_path) -> None:
@@ -171,40 +196,44 @@ def test_an_undeclared_root_field_is_placed_on_it_with_the_declared_ones(capsys,
     )
     path = tmp_path / "typo.wf.toml"
     path.write_text(text)
-    code, out, _ = run(capsys, "check", str(path))
+    code, out, _ = check_text(capsys, path)
     assert code == 1
-    lines = out.splitlines()
-    at = next(i for i, line in enumerate(lines) if "error[invalid_source_path]" in line)
-    assert lines[at].endswith(
-        "source path must start with input., state., or context. and reference a declared "
-        "root field when applicable"
-    )
-    assert lines[at + 1 :][:3] == [
-        '  output = [{ target = "total", path = "state.totl" }]',
-        "                                              ^^^^",
-        "  = help: 'totl' is not declared in state_schema (its root fields: 'total'); did you "
-        "mean 'total'?",
-    ]
-    at = next(i for i, line in enumerate(lines) if "error[invalid_foreach_source]" in line)
-    assert lines[at + 1 :][:3] == [
-        '  over = "input.clients"',
-        "                ^^^^^^^",
-        "  = help: 'clients' is not declared in input_schema (its root fields: 'customers')",
-    ]
+    assert out == snapshot("""\
+typo.wf.toml:14:45: error[invalid_source_path]: source path must start with input., state., or context. and reference a declared root field when applicable
+  output = [{ target = "total", path = "state.totl" }]
+                                              ^^^^
+  = help: 'totl' is not declared in state_schema (its root fields: 'total'); did you mean 'total'?
+typo.wf.toml:49:15: error[invalid_foreach_source]: foreach source path must start with input., state., or context. and reference a declared root field when applicable
+  over = "input.clients"
+                ^^^^^^^
+  = help: 'clients' is not declared in input_schema (its root fields: 'customers')
+""")
 
 
 def test_a_duplicate_node_id_notes_the_first_node(capsys, tmp_path) -> None:
     path = tmp_path / "twice.wf.toml"
     path.write_text(BILLING.read_text().replace('id = "charge"', 'id = "customers"'))
-    _, out, _ = run(capsys, "check", str(path))
-    lines = out.splitlines()
-    at = next(i for i, line in enumerate(lines) if "error[duplicate_node_id]" in line)
-    first = BILLING.read_text().split("\n").index('id = "customers"') + 1
-    assert lines[at + 1 : at + 4] == [
-        '  id = "customers"',
-        "       ^^^^^^^^^^^",
-        f"  = note: the first node with id 'customers' ({path}:{first}:6)",
-    ]
+    _, out, _ = check_text(capsys, path)
+    assert out == snapshot("""\
+twice.wf.toml:8:48: error[unknown_edge_destination]: unknown destination node 'charge'
+    { from = "orders.v2", outcome = "loop", to = "charge" },
+                                                 ^^^^^^^^
+twice.wf.toml:9:12: error[unknown_edge_source]: unknown source node 'charge'
+    { from = "charge", outcome = "ok", to = "orders.v2" },
+             ^^^^^^^^
+twice.wf.toml:59:6: error[duplicate_node_id]: duplicate node id 'customers'
+  id = "customers"
+       ^^^^^^^^^^^
+  = note: the first node with id 'customers' (twice.wf.toml:47:6)
+twice.wf.toml:63:47: error[invalid_context_path]: invalid context path 'context.foreach."orders.v2".item' at 'customers': unknown segment 'orders.v2'
+    { target = "order", path = 'context.foreach."orders.v2".item' },
+                                                ^^^^^^^^^^^
+  = note: foreach 'orders.v2' is not active at 'customers': its body does not contain this node (twice.wf.toml:53:6)
+twice.wf.toml:64:50: error[invalid_context_path]: invalid context path 'context.foreach.customers.item.name' at 'customers': unknown segment 'customers'
+    { target = "customer", path = "context.foreach.customers.item.name" },
+                                                   ^^^^^^^^^
+  = note: foreach 'customers' is not active at 'customers': its body does not contain this node (twice.wf.toml:47:6)
+""")
 
 
 def test_clean_examples_pass_and_exit_codes(capsys, tmp_path) -> None:

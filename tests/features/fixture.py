@@ -6,8 +6,10 @@ after applying them; for ranges, the document with each range wrapped in ``«»`
 
 from __future__ import annotations
 
+import difflib
 import textwrap
 from collections.abc import Iterable
+from typing import Any
 
 from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wf_core.spans import Span
@@ -52,9 +54,31 @@ def mark(text: str, spans: Iterable[Span]) -> str:
     return apply(text, [(s, "«" + text[s.start : s.end] + "»") for s in spans])
 
 
-def expected(text: str) -> str:
-    return textwrap.dedent(text).lstrip("\n")
+def expected(text: Any) -> Any:
+    """An expected text as written in a test, dedented; a ``snapshot(...)`` as it is (it
+    holds the text exactly, and ``--inline-snapshot=fix`` rewrites it: tests/README.md)."""
+    return textwrap.dedent(text).lstrip("\n") if isinstance(text, str) else text
 
 
 def errors(snapshot: DocumentSnapshot) -> list[str]:
     return [f"{p.code}: {p.message}" for p in snapshot.issues if p.severity == "error"]
+
+
+def changed_lines(before: str, after: str) -> list[str]:
+    """The lines an edit changes: each line of ``before`` it removes as ``- line``, each it
+    adds as ``+ line``, in order; what a test of an edit states of a larger document."""
+    return [
+        line
+        for line in difflib.ndiff(before.splitlines(), after.splitlines())
+        if line.startswith(("- ", "+ "))
+    ]
+
+
+def check_edited(before: str, after: str, expected_after: Any) -> None:
+    """``after``, an edit of ``before``, is ``expected_after``: the whole document (a
+    text written in the test), or the lines the edit changes (``changed_lines``) as a
+    ``snapshot(...)``, which ``--inline-snapshot=fix`` updates (tests/README.md)."""
+    if isinstance(expected_after, str):
+        assert after == expected(expected_after)
+    else:
+        assert changed_lines(before, after) == expected_after

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import json
 import tomllib
+from typing import Any
 
 import pytest
+from inline_snapshot import snapshot
 
-from tests.features.fixture import analyze, apply, cursor, errors, expected
+from tests.features.fixture import analyze, apply, check_edited, cursor, errors, expected
 from wf_core.spans import Span
 from wfls.features.code_actions import code_actions, resolve_code_action
 from wfls.features.types import MIGRATE_CONVENIENCE_KEYS, QUICK_FIX, CodeAction
@@ -84,7 +86,7 @@ def actions_at(fixture: str, *, lazy: bool = False) -> tuple[object, list[CodeAc
 def check_code_action(
     fixture: str,
     title: str,
-    after: str,
+    after: Any,
     *,
     preferred: bool | None = None,
     new_errors: bool = False,
@@ -100,7 +102,7 @@ def check_code_action(
     if preferred is not None:
         assert action.preferred is preferred
     text = apply(snapshot.text, [(e.span, e.new_text) for e in action.edits])
-    assert text == expected(after)
+    check_edited(snapshot.text, text, after)
     fixed = analyze(text)
     assert all(i.code != "syntax_error" for i in fixed.issues)
     still = {(i.code, i.message) for i in fixed.issues}
@@ -151,10 +153,16 @@ def test_loop_index_of_a_dotted_id_is_written_as_a_literal_string() -> None:
         text, '  { target = "name", path = "context.foreach.customers.item.name" },\n', ""
     )
     fixture = variant(text, 'context.foreach.\\"orders.v2\\".item.sku', "context.loop_$0index")
-    after = variant(
-        text, '"context.foreach.\\"orders.v2\\".item.sku"', "'context.foreach.\"orders.v2\".index'"
+    check_code_action(
+        fixture,
+        "Read 'context.foreach.\"orders.v2\".index'",
+        snapshot(
+            [
+                '-   { target = "sku", path = "context.loop_index" },',
+                '+   { target = "sku", path = \'context.foreach."orders.v2".index\' },',
+            ]
+        ),
     )
-    check_code_action(fixture, "Read 'context.foreach.\"orders.v2\".index'", after)
 
 
 @pytest.mark.parametrize("base", [TOML, JSON], ids=["toml", "json"])
@@ -229,7 +237,16 @@ def test_a_closest_member_is_formatted_for_the_path() -> None:
     fixture = variant(
         text, "'context.foreach.orders.item.\"sku.v2\"'", "'context.foreach.orders.item.sku_$0v2'"
     )
-    check_code_action(fixture, "Change 'sku_v2' to 'sku.v2'", text)
+    check_code_action(
+        fixture,
+        "Change 'sku_v2' to 'sku.v2'",
+        snapshot(
+            [
+                "-   { target = \"sku\", path = 'context.foreach.orders.item.sku_v2' },",
+                '+   { target = "sku", path = \'context.foreach.orders.item."sku.v2"\' },',
+            ]
+        ),
+    )
 
 
 @pytest.mark.parametrize("base", [TOML, JSON], ids=["toml", "json"])
@@ -260,12 +277,23 @@ def test_an_unknown_key_is_renamed_to_the_closest_one(base: str) -> None:
 
 def test_an_unknown_key_on_its_own_line_is_removed() -> None:
     fixture = variant(TOML, 'node = "charge_order"\n', 'node = "charge_order"\ncol$0our = "red"\n')
-    check_code_action(fixture, "Remove the key 'colour'", TOML, preferred=False)
+    check_code_action(
+        fixture, "Remove the key 'colour'", snapshot(['- colour = "red"']), preferred=False
+    )
 
 
 def test_an_unknown_key_in_an_inline_table_is_removed_with_its_comma() -> None:
     fixture = variant(TOML, '{ from = "charge", outcome', '{ from = "charge", no$0te = 1, outcome')
-    check_code_action(fixture, "Remove the key 'note'", TOML)
+    check_code_action(
+        fixture,
+        "Remove the key 'note'",
+        snapshot(
+            [
+                '-   { from = "charge", note = 1, outcome = "ok", to = "orders" },',
+                '+   { from = "charge", outcome = "ok", to = "orders" },',
+            ]
+        ),
+    )
 
 
 @pytest.mark.parametrize(
@@ -339,13 +367,21 @@ def test_a_dotted_loop_id_read_unquoted_is_quoted(base: str) -> None:
 def test_a_dotted_alias_read_unquoted_is_quoted() -> None:
     text = variant(DOTTED, 'as = "order"', 'as = "order.v2"')
     fixture = variant(text, "context.foreach.orders.item.sku", "context.ord$0er.v2.sku")
-    snapshot, offset = cursor(fixture)
-    [issue] = [i for i in snapshot.issues if i.span.start <= offset <= i.span.end]
+    analysed, offset = cursor(fixture)
+    [issue] = [i for i in analysed.issues if i.span.start <= offset <= i.span.end]
     assert issue.help == (
         "the alias 'order.v2' contains a dot and must be quoted: write context.\"order.v2\".sku"
     )
-    after = variant(text, '"context.foreach.orders.item.sku"', "'context.\"order.v2\".sku'")
-    check_code_action(fixture, "Quote 'order.v2': 'context.\"order.v2\".sku'", after)
+    check_code_action(
+        fixture,
+        "Quote 'order.v2': 'context.\"order.v2\".sku'",
+        snapshot(
+            [
+                '-   { target = "sku", path = "context.order.v2.sku" },',
+                '+   { target = "sku", path = \'context."order.v2".sku\' },',
+            ]
+        ),
+    )
 
 
 def test_a_dotted_loop_id_is_only_explained_when_the_rest_of_the_path_is_wrong_too() -> None:
@@ -383,17 +419,20 @@ def test_a_free_alias_avoids_every_co_active_alias() -> None:
         'as = "order"\n\n[[nodes]]\nid = "charge"',
         'as = "ord$0er"\n\n[[nodes]]\nid = "charge"',
     )
-    after = variant(
-        text,
-        'as = "order"\n\n[[nodes]]\nid = "charge"',
-        'as = "order_2"\n\n[[nodes]]\nid = "charge"',
+    check_code_action(
+        fixture,
+        "Rename alias 'order' to 'order_2'",
+        snapshot(['- as = "order"', '+ as = "order_2"']),
     )
-    check_code_action(fixture, "Rename alias 'order' to 'order_2'", after)
 
 
 def test_a_reserved_alias_is_replaced() -> None:
     fixture = variant(TOML, 'as = "order"', 'as = "loop_$0item"')
-    check_code_action(fixture, "Rename alias 'loop_item' to 'order'", TOML)
+    check_code_action(
+        fixture,
+        "Rename alias 'loop_item' to 'order'",
+        snapshot(['- as = "loop_item"', '+ as = "order"']),
+    )
 
 
 # -- edges -----------------------------------------------------------------------------
@@ -457,25 +496,27 @@ def test_missing_outcome_edges_of_a_top_level_node_lead_to_the_end() -> None:
     )
     text += expected(SUMMARY)
     fixture = variant(text, 'id = "summary"', 'id = "sum$0mary"')
-    after = variant(
-        text,
-        '  { from = "summary", outcome = "ok", to = "__end__" },\n',
-        '  { from = "summary", outcome = "ok", to = "__end__" },\n'
-        '  { from = "summary", outcome = "retry", to = "__end__" },\n',
+    check_code_action(
+        fixture,
+        "Add edge for outcome 'retry' to '__end__' (set the target)",
+        snapshot(['+   { from = "summary", outcome = "retry", to = "__end__" },']),
     )
-    check_code_action(fixture, "Add edge for outcome 'retry' to '__end__' (set the target)", after)
 
 
 def test_edge_stubs_in_a_one_line_array_and_in_array_tables() -> None:
     text = variant(TWO_OUTCOMES, "edges = [\n", "edges = [")
     text = text.replace(" },\n  {", " }, {").replace(" },\n]", " }]")
     fixture = variant(text, 'id = "charge"', 'id = "cha$0rge"')
-    after = variant(
-        text,
-        'to = "__end__" }]',
-        'to = "__end__" }, { from = "charge", outcome = "retry", to = "orders" }]',
+    check_code_action(
+        fixture,
+        "Add edge for outcome 'retry' to 'orders' (set the target)",
+        snapshot(
+            [
+                '- edges = [  { from = "customers", outcome = "loop", to = "orders" }, { from = "orders", outcome = "loop", to = "charge" }, { from = "charge", outcome = "ok", to = "orders" }, { from = "orders", outcome = "done", to = "customers" }, { from = "customers", outcome = "done", to = "__end__" }]',
+                '+ edges = [  { from = "customers", outcome = "loop", to = "orders" }, { from = "orders", outcome = "loop", to = "charge" }, { from = "charge", outcome = "ok", to = "orders" }, { from = "orders", outcome = "done", to = "customers" }, { from = "customers", outcome = "done", to = "__end__" }, { from = "charge", outcome = "retry", to = "orders" }]',
+            ]
+        ),
     )
-    check_code_action(fixture, "Add edge for outcome 'retry' to 'orders' (set the target)", after)
     data = tomllib.loads(TWO_OUTCOMES)
     tables = "".join(
         f'\n[[edges]]\nfrom = "{e["from"]}"\noutcome = "{e["outcome"]}"\nto = "{e["to"]}"\n'
@@ -490,8 +531,14 @@ def test_edge_stubs_in_a_one_line_array_and_in_array_tables() -> None:
         + tables
     )
     fixture = variant(text, 'id = "charge"', 'id = "cha$0rge"')
-    after = text + '\n[[edges]]\nfrom = "charge"\noutcome = "retry"\nto = "orders"\n'
-    check_code_action(fixture, "Add edge for outcome 'retry' to 'orders' (set the target)", after)
+    text + '\n[[edges]]\nfrom = "charge"\noutcome = "retry"\nto = "orders"\n'
+    check_code_action(
+        fixture,
+        "Add edge for outcome 'retry' to 'orders' (set the target)",
+        snapshot(
+            ["+ ", "+ [[edges]]", '+ from = "charge"', '+ outcome = "retry"', '+ to = "orders"']
+        ),
+    )
 
 
 @pytest.mark.parametrize("base", [TOML, JSON], ids=["toml", "json"])
@@ -539,13 +586,11 @@ def test_an_unreachable_end_node_is_not_wired_from_inside_a_loop_body() -> None:
     text += '\n[[nodes]]\nid = "stop"\ntype = "end"\n' + expected(SUMMARY)
     fixture = variant(text, 'id = "stop"', 'id = "st$0op"')
     check_no_action(fixture, "Add an edge from 'charge'")
-    after = variant(
-        text,
-        '  { from = "summary", outcome = "ok", to = "__end__" },\n',
-        '  { from = "summary", outcome = "ok", to = "__end__" },\n'
-        '  { from = "summary", outcome = "retry", to = "stop" },\n',
+    check_code_action(
+        fixture,
+        "Add an edge from 'summary' (outcome 'retry') to 'stop'",
+        snapshot(['+   { from = "summary", outcome = "retry", to = "stop" },']),
     )
-    check_code_action(fixture, "Add an edge from 'summary' (outcome 'retry') to 'stop'", after)
 
 
 def test_an_unreachable_body_node_is_wired_only_where_its_reads_resolve() -> None:
@@ -568,13 +613,11 @@ def test_an_unreachable_body_node_is_wired_only_where_its_reads_resolve() -> Non
     text += expected(SUMMARY) + audit
     fixture = variant(text, 'id = "audit"', 'id = "au$0dit"')
     check_no_action(fixture, "Add an edge from 'summary'")
-    after = variant(
-        text,
-        '  { from = "audit", outcome = "retry", to = "orders" },\n',
-        '  { from = "audit", outcome = "retry", to = "orders" },\n'
-        '  { from = "charge", outcome = "retry", to = "audit" },\n',
+    check_code_action(
+        fixture,
+        "Add an edge from 'charge' (outcome 'retry') to 'audit'",
+        snapshot(['+   { from = "charge", outcome = "retry", to = "audit" },']),
     )
-    check_code_action(fixture, "Add an edge from 'charge' (outcome 'retry') to 'audit'", after)
 
 
 # -- deprecated forms ------------------------------------------------------------------
@@ -623,7 +666,11 @@ def test_a_deprecated_on_item_error_becomes_item_error() -> None:
         '  { from = "orders", outcome = "completed_with_errors", to = "customers" },\n',
     )
     fixture = variant(text, 'item_error = { action = "skip" }', 'on_item_error = "sk$0ip"')
-    check_code_action(fixture, "Replace 'on_item_error' with 'item_error'", text)
+    check_code_action(
+        fixture,
+        "Replace 'on_item_error' with 'item_error'",
+        snapshot(['- on_item_error = "skip"', '+ item_error = { action = "skip" }']),
+    )
 
 
 def test_no_deprecated_form_fix_when_the_canonical_key_is_there() -> None:
@@ -698,7 +745,16 @@ def test_no_edge_stub_for_an_outcome_whose_edge_is_misspelt() -> None:
     fixture = variant(text, 'id = "charge"', 'id = "cha$0rge"')
     check_no_action(fixture, "Add edge")
     fixture = variant(text, 'outcome = "retyr"', 'outcome = "ret$0yr"')
-    check_code_action(fixture, "Change 'retyr' to 'retry'", variant(text, "retyr", "retry"))
+    check_code_action(
+        fixture,
+        "Change 'retyr' to 'retry'",
+        snapshot(
+            [
+                '-   { from = "charge", outcome = "retyr", to = "orders" },',
+                '+   { from = "charge", outcome = "retry", to = "orders" },',
+            ]
+        ),
+    )
 
 
 LONE = """
@@ -720,18 +776,17 @@ node = "task"
 
 def test_the_first_edge_stub_creates_the_edges_array() -> None:
     fixture = variant(LONE, 'id = "a"', 'id = "$0a"')
-    after = variant(
-        LONE,
-        'start = "a"\n',
-        'start = "a"\nedges = [{ from = "a", outcome = "ok", to = "__end__" }]\n',
+    check_code_action(
+        fixture,
+        "Add edge for outcome 'ok' to '__end__' (set the target)",
+        snapshot(['+ edges = [{ from = "a", outcome = "ok", to = "__end__" }]']),
     )
-    check_code_action(fixture, "Add edge for outcome 'ok' to '__end__' (set the target)", after)
     text = json.dumps(tomllib.loads(expected(LONE)), indent=2) + "\n"
     fixture = variant(text, '"id": "a"', '"id": "$0a"')
-    after = variant(
-        text,
-        '\n      "node": "task"\n    }\n  ]\n}',
-        '\n      "node": "task"\n    }\n  ],\n'
-        '  "edges": [\n    {"from": "a", "outcome": "ok", "to": "__end__"}\n  ]\n}',
+    check_code_action(
+        fixture,
+        "Add edge for outcome 'ok' to '__end__' (set the target)",
+        snapshot(
+            ["+   ],", '+   "edges": [', '+     {"from": "a", "outcome": "ok", "to": "__end__"}']
+        ),
     )
-    check_code_action(fixture, "Add edge for outcome 'ok' to '__end__' (set the target)", after)

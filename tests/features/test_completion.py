@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import tomllib
+from typing import Any
 
 import pytest
+from inline_snapshot import snapshot
 
-from tests.features.fixture import analyze, apply, cursor, errors, expected
+from tests.features.fixture import analyze, apply, check_edited, cursor, errors, expected
 from wfls.features.completion import complete
 
 BASE = """
@@ -40,7 +42,7 @@ id = "use"
 type = "node"
 node = "task"
 input = [{ target = "x", path = "PATH" }]
-"""  # noqa: E501
+"""
 
 
 def with_path(path: str) -> str:
@@ -53,52 +55,68 @@ def check_completion(fixture: str, labels: list[str]) -> None:
     assert found == labels
 
 
-def check_accept(fixture: str, label: str, after: str) -> None:
+def check_accept(fixture: str, label: str, after: Any) -> None:
     """Accepting ``label`` gives ``after``, which has no error the fixture did not have."""
     snapshot, offset = cursor(fixture)
     candidate = next(c for c in complete(snapshot, offset) if c.label == label)
     text = apply(snapshot.text, [(candidate.replace, candidate.insert_text)])
-    assert text == expected(after)
+    check_edited(snapshot.text, text, after)
     assert set(errors(analyze(text))) <= set(errors(snapshot))
 
 
 def test_foreach_entries_in_the_body() -> None:
-    check_completion(with_path("context.foreach.$0"), ["rows"])
+    check_completion(with_path("context.foreach.$0"), snapshot(["rows"]))
 
 
 def test_item_members_are_quoted_when_they_need_it() -> None:
-    check_completion(with_path("context.foreach.rows.item.$0"), ['"a b"', "sku"])
+    check_completion(with_path("context.foreach.rows.item.$0"), snapshot(['"a b"', "sku"]))
     check_accept(
         with_path("context.foreach.rows.item.$0"),
         '"a b"',
-        with_path('context.foreach.rows.item.\\"a b\\"'),
+        snapshot(
+            [
+                '- input = [{ target = "x", path = "context.foreach.rows.item." }]',
+                '+ input = [{ target = "x", path = "context.foreach.rows.item.\\"a b\\"" }]',
+            ]
+        ),
     )
 
 
 def test_a_literal_string_gets_the_quotes_unescaped() -> None:
     fixture = BASE.replace('"PATH"', "'context.foreach.rows.item.$0'")
-    check_accept(fixture, '"a b"', BASE.replace('"PATH"', "'context.foreach.rows.item.\"a b\"'"))
+    check_accept(
+        fixture,
+        '"a b"',
+        snapshot(
+            [
+                "- input = [{ target = \"x\", path = 'context.foreach.rows.item.' }]",
+                '+ input = [{ target = "x", path = \'context.foreach.rows.item."a b"\' }]',
+            ]
+        ),
+    )
 
 
 def test_the_segment_being_typed_is_replaced_whole() -> None:
     check_accept(
         with_path("context.foreach.ro$0ws.item"),
         "rows",
-        with_path("context.foreach.rows.item"),
+        snapshot([]),
     )
 
 
 def test_roots_and_entry_fields() -> None:
-    check_completion(with_path("$0"), ["input", "state", "context"])
+    check_completion(with_path("$0"), snapshot(["input", "state", "context"]))
     check_completion(
         with_path("context.foreach.rows.$0"),
-        ["node_id", "activation_id", "frame_id", "scope_id", "lineage_id", "index", "item"],
+        snapshot(
+            ["node_id", "activation_id", "frame_id", "scope_id", "lineage_id", "index", "item"]
+        ),
     )
 
 
 def test_binding_targets_come_from_the_node_def() -> None:
     fixture = BASE.replace('target = "x"', 'target = "$0"')
-    check_completion(fixture, ["x"])
+    check_completion(fixture, snapshot(["x"]))
 
 
 def test_node_ids_outcomes_types_and_node_defs() -> None:
@@ -107,32 +125,34 @@ def test_node_ids_outcomes_types_and_node_defs() -> None:
             '{ from = "use", outcome = "ok", to = "rows" }',
             '{ from = "use", outcome = "ok", to = "$0" }',
         ),
-        ["rows", "use", "__end__"],
+        snapshot(["rows", "use", "__end__"]),
     )
     check_completion(
         BASE.replace('{ from = "rows", outcome = "done"', '{ from = "rows", outcome = "$0"'),
-        ["done", "loop"],
+        snapshot(["done", "loop"]),
     )
     check_completion(
         BASE.replace('type = "node"', 'type = "$0"'),
-        ["node", "subgraph", "condition", "foreach", "join", "end", "interrupt"],
+        snapshot(["node", "subgraph", "condition", "foreach", "join", "end", "interrupt"]),
     )
-    check_completion(BASE.replace('node = "task"', 'node = "$0"'), ["task"])
+    check_completion(BASE.replace('node = "task"', 'node = "$0"'), snapshot(["task"]))
 
 
 def test_enum_values() -> None:
     fixture = BASE.replace('as = "row"', 'as = "row"\nmode = "$0"')
-    check_completion(fixture, ["serial", "concurrent"])
+    check_completion(fixture, snapshot(["serial", "concurrent"]))
     fixture = BASE.replace('as = "row"', 'as = "row"\nitem_error = { action = "$0" }')
-    check_completion(fixture, ["fail", "skip", "collect"])
+    check_completion(fixture, snapshot(["fail", "skip", "collect"]))
 
 
 def test_keys_on_an_empty_line_in_a_node_table() -> None:
     fixture = BASE.replace('as = "row"', 'as = "row"\n$0')
-    check_completion(fixture, ["mode", "item_error", "concurrent", "on_item_error", "parallel"])
-    snapshot, offset = cursor(fixture)
-    mode = next(c for c in complete(snapshot, offset) if c.label == "mode")
-    assert apply(snapshot.text, [(mode.replace, mode.insert_text)]) == expected(
+    check_completion(
+        fixture, snapshot(["mode", "item_error", "concurrent", "on_item_error", "parallel"])
+    )
+    analysed, offset = cursor(fixture)
+    mode = next(c for c in complete(analysed, offset) if c.label == "mode")
+    assert apply(analysed.text, [(mode.replace, mode.insert_text)]) == expected(
         BASE.replace('as = "row"', 'as = "row"\nmode = ')
     )
 
@@ -140,7 +160,7 @@ def test_keys_on_an_empty_line_in_a_node_table() -> None:
 def test_keys_while_typing_one() -> None:
     check_completion(
         BASE.replace('as = "row"', 'as = "row"\nmo$0'),
-        ["mode", "item_error", "concurrent", "on_item_error", "parallel"],
+        snapshot(["mode", "item_error", "concurrent", "on_item_error", "parallel"]),
     )
 
 
@@ -153,7 +173,9 @@ def test_json_schema_keywords_inside_a_schema() -> None:
 
 def test_schema_type_values() -> None:
     fixture = BASE.replace('[input_schema]\ntype = "object"', '[input_schema]\ntype = "$0"')
-    check_completion(fixture, ["object", "array", "string", "number", "integer", "boolean", "null"])
+    check_completion(
+        fixture, snapshot(["object", "array", "string", "number", "integer", "boolean", "null"])
+    )
 
 
 def test_an_unwired_node_is_offered_every_loop_marked() -> None:
@@ -176,9 +198,9 @@ def test_json_keys_and_values() -> None:
         ' "input_schema": {"type": "object"}, "output_schema": {"type": "object"}}],\n'
         ' "nodes": [{"id": "a", "type": "node", "node": "t"}]}\n'
     )
-    check_completion(text, ["ok", "retry"])
+    check_completion(text, snapshot(["ok", "retry"]))
     keys = text.replace('"outcome": "$0"', '"outcome": "ok", "$0"')
-    check_completion(keys, ["to"])
+    check_completion(keys, snapshot(["to"]))
 
 
 # -- a dotted loop id --------------------------------------------------------------------
@@ -224,7 +246,7 @@ def in_style(style: str, path: str) -> str:
 )
 def test_a_dotted_id_typed_unquoted_is_replaced_whole(style: str, typed: str, after: str) -> None:
     fixture = in_style(style, f"context.foreach.{typed}")
-    check_completion(fixture, ['"orders.v2"'])
+    check_completion(fixture, snapshot(['"orders.v2"']))
     check_accept(fixture, '"orders.v2"', in_style(style, f"context.foreach.{after}"))
 
 
@@ -316,13 +338,15 @@ def test_binding_keys_only_in_the_binding_lists_of_the_node_type() -> None:
     """A node's input bindings are ``input``, an interrupt's are ``request`` (the node-type
     table): a ``request`` list written on a node is no binding list, and offers none."""
     node = BASE.replace('input = [{ target = "x", path = "PATH" }]', "input = [{ $0 }]")
-    check_completion(node, ["target", "path", "value", "expression"])
-    check_completion(node.replace("input = [{ $0 }]", "output = [{ $0 }]"), ["source", "target"])
-    check_completion(node.replace("input = [{ $0 }]", "request = [{ $0 }]"), [])
+    check_completion(node, snapshot(["target", "path", "value", "expression"]))
+    check_completion(
+        node.replace("input = [{ $0 }]", "output = [{ $0 }]"), snapshot(["source", "target"])
+    )
+    check_completion(node.replace("input = [{ $0 }]", "request = [{ $0 }]"), snapshot([]))
     interrupt = node.replace(
         'type = "node"\nnode = "task"\ninput', 'type = "interrupt"\nkind = "k"\nrequest'
     )
-    check_completion(interrupt, ["target", "path", "value", "expression"])
+    check_completion(interrupt, snapshot(["target", "path", "value", "expression"]))
     check_completion(
-        interrupt.replace("request = [{ $0 }]", "resume = [{ $0 }]"), ["source", "target"]
+        interrupt.replace("request = [{ $0 }]", "resume = [{ $0 }]"), snapshot(["source", "target"])
     )

@@ -2,9 +2,21 @@
 
 from __future__ import annotations
 
-import pytest
+from typing import Any
 
-from tests.features.fixture import analyze, apply, cursor, errors, expected, mark, parse
+import pytest
+from inline_snapshot import snapshot
+
+from tests.features.fixture import (
+    analyze,
+    apply,
+    check_edited,
+    cursor,
+    errors,
+    expected,
+    mark,
+    parse,
+)
 from wfls.features.references import highlights, references
 from wfls.features.rename import prepare_rename, rename
 from wfls.features.types import Refusal
@@ -50,12 +62,12 @@ input = [
 """
 
 
-def check_rename(fixture: str, new_name: str, after: str, *, round_trip: bool = True) -> None:
+def check_rename(fixture: str, new_name: str, after: Any, *, round_trip: bool = True) -> None:
     snapshot, offset = cursor(fixture)
     before_errors = errors(snapshot)
     edits = rename(snapshot, offset, new_name)
     text = apply(snapshot.text, [(e.span, e.new_text) for e in edits])
-    assert text == expected(after)
+    check_edited(snapshot.text, text, after)
     # A rename introduces no error, and renaming back gives the original text (unless a
     # string had to change style to hold the new name).
     renamed = analyze(text)
@@ -103,10 +115,26 @@ def renamed(text: str, old: str, new: str) -> str:
 
 def test_rename_a_foreach_id_requotes_its_path_segments() -> None:
     fixture = at(WORKFLOW, 'id = "orders"', 6)
-    after = WORKFLOW.replace('"orders"', '"orders.v2"').replace(
-        "context.foreach.orders.item", 'context.foreach.\\"orders.v2\\".item'
+    check_rename(
+        fixture,
+        "orders.v2",
+        snapshot(
+            [
+                '- start = "orders"',
+                '+ start = "orders.v2"',
+                '-   { from = "orders", outcome = "loop", to = "use" },',
+                '+   { from = "orders.v2", outcome = "loop", to = "use" },',
+                '-   { from = "use", outcome = "ok", to = "orders" },',
+                '+   { from = "use", outcome = "ok", to = "orders.v2" },',
+                '-   { from = "orders", outcome = "done", to = "__end__" },',
+                '+   { from = "orders.v2", outcome = "done", to = "__end__" },',
+                '- id = "orders"',
+                '+ id = "orders.v2"',
+                '-   { target = "x", path = "context.foreach.orders.item.sku" },',
+                '+   { target = "x", path = "context.foreach.\\"orders.v2\\".item.sku" },',
+            ]
+        ),
     )
-    check_rename(fixture, "orders.v2", after)
 
 
 def test_rename_from_a_path_segment_in_a_literal_string() -> None:
@@ -114,10 +142,26 @@ def test_rename_from_a_path_segment_in_a_literal_string() -> None:
         '"context.foreach.orders.item.sku"', "'context.foreach.orders.item.sku'"
     )
     fixture = at(text, "foreach.orders.item", 9)
-    after = text.replace('"orders"', '"orders.v2"').replace(
-        "'context.foreach.orders.item.sku'", "'context.foreach.\"orders.v2\".item.sku'"
+    check_rename(
+        fixture,
+        "orders.v2",
+        snapshot(
+            [
+                '- start = "orders"',
+                '+ start = "orders.v2"',
+                '-   { from = "orders", outcome = "loop", to = "use" },',
+                '+   { from = "orders.v2", outcome = "loop", to = "use" },',
+                '-   { from = "use", outcome = "ok", to = "orders" },',
+                '+   { from = "use", outcome = "ok", to = "orders.v2" },',
+                '-   { from = "orders", outcome = "done", to = "__end__" },',
+                '+   { from = "orders.v2", outcome = "done", to = "__end__" },',
+                '- id = "orders"',
+                '+ id = "orders.v2"',
+                "-   { target = \"x\", path = 'context.foreach.orders.item.sku' },",
+                '+   { target = "x", path = \'context.foreach."orders.v2".item.sku\' },',
+            ]
+        ),
     )
-    check_rename(fixture, "orders.v2", after)
 
 
 def test_rename_to_an_id_a_literal_string_cannot_hold_rewrites_the_string() -> None:
@@ -125,10 +169,27 @@ def test_rename_to_an_id_a_literal_string_cannot_hold_rewrites_the_string() -> N
         '"context.foreach.orders.item.sku"', "'context.foreach.orders.item.sku'"
     )
     fixture = at(text, 'start = "orders"', 9)
-    after = text.replace('"orders"', '"it\'s"').replace(
-        "'context.foreach.orders.item.sku'", '"context.foreach.\\"it\'s\\".item.sku"'
+    check_rename(
+        fixture,
+        "it's",
+        snapshot(
+            [
+                '- start = "orders"',
+                '+ start = "it\'s"',
+                '-   { from = "orders", outcome = "loop", to = "use" },',
+                '+   { from = "it\'s", outcome = "loop", to = "use" },',
+                '-   { from = "use", outcome = "ok", to = "orders" },',
+                '+   { from = "use", outcome = "ok", to = "it\'s" },',
+                '-   { from = "orders", outcome = "done", to = "__end__" },',
+                '+   { from = "it\'s", outcome = "done", to = "__end__" },',
+                '- id = "orders"',
+                '+ id = "it\'s"',
+                "-   { target = \"x\", path = 'context.foreach.orders.item.sku' },",
+                '+   { target = "x", path = "context.foreach.\\"it\'s\\".item.sku" },',
+            ]
+        ),
+        round_trip=False,
     )
-    check_rename(fixture, "it's", after, round_trip=False)
 
 
 def test_rename_in_json_escapes_for_json() -> None:
@@ -154,21 +215,47 @@ def test_rename_in_json_escapes_for_json() -> None:
         .replace('"to": "orders"', '"to": "orders.v2"')
         .replace("context.foreach.orders.index", 'context.foreach.\\"orders.v2\\".index')
     )
-    check_rename(fixture, "orders.v2", after)
+    check_rename(
+        fixture,
+        "orders.v2",
+        snapshot(
+            [
+                '- {"name": "j", "start": "orders", "outcomes": ["ok"],',
+                '+ {"name": "j", "start": "orders.v2", "outcomes": ["ok"],',
+                '-  "nodes": [{"id": "orders", "type": "foreach", "over": "input.orders", "as": "o"},',
+                '+  "nodes": [{"id": "orders.v2", "type": "foreach", "over": "input.orders", "as": "o"},',
+                '-   {"id": "use", "type": "node", "node": "task", "input": [{"target": "x", "path": "context.foreach.orders.index"}]}],',
+                '+   {"id": "use", "type": "node", "node": "task", "input": [{"target": "x", "path": "context.foreach.\\"orders.v2\\".index"}]}],',
+                '-  "edges": [{"from": "orders", "outcome": "loop", "to": "use"}, {"from": "use", "outcome": "ok", "to": "orders"}, {"from": "orders", "outcome": "done", "to": "__end__"}]}',
+                '+  "edges": [{"from": "orders.v2", "outcome": "loop", "to": "use"}, {"from": "use", "outcome": "ok", "to": "orders.v2"}, {"from": "orders.v2", "outcome": "done", "to": "__end__"}]}',
+            ]
+        ),
+    )
 
 
 def test_rename_an_alias_renames_its_reads() -> None:
     fixture = at(WORKFLOW, 'as = "order"', 6)
-    after = WORKFLOW.replace('as = "order"', 'as = "line"').replace(
-        "'context.order.sku'", "'context.line.sku'"
+    check_rename(
+        fixture,
+        "line",
+        snapshot(
+            [
+                '- as = "order"',
+                '+ as = "line"',
+                "-   { target = \"y\", path = 'context.order.sku' },",
+                "+   { target = \"y\", path = 'context.line.sku' },",
+            ]
+        ),
     )
-    check_rename(fixture, "line", after)
 
 
 def test_rename_a_node_def_from_a_use() -> None:
     fixture = at(WORKFLOW, 'node = "task"', 8)
-    after = WORKFLOW.replace('"task"', '"job"')
-    check_rename(fixture, "job", after)
+    check_rename(
+        fixture,
+        "job",
+        snapshot(['- name = "task"', '+ name = "job"', '- node = "task"', '+ node = "job"']),
+    )
 
 
 def test_rename_a_schema_property_renames_paths_and_required() -> None:
@@ -179,15 +266,38 @@ def test_rename_a_schema_property_renames_paths_and_required() -> None:
     after = after.replace("item.sku", "item.code").replace(
         "context.order.sku", "context.order.code"
     )
-    check_rename(fixture, "code", after)
+    check_rename(
+        fixture,
+        "code",
+        snapshot(
+            [
+                '- required = ["sku"]',
+                '+ required = ["code"]',
+                '- properties.sku = { type = "string" }',
+                '+ properties.code = { type = "string" }',
+                '-   { target = "x", path = "context.foreach.orders.item.sku" },',
+                '+   { target = "x", path = "context.foreach.orders.item.code" },',
+                "-   { target = \"y\", path = 'context.order.sku' },",
+                "+   { target = \"y\", path = 'context.order.code' },",
+            ]
+        ),
+    )
 
 
 def test_rename_a_binding_target_renames_the_node_def_property() -> None:
     fixture = at(WORKFLOW, 'target = "x"', 10)
-    after = WORKFLOW.replace("properties = { x = {}", "properties = { value = {}").replace(
-        'target = "x"', 'target = "value"'
+    check_rename(
+        fixture,
+        "value",
+        snapshot(
+            [
+                '- input_schema = { type = "object", properties = { x = {}, y = {} } }',
+                '+ input_schema = { type = "object", properties = { value = {}, y = {} } }',
+                '-   { target = "x", path = "context.foreach.orders.item.sku" },',
+                '+   { target = "value", path = "context.foreach.orders.item.sku" },',
+            ]
+        ),
     )
-    check_rename(fixture, "value", after)
 
 
 @pytest.mark.parametrize(
