@@ -30,6 +30,7 @@ from generate import generate_toml
 from report import table, write_section
 
 from wf_core.documents import DocumentParser, Syntax, parse_document
+from wf_core.edits import Edit
 
 RUNS = 5
 PLACES = 7
@@ -58,30 +59,32 @@ _NEEDLES = {
 }
 
 
-def _edits(text: str, syntax: Syntax) -> dict[str, list[str]]:
+def _edits(text: str, syntax: Syntax) -> dict[str, list[Edit]]:
     path, key, node = _NEEDLES[syntax]
-    out: dict[str, list[str]] = {"path +1 char": [], "path -1 char": [], "key +1 char": []}
+    out: dict[str, list[Edit]] = {"path +1 char": [], "path -1 char": [], "key +1 char": []}
     out["unterminated string"] = []
     for at in _places(text, path):
         inside = text.index("context", at) + 8
-        out["path +1 char"].append(text[:inside] + "x" + text[inside:])
-        out["path -1 char"].append(text[:inside] + text[inside + 1 :])
+        out["path +1 char"].append(Edit(inside, inside, "x"))
+        out["path -1 char"].append(Edit(inside, inside + 1, ""))
     for at in _places(text, key):
-        out["key +1 char"].append(text[: at + 3] + "x" + text[at + 3 :])
+        out["key +1 char"].append(Edit(at + 3, at + 3, "x"))
     for at in _places(text, node):
         quote = at + len(node) - 1
-        out["unterminated string"].append(text[:quote] + text[quote + 1 :])
+        out["unterminated string"].append(Edit(quote, quote + 1, ""))
     return out
 
 
-def _edit_time(text: str, edited: str, syntax: Syntax) -> tuple[float, float]:
+def _edit_time(text: str, edit: Edit, syntax: Syntax) -> tuple[float, float]:
+    """The parse of ``text`` after ``edit``, told the edit's region as the server tells it."""
     parser = DocumentParser(syntax)
     parser.parse(text)
+    edited = edit.apply(text)
     parsed = None
 
     def step() -> None:
         nonlocal parsed
-        parsed = parser.parse(edited)
+        parsed = parser.parse(edited, edit.region)
 
     spent = _cpu(step)
     assert parsed is not None
@@ -112,8 +115,8 @@ def _report(nodes: int, syntax: Syntax, text: str) -> tuple[str, ...]:
     print(f"  from scratch          {statistics.median(scratch):.4f} s")
     print(f"  first full items()    {everything:.4f} s  (entries are built on first use)")
     edits = []
-    for name, versions in _edits(text, syntax).items():
-        times = [_edit_time(text, edited, syntax) for edited in versions]
+    for name, placed in _edits(text, syntax).items():
+        times = [_edit_time(text, edit, syntax) for edit in placed]
         parse = statistics.median(t[0] for t in times)
         locate = statistics.median(t[1] for t in times)
         print(f"  {name:<21} {parse:.4f} s   first locate after it {locate:.4f} s")

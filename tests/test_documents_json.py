@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from wf_core.documents import DocumentParser, Kind, parse_document
+from wf_core.edits import Region, edit_between
 from wf_core.snapshot import analyze_text
 from wf_core.spans import LineIndex
 
@@ -156,11 +159,48 @@ def test_incremental_json() -> None:
     parser = DocumentParser("json")
     assert parser.parse(text).values == DOC
     edited = text.replace('"charge"', '"chärge"')
-    assert parser.parse(edited).values == json.loads(edited)
+    assert parser.parse(edited, edit_between(text, edited).region).values == json.loads(edited)
     broken = edited.replace('"input.customers"', '"input.cust')
-    result = parser.parse(broken)
+    result = parser.parse(broken, edit_between(edited, broken).region)
     assert [i.message for i in result.issues] == ["unterminated string"]
     assert result.values["nodes"][1]["id"] == "chärge"
+
+
+class _Spy:
+    """tree-sitter's parser, noting whether each parse was given the previous tree."""
+
+    def __init__(self, parser: Any) -> None:
+        self.parser, self.reused = parser, []
+
+    def parse(self, data: bytes, old_tree: Any = None) -> Any:
+        self.reused.append(old_tree is not None)
+        return self.parser.parse(data) if old_tree is None else self.parser.parse(data, old_tree)
+
+
+@pytest.mark.parametrize(
+    ("region", "reused"),
+    [
+        # the edit's region: the previous tree, edited there, is reused
+        (lambda old, new: edit_between(old, new).region, [True]),
+        # no region (a fresh document), or one that cannot be of these two texts
+        (lambda old, new: None, [False]),
+        (lambda old, new: Region(0, len(old) + 5, len(new) + 5), [False]),
+        (lambda old, new: Region(0, 1, 1), [False]),
+    ],
+)
+def test_the_previous_tree_is_reused_only_with_a_region_of_the_two_texts(
+    region: Callable[[str, str], Region | None], reused: list[bool]
+) -> None:
+    text = json.dumps(DOC, indent=2, ensure_ascii=False)
+    parser = DocumentParser("json")
+    parser.parse(text)
+    spy = _Spy(parser._parser)
+    parser._parser = spy  # type: ignore[assignment]
+    edited = text.replace('"charge"', '"chärge😀"')
+    result = parser.parse(edited, region(text, edited))
+    assert spy.reused == reused
+    assert result.values == json.loads(edited)
+    assert result.source_map.get(("nodes", 1, "id")).value.slice(edited) == '"chärge😀"'  # type: ignore[union-attr]
 
 
 # -- reuse: unchanged units are placed again, not converted ------------------------

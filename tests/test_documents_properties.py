@@ -26,6 +26,7 @@ from wf_core.documents import (
     parse_document,
     toml_syntax,
 )
+from wf_core.edits import Edit, region_of
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -318,12 +319,12 @@ _edits = st.lists(
 )
 
 
-def _apply(text: str, edit: tuple[bool, float, str, int]) -> str:
+def _edit(text: str, edit: tuple[bool, float, str, int]) -> Edit:
     insert, where, chars, width = edit
     pos = int(where * len(text))
     if insert:
-        return text[:pos] + chars + text[pos:]
-    return text[:pos] + text[pos + width :]
+        return Edit(pos, pos, chars)
+    return Edit(pos, min(pos + width, len(text)), "")
 
 
 def _same(a: ParsedDocument, b: ParsedDocument) -> None:
@@ -349,8 +350,9 @@ def test_random_edits_never_raise_and_incremental_equals_scratch(syntax, edits) 
     parser = DocumentParser(syntax)
     parser.parse(text)
     for edit in edits:
-        text = _apply(text, edit)
-        incremental = parser.parse(text)
+        change = _edit(text, edit)
+        text = change.apply(text)
+        incremental = parser.parse(text, change.region)
         scratch = parse_document(text, syntax)
         _same(incremental, scratch)
         for issue in scratch.issues:
@@ -405,13 +407,20 @@ flag = true
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_edits)
 def test_random_edits_across_sections_equal_scratch(edits) -> None:
+    """Parsed after every second edit: the region given is that of both."""
     text = SECTIONS_TOML
     parser = DocumentParser("toml")
     previous = parser.parse(text)
     snapshot = repr(previous.values)
-    for edit in edits:
-        text = _apply(text, edit)
-        incremental = parser.parse(text)
+    pending: list[Edit] = []
+    for number, edit in enumerate(edits, start=1):
+        change = _edit(text, edit)
+        text = change.apply(text)
+        pending.append(change)
+        if number % 2 and number < len(edits):
+            continue
+        incremental = parser.parse(text, region_of(pending))
+        pending = []
         _same(incremental, parse_document(text, "toml"))
         # reused objects are shared, never written into
         assert repr(previous.values) == snapshot
@@ -450,8 +459,9 @@ def test_random_json_edits_chunks_equal_reading_in_place(edits) -> None:
     previous = parser.parse(text)
     snapshot = repr(previous.values)
     for edit in edits:
-        text = _apply(text, edit)
-        incremental = parser.parse(text)
+        change = _edit(text, edit)
+        text = change.apply(text)
+        incremental = parser.parse(text, change.region)
         scratch = parse_document(text, "json")
         with _read_in_place():
             in_place = parse_document(text, "json")

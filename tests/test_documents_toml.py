@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from wf_core.documents import DocumentParser, Kind, parse_document, syntax_for_path
+from wf_core.edits import edit_between
 from wf_core.issues import Severity
 from wf_core.spans import LineIndex
 
@@ -402,11 +403,11 @@ def test_incremental_parser_follows_edits() -> None:
     first = parser.parse(EXAMPLE)
     assert first.issues == ()
     edited = EXAMPLE.replace('id = "charge"', 'id = "chärge😀"')
-    second = parser.parse(edited)
+    second = parser.parse(edited, edit_between(EXAMPLE, edited).region)
     assert second.values == tomllib.loads(edited)
     assert second.source_map.get(("nodes", 1, "id")).value.slice(edited) == '"chärge😀"'  # type: ignore[union-attr]
     broken = edited.replace('over = "input.customers"', 'over = "input.cust')
-    third = parser.parse(broken)
+    third = parser.parse(broken, edit_between(edited, broken).region)
     assert [i.message for i in third.issues] == ["unterminated string"]
     assert third.values["nodes"][0]["over"] == "input.cust"
     assert parser.parse(broken) is third

@@ -18,8 +18,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_documents_properties import (
     WORKFLOW_TOML,
-    _apply,
     _documents,
+    _edit,
     _edits,
     _hand_written,
     _same,
@@ -172,8 +172,9 @@ def test_random_edits_read_without_tree_as_from_the_tree(edits: Any) -> None:
     previous = parser.parse(text)
     snapshot = repr(previous.values)
     for edit in edits:
-        text = _apply(text, edit)
-        parsed = parser.parse(text)
+        change = _edit(text, edit)
+        text = change.apply(text)
+        parsed = parser.parse(text, change.region)
         _same(parsed, _from_tree(text))
         # reused objects are shared, never written into
         assert repr(previous.values) == snapshot

@@ -11,6 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.features.fixture import analyze
+from wf_core.edits import edit_between
 from wf_core.node_view import NodeView, at_node, node_index_at
 from wf_core.overlay import EditedSnapshot, derive_edited_snapshot
 from wf_core.semantic.index import IndexIncomplete, NodeIndex
@@ -146,13 +147,14 @@ def test_an_edited_string_is_seen_through_its_nodes_index() -> None:
     base = analyze(text)
     edited_text = text.replace(path, "context.foreach.customers.item.", 1)
     offset = text.index(path) + len("context.foreach.customers.item.")
-    edited = derive_edited_snapshot(base, edited_text, 2)
+    region = edit_between(text, edited_text).region
+    edited = derive_edited_snapshot(base, edited_text, region, 2)
     assert edited is not None
     local = at_node(edited, offset)
     assert isinstance(local, EditedSnapshot)
     labels = [c.label for c in complete(local, offset)]
     assert "name" in labels and not base.has_index
-    whole = derive_edited_snapshot(base, edited_text, 2)
+    whole = derive_edited_snapshot(base, edited_text, region, 2)
     assert whole is not None and complete(local, offset) == complete(whole, offset)
     # a place in another node than the edited string's: no view through that node
     other = edited_text.index('id = "customers"') + 6

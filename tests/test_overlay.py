@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wf_core.edits import Edit
+from wf_core.edits import Edit, edit_between
 from wf_core.overlay import derive_edited_snapshot
 from wf_core.snapshot import analyze_text
 from wf_core.spans import LineIndex
@@ -94,7 +94,7 @@ def test_an_edited_snapshot_numbers_lines_as_a_fresh_analysis() -> None:
     base = analyze_text(BILLING, "toml")
     base.lines  # noqa: B018 - the base's index, which the edited one shares
     text = BILLING.replace(TARGET, 'path = "context.foreach.customers.item.nameXYZ"')
-    edited = derive_edited_snapshot(base, text, 2)
+    edited = derive_edited_snapshot(base, text, edit_between(base.text, text).region, 2)
     assert edited is not None
     fresh = LineIndex(text)
     for offset in range(0, len(text) + 1, 7):
@@ -114,7 +114,7 @@ def test_an_edited_snapshot_numbers_lines_as_a_fresh_analysis() -> None:
 def test_completion_from_an_edited_snapshot_equals_a_fresh_one(typed: str) -> None:
     base = analyze_text(BILLING, "toml")
     text = BILLING.replace(TARGET, typed)
-    edited = derive_edited_snapshot(base, text, 2)
+    edited = derive_edited_snapshot(base, text, edit_between(base.text, text).region, 2)
     assert edited is not None
     fresh = analyze_text(text, "toml")
     cursor = text.index(typed) + len(typed) - 1
@@ -141,13 +141,13 @@ def test_completion_from_an_edited_snapshot_equals_a_fresh_one(typed: str) -> No
 def test_edits_outside_one_string_need_a_full_analysis(old: str, new: str) -> None:
     base = analyze_text(BILLING, "toml")
     text = BILLING.replace(old, new, 1)
-    assert derive_edited_snapshot(base, text, 2) is None
+    assert derive_edited_snapshot(base, text, edit_between(base.text, text).region, 2) is None
 
 
 def test_references_may_be_typed_without_reanalysis() -> None:
     base = analyze_text(BILLING, "toml")
     text = BILLING.replace('to = "charge" }', 'to = "char" }')
-    edited = derive_edited_snapshot(base, text, 2)
+    edited = derive_edited_snapshot(base, text, edit_between(base.text, text).region, 2)
     assert edited is not None
     cursor = text.index('to = "char"') + len('to = "char')
     labels = [c.label for c in complete(edited, cursor)]

@@ -21,7 +21,7 @@ from typing import Any
 
 from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.documents.strings import scan_json_string, scan_toml_string
-from wf_core.edits import edit_between
+from wf_core.edits import Region
 from wf_core.locations import Location
 from wf_core.records import record
 from wf_core.semantic.build import PathResolver, path_occurrence, path_role_at, segment_occurrences
@@ -360,21 +360,22 @@ def editable_without_reanalysis(base: DocumentSnapshot, location: Location) -> b
 def derive_edited_snapshot(
     base: DocumentSnapshot,
     text: str,
+    region: Region,
     version: int | None = None,
     *,
     allowed: Callable[[DocumentSnapshot, Location], bool] | None = None,
 ) -> EditedSnapshot | None:
-    """The snapshot of ``text`` derived from ``base``, or None when the edit is not
-    confined to one string literal that stays one string literal.
+    """The snapshot of ``text`` derived from ``base``, or None when the change, inside
+    ``region`` (see ``wf_core.edits``: where ``base.text`` and ``text`` may differ), is
+    not confined to one string literal that stays one string literal.
 
     ``allowed`` says which string values may be edited this way: only those whose
     change cannot alter what the caller will read from the base analysis (an
     edited node ``id`` changes the graph; an edited path does not).
     """
-    old = base.text
-    if old == text:
+    if region.is_empty:
         return None
-    region = edit_between(old, text).region
+    old = base.text
     start, old_end, new_end = region.start, region.old_end, region.new_end
     source_map = base.parsed.source_map
     located = source_map.locate(start)

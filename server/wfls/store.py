@@ -211,9 +211,10 @@ def _seen_through(
 ) -> EditedSnapshot | None:
     """``base`` (an analysis and its revision) seen through the updates since, or None
     when they are not confined to one string literal (or no longer known)."""
-    if current.region_since(base[0]) is None:
+    region = current.region_since(base[0])
+    if region is None:
         return None
-    return derive_edited_snapshot(base[1], source, current.version)
+    return derive_edited_snapshot(base[1], source, region, current.version)
 
 
 class DocumentStore:
@@ -329,7 +330,8 @@ class DocumentStore:
             if same is not None:
                 snapshot = same.with_version(version)
             else:
-                parsed = document.parser.parse(source)
+                region = None if document.parsed is None else current.region_since(document.parsed)
+                parsed = document.parser.parse(source, region)
                 document.parsed = revision
                 snapshot = DocumentSnapshot(
                     parsed,

@@ -187,13 +187,14 @@ def test_settings_choose_the_hints() -> None:
 
 
 def test_while_typing_in_a_path_the_hints_follow_the_edit() -> None:
+    from wf_core.edits import edit_between
     from wf_core.overlay import derive_edited_snapshot
 
     text, _ = parse(WORKFLOW)
     base = analyze(text)
     base.issues  # noqa: B018 - the analysed version an editor has
     typed = text.replace('"context.customer.name"', '"context.customer.orders"')
-    edited = derive_edited_snapshot(base, typed, 2)
+    edited = derive_edited_snapshot(base, typed, edit_between(base.text, typed).region, 2)
     assert edited is not None
     shown = [(h.offset, h.label) for h in inlay_hints(edited)]
     assert shown == [(h.offset, h.label) for h in inlay_hints(analyze(typed))]

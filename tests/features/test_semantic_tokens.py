@@ -254,13 +254,14 @@ def test_the_extension_fixtures_tokens_are_up_to_date() -> None:
 
 def test_while_typing_in_a_path_the_tokens_follow_the_edit() -> None:
     """Answered from the previous analysis seen through the edit (``wf_core.overlay``)."""
+    from wf_core.edits import edit_between
     from wf_core.overlay import derive_edited_snapshot
 
     text, _ = parse(LOOPS)
     base = analyze(text)
     base.issues  # noqa: B018 - the analysed version an editor has
     typed = text.replace("context.customer.nickname", "context.customer.name.first")
-    edited = derive_edited_snapshot(base, typed, 2)
+    edited = derive_edited_snapshot(base, typed, edit_between(base.text, typed).region, 2)
     assert edited is not None
     tokens = semantic_tokens(edited)
     assert render(typed, tokens) == render(typed, semantic_tokens(analyze(typed)))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conftest import PULLING, WAIT, Session
+from conftest import PULLING, WAIT, Session, position
 from lsprotocol import types
 
 ALIAS_LINE = '{ id = "stores😀"'
@@ -116,6 +116,74 @@ async def test_incremental_change_updates_the_diagnostics(session: Session, audi
     third = await session.diagnostics(uri)
     assert by_code(third, "foreach_context_alias_conflict") == []
     assert session.texts[uri].count('as = "store"') == 1
+
+
+# Each change in the positions of the text the ones before it made: after a 😀 just
+# written (two UTF-16 units), after the 😀 of "stores😀", then a line before everything,
+# which moves the last change's line down.
+SEVERAL_CHANGES = (
+    (lambda text: text.index("nmae"), 4, "n😀me"),
+    (lambda text: text.index("n😀me") + 2, 0, "x"),
+    (lambda text: text.index("item.id'") + 5, 2, "idd"),
+    (lambda text: 0, 0, "# edited\n"),
+    (lambda text: text.index("item.revenue'") + 5, 7, "revenu"),
+)
+
+
+def _as_shown(diagnostics: list[types.Diagnostic]) -> list[tuple[object, ...]]:
+    return sorted(
+        (
+            (d.range.start.line, d.range.start.character, d.range.end.line, d.range.end.character),
+            d.code,
+            d.message,
+            d.severity,
+            [(r.location.range.start, r.location.range.end) for r in d.related_information or ()],
+        )
+        for d in diagnostics
+    )
+
+
+async def test_several_changes_in_one_notification_give_a_fresh_documents_diagnostics(
+    session: Session, audit_text: str
+):
+    """One ``didChange`` with several ranges: the diagnostics of the version it makes are
+    those of its text opened afresh."""
+    uri = session.open("audit.wf.toml", audit_text)
+    await session.diagnostics(uri)
+    text, changes = audit_text, []
+    for where, length, new_text in SEVERAL_CHANGES:
+        start = where(text)
+        end = start + length
+        changes.append(
+            types.TextDocumentContentChangePartial(
+                range=types.Range(
+                    start=position(text, start, session.encoding),
+                    end=position(text, end, session.encoding),
+                ),
+                text=new_text,
+            )
+        )
+        text = text[:start] + new_text + text[end:]
+    session.texts[uri], session.versions[uri] = text, 2
+    session.client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=changes,
+        )
+    )
+    edited = await session.diagnostics(uri)
+    session.close(uri)
+    fresh_uri = session.open("fresh.wf.toml", text)
+    fresh = await session.diagnostics(fresh_uri)
+    assert _as_shown(edited) == _as_shown(fresh)
+    # What the changes wrote is found where they wrote it.
+    for code, written, needle in (
+        ("invalid_model", "n😀xme", """'context.foreach."régions".item.n😀xme'"""),
+        ("invalid_context_path", "idd", "idd"),
+    ):
+        [found] = [d for d in by_code(fresh, code) if written in d.message]
+        assert found.range == session.range(fresh_uri, needle)
+    assert any("'context.foreach.\"stores😀\".item.revenu'" in d.message for d in fresh)
 
 
 async def test_pull_answers_unchanged_for_the_same_version(session: Session, audit_text: str):

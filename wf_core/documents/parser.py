@@ -1,8 +1,9 @@
 """Text → ``ParsedDocument``: plain values, source map and syntax issues.
 
 ``parse_document`` parses from scratch. ``DocumentParser`` keeps the previous
-text and tree-sitter tree of one open document and reparses incrementally, and
-keeps the previous version's converted units (``Chunk``s, keyed by their text):
+text and tree-sitter tree of one open document and, told the region an edit
+changed (``wf_core.edits``), reparses incrementally; it also keeps the previous
+version's converted units (``Chunk``s, keyed by their text):
 a TOML top-level statement, or a JSON top-level member's value or element of
 ``nodes``/``edges``/``node_defs``/``output``, whose text did not change is not
 converted again, only placed at its new offset (see ``toml_syntax``,
@@ -42,6 +43,7 @@ from wf_core.documents.json_syntax import parse_json
 from wf_core.documents.source_map import Chunk, SourceMap
 from wf_core.documents.toml_statements import read_clean
 from wf_core.documents.toml_syntax import parse_toml
+from wf_core.edits import Region
 from wf_core.files import Syntax
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.records import record
@@ -149,30 +151,6 @@ def parse_document(text: str, syntax: Syntax) -> ParsedDocument:
     return _built(text, syntax, tree)[0]
 
 
-def _common_prefix(a: str, b: str) -> int:
-    """Length of the common prefix, by bisection over C-speed slice comparisons."""
-    low, high = 0, min(len(a), len(b))
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[low:mid] == b[low:mid]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
-def _common_suffix(a: str, b: str, limit: int) -> int:
-    low, high = 0, limit
-    la, lb = len(a), len(b)
-    while low < high:
-        mid = (low + high + 1) // 2
-        if a[la - mid : la - low] == b[lb - mid : lb - low]:
-            low = mid
-        else:
-            high = mid - 1
-    return low
-
-
 def _point(data: bytes, byte_offset: int) -> tuple[int, int]:
     row = data.count(b"\n", 0, byte_offset)
     column = byte_offset - (data.rfind(b"\n", 0, byte_offset) + 1)
@@ -195,7 +173,11 @@ class DocumentParser:
         # Converted top-level statements of the previous version, by their text.
         self._chunks: dict[str, Chunk] = {}
 
-    def parse(self, text: str) -> ParsedDocument:
+    def parse(self, text: str, region: Region | None = None) -> ParsedDocument:
+        """The document for ``text``. ``region`` is where ``text`` differs from the text
+        this parser read last (see ``wf_core.edits``): with it, the previous tree is
+        edited there and reused; without it (a fresh document), ``text`` is parsed anew.
+        Either way the result is the same (see the module's invariants)."""
         old_text, old_tree = self._text, self._tree
         if old_text == text and self._result is not None:
             return self._result
@@ -209,25 +191,44 @@ class DocumentParser:
         data = encode(text)
         if self._parser is None:
             self._parser = _parser(self.syntax)
-        if old_text is None or old_tree is None:
+        if old_text is None or old_tree is None or not _fits(region, old_text, text):
             tree = self._parser.parse(data)
         else:
-            prefix = _common_prefix(old_text, text)
-            suffix = _common_suffix(old_text, text, min(len(old_text), len(text)) - prefix)
-            start_byte = len(encode(text[:prefix]))
-            old_end_byte = len(self._data) - len(encode(old_text[len(old_text) - suffix :]))
-            new_end_byte = len(data) - len(encode(text[len(text) - suffix :]))
-            old_tree.edit(
-                start_byte=start_byte,
-                old_end_byte=old_end_byte,
-                new_end_byte=new_end_byte,
-                start_point=_point(data, start_byte),
-                old_end_point=_point(self._data, old_end_byte),
-                new_end_point=_point(data, new_end_byte),
-            )
+            assert region is not None  # ``_fits`` says so
+            self._edit_tree(old_tree, old_text, text, data, region)
             tree = self._parser.parse(data, old_tree)
             if tree.root_node.has_error:
                 tree = self._parser.parse(data)
         result, self._chunks = _built(text, self.syntax, tree, self._chunks)
         self._text, self._data, self._tree, self._result = text, data, tree, result
         return result
+
+    def _edit_tree(
+        self, tree: tree_sitter.Tree, old_text: str, text: str, data: bytes, region: Region
+    ) -> None:
+        """Tell ``tree`` (of ``old_text``) that ``region`` changed, in bytes: the bytes
+        before the region are counted once (none for an ASCII text, whose bytes are its
+        characters), and only the region's two sides are encoded."""
+        start, old_end, new_end = region.start, region.old_end, region.new_end
+        start_byte = start if len(data) == len(text) else len(encode(text[:start]))
+        old_end_byte = start_byte + len(encode(old_text[start:old_end]))
+        new_end_byte = start_byte + len(encode(text[start:new_end]))
+        tree.edit(
+            start_byte=start_byte,
+            old_end_byte=old_end_byte,
+            new_end_byte=new_end_byte,
+            start_point=_point(data, start_byte),
+            old_end_point=_point(self._data, old_end_byte),
+            new_end_point=_point(data, new_end_byte),
+        )
+
+
+def _fits(region: Region | None, old_text: str, text: str) -> bool:
+    """Whether ``region`` can be a change of ``old_text`` into ``text`` (it lies in both and
+    leaves as much after it in each): a region of some other text is not used."""
+    return (
+        region is not None
+        and region.old_end <= len(old_text)
+        and region.new_end <= len(text)
+        and len(old_text) - region.old_end == len(text) - region.new_end
+    )
