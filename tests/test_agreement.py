@@ -163,7 +163,10 @@ def test_inventory_completion_and_validation_agree(document: dict[str, Any], rnd
         offered = {c.label: c for c in complete(analyze_text(text, "json"), cursor)}
         last = path[scan.segments[-1].start :]
         assert last in offered, (path, sorted(offered))
-        # Every member offered there validates clean too.
+        # Every member offered there, accepted (it may replace more than the segment
+        # typed: a dotted loop id typed unquoted), validates clean too.
         for label in rnd.sample(sorted(offered), min(3, len(offered))):
-            text, _ = _with_path(document, parent + label)
-            assert _read_findings(analyze_text(text, "json"), index) == [], parent + label
+            candidate = offered[label]
+            replace = candidate.replace
+            accepted = text[: replace.start] + candidate.insert_text + text[replace.end :]
+            assert _read_findings(analyze_text(accepted, "json"), index) == [], (parent, label)

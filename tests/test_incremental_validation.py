@@ -286,22 +286,21 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
     """A node (or finding) the edit did not touch costs its memo no new object: every one
     would be a survivor of the analysis for the cyclic collector to scan (``collector``),
     16,000 of them per edit at 16,000 nodes."""
+    from wf_core.derived import Derivations
     from wf_core.documents.source_map import Chunk
     from wf_core.issues import Issue
     from wf_core.placing import PlacementMemo
     from wf_core.spans import Span
-    from wf_core.validation.memo import ValidationMemo
 
-    model, node, found = object(), object(), ((), ())
-    memo = ValidationMemo()
-    memo.begin(model, (), ("ok",))
-    memo.put("context", 3, node, found)
-    record = memo._current["context"][3]
-    memo.begin(model, (), ("ok",))
-    assert memo.get("context", 3, node) is found
-    assert memo._current["context"][3] is record
-    memo.begin(model, (), ("ok",))
-    assert memo.get("context", 3, object()) is None  # another node at that index
+    model, key, found = object(), (((), "[[nodes]]\nid = 'a'\n"),), (("a",), ())
+    derived = Derivations()
+    derived.begin("q", (model, (), ("ok",))).at(3, key, lambda: found)
+    record = derived._runs["q"][1][3]
+    run = derived.begin("q", (model, (), ("ok",)))
+    assert run.at(3, (((), "[[nodes]]\nid = 'a'\n"),), lambda: (("?",), ())) is found
+    assert derived._runs["q"][1][3] is record  # carried over as it is
+    run = derived.begin("q", (model, (), ("ok",)))
+    assert run.at(3, (((), "[[nodes]]\nid = 'b'\n"),), lambda: (("b",), ())) is not found
 
     issue = Issue(code="invalid_context_path", location=("nodes", 0), message="m")
     chunk = Chunk("x = 1\n")

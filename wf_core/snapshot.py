@@ -24,7 +24,7 @@ from wf_core.analysis.context_scopes import ContextCache, ContextModel
 from wf_core.collector import collector_paused
 from wf_core.derived import Derivations
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
-from wf_core.documents.source_map import plain_span
+from wf_core.documents.source_map import ElementKey, plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.loading import LoadResult, load_workflow
@@ -37,7 +37,6 @@ from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.document_checks import document_checks
 from wf_core.validation.issues import ValidationReport
-from wf_core.validation.memo import ValidationMemo
 
 if TYPE_CHECKING:
     from wf_core.semantic.build import IndexBuilder
@@ -110,7 +109,6 @@ class DocumentSnapshot:
         extra_issues: tuple[Issue, ...] = (),
         derived: Derivations | None = None,
         context_cache: ContextCache | None = None,
-        validation_memo: ValidationMemo | None = None,
         placement_memo: PlacementMemo | None = None,
         lines: LineIndex | None = None,
     ):
@@ -122,7 +120,6 @@ class DocumentSnapshot:
         # first computed, which the owner of the cache serialises.
         self._derived = derived
         self._context_cache = context_cache
-        self._validation_memo = validation_memo
         self._placement_memo = placement_memo
         # The text's line index when the caller has it (the store derives it edit by edit).
         if lines is not None:
@@ -230,10 +227,19 @@ class DocumentSnapshot:
         return validate_workflow(
             self.workflow,
             context=self.context,
-            memo=self._validation_memo,
+            derived=self._derived,
+            node_keys=self._node_keys(),
             # What the findings need besides the report, made while a child checks nodes.
             alongside=(lambda: self.document_checks, lambda: self.lines),
         )
+
+    def _node_keys(self) -> list[ElementKey | None]:
+        """The content key of each of the model's nodes (the document's node it was
+        loaded from), for the validation's derived values."""
+        if self._derived is None:
+            return []
+        key = self.parsed.source_map.element_key
+        return [key("nodes", position) for position in self.load.node_positions]
 
     @cached_property
     def document_checks(self) -> tuple[Issue, ...]:

@@ -61,7 +61,6 @@ from wf_core.placing import PlacementMemo
 from wf_core.records import record
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
-from wf_core.validation.memo import ValidationMemo
 from wf_core.view import AnalysisView
 from wfls.diagnostics_memo import DiagnosticsMemo
 
@@ -150,7 +149,6 @@ class OpenDocument:
     # What its analyses derived, found again by content (``wf_core.derived``).
     derived: Derivations = field(default_factory=Derivations, repr=False)
     contexts: ContextCache = field(default_factory=ContextCache, repr=False)
-    validations: ValidationMemo = field(default_factory=ValidationMemo, repr=False)
     placements: PlacementMemo = field(default_factory=PlacementMemo, repr=False)
     # Read and written by the analysis worker only (``WflsServer._compute_diagnostics``).
     diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)
@@ -339,7 +337,6 @@ class DocumentStore:
                     version=version,
                     derived=document.derived,
                     context_cache=document.contexts,
-                    validation_memo=document.validations,
                     placement_memo=document.placements,
                     lines=current.lines if source is text else None,
                 )

@@ -10,6 +10,7 @@ convenience key stands for.
 from __future__ import annotations
 
 from collections.abc import Collection
+from functools import partial
 from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
@@ -29,7 +30,7 @@ from wf_core.records import record
 from wf_core.schema_nav import UnknownSegment
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
-from wf_core.validation.memo import Findings, ValidationMemo
+from wf_core.validation.memo import Findings, ValidationRuns
 from wf_core.validation.reads import PathRead, binding_reads, node_reads
 from wf_core.validation.suggest import did_you_mean, dotted_run, joined
 
@@ -41,18 +42,15 @@ def validate_context_paths(
     model: ContextModel,
     report: ValidationReport,
     extras: list[Issue],
-    memo: ValidationMemo | None = None,
+    runs: ValidationRuns | None = None,
 ) -> None:
     """Reads in node order, then the workflow output's. A node's reads depend on the node,
-    its index and the context model only, so ``memo`` may hand back their findings."""
+    its index and the context model only, so ``runs`` may hand back their findings."""
     check_alias_ownership(workflow, model, report)
     walks = Walks(model)
     for index, node in enumerate(workflow.nodes):
-        findings = memo.get("context", index, node) if memo is not None else None
-        if findings is None:
-            findings = node_context_findings(node, index, walks)
-            if memo is not None:
-                memo.put("context", index, node, findings)
+        make = partial(node_context_findings, node, index, walks)
+        findings = runs.get("context", index, make) if runs is not None else make()
         report.issues.extend(findings[0])
         extras.extend(findings[1])
     for path, location in binding_reads(workflow.output, ("output",)):

@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from functools import partial
 from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import analyze_control_regions
+from wf_core.derived import Derivations
+from wf_core.documents.source_map import ElementKey
 from wf_core.forked import in_child
 from wf_core.issues import Issue, Related
 from wf_core.locations import Location, NodeRef
@@ -30,7 +33,7 @@ from wf_core.validation.context_paths import Walks, node_context_findings, valid
 from wf_core.validation.cycles import endless_cycles
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
-from wf_core.validation.memo import Findings, Part, ValidationMemo
+from wf_core.validation.memo import Findings, Part, ValidationRuns
 from wf_core.validation.reads import binding_reads, node_reads
 from wf_core.validation.source_paths import SourceChecker
 from wf_core.validation.subgraphs import declares_schema, undeclared_field
@@ -54,11 +57,13 @@ def validate_workflow(
     workflow: Any,
     *,
     context: ContextModel | None = None,
-    memo: ValidationMemo | None = None,
+    derived: Derivations | None = None,
+    node_keys: Sequence[ElementKey | None] = (),
     alongside: Sequence[Callable[[], object]] = (),
 ) -> ValidationReport:
-    """``memo`` (the previous version's per-node findings of the same document) lets an
-    edit re-check only the nodes it touched; the report is the same with or without it.
+    """With ``derived`` (what the document's last validation derived) and the content
+    keys of the model's nodes (``node_keys[i]`` of ``workflow.nodes[i]``), an edit
+    re-checks only the nodes it touched; the report is the same with or without them.
 
     ``alongside`` is the caller's own work, independent of this validation (each call
     keeps its value where the caller finds it): it is done while a forked child checks
@@ -67,26 +72,25 @@ def validate_workflow(
     regions = context.regions if context is not None else analyze_control_regions(workflow)
     model = context or ContextModel(workflow, regions)
     sources = SourceChecker(model)
-    memo = memo or ValidationMemo()
+    runs = ValidationRuns(derived, node_keys, model, workflow.node_defs, workflow.outcomes)
     node_defs = _collect_node_defs(workflow, report)
     # The whole-graph checks come after the nodes' in the report. They read only the
     # workflow and its node defs: a child checking nodes makes them too.
     graph = None
     if len(workflow.nodes) >= SPLIT_FROM:
-        graph = _split_node_findings(workflow, model, memo, node_defs, alongside)
+        graph = _split_node_findings(workflow, model, runs, node_defs, alongside)
     if graph is None:
-        graph = memo.graph(model, workflow, node_defs, lambda: graph_findings(workflow, node_defs))
-    memo.begin(model, workflow.node_defs, workflow.outcomes)
+        graph = runs.graph(workflow, node_defs, lambda: graph_findings(workflow, node_defs))
 
     _validate_workflow_output(workflow, model, sources, report)
     extras = sources.drain_extras()
-    _validate_nodes(workflow, node_defs, model, sources, report, extras, memo)
+    _validate_nodes(workflow, node_defs, model, sources, report, extras, runs)
     report.issues.extend(graph)
     for issue in regions.issues:
         report.add(
             Code(issue.kind.value), issue.location, issue.message, related=_ways_in(issue, regions)
         )
-    validate_context_paths(workflow, model, report, extras, memo)
+    validate_context_paths(workflow, model, report, extras, runs)
     report.issues.extend(extras)
     report.issues = relate_consequences(workflow, regions, node_defs, report.issues)
     return report
@@ -138,11 +142,11 @@ def node_findings(
 def _split_node_findings(
     workflow: Any,
     model: ContextModel,
-    memo: ValidationMemo,
+    runs: ValidationRuns,
     node_defs: Mapping[str, Any],
     meanwhile: Iterable[Callable[[], object]],
 ) -> list[Issue] | None:
-    """File every node's findings in ``memo``, the last ones' computed by a forked child
+    """File every node's findings in ``runs``, the last ones' computed by a forked child
     that also makes the whole-graph checks, while this process does ``meanwhile``'s work
     and the first ones'; the whole-graph findings, or None when no child made them.
     When this process may not fork, nothing is done (the validation checks every node
@@ -165,11 +169,10 @@ def _split_node_findings(
         pending.cancel()
         raise
     theirs = pending.result()
-    memo.begin(model, workflow.node_defs, workflow.outcomes)
-    memo.adopt(workflow.nodes, mine)
+    runs.adopt(mine)
     if theirs is None:
         return None
-    memo.adopt(workflow.nodes, theirs[0])
+    runs.adopt(theirs[0])
     return list(theirs[1])
 
 
@@ -249,7 +252,7 @@ def _validate_nodes(
     sources: SourceChecker,
     report: ValidationReport,
     extras: list[Issue],
-    memo: ValidationMemo,
+    runs: ValidationRuns,
 ) -> None:
     first_ids = first_index_by_id(node.id for node in workflow.nodes)
     for i, node in enumerate(workflow.nodes):
@@ -262,10 +265,8 @@ def _validate_nodes(
                 related=(Related(("nodes", first, "id"), f"the first node with id {node.id!r}"),),
             )
     for i, node in enumerate(workflow.nodes):
-        findings = memo.get("node", i, node)
-        if findings is None:
-            findings = _node_findings(workflow, node, i, node_defs, model, sources)
-            memo.put("node", i, node, findings)
+        make = partial(_node_findings, workflow, node, i, node_defs, model, sources)
+        findings = runs.get("node", i, make)
         report.issues.extend(findings[0])
         extras.extend(findings[1])
 
@@ -279,7 +280,7 @@ def _node_findings(
     sources: SourceChecker,
 ) -> Findings:
     """One node's own checks. They read the node, its index, the node defs, the workflow's
-    outcomes and the context model, nothing else (what :class:`ValidationMemo` relies on)."""
+    outcomes and the context model, nothing else (what :class:`ValidationRuns` relies on)."""
     base: Location = ("nodes", i)
     node_type = node.type
     if node_type == "node":

@@ -66,7 +66,7 @@ def document_checks(
         items = items if isinstance(items, list) else ()
         run = derived.begin(f"checks:{kind}")
         found[kind] = [
-            run.get(_key(keys(kind, i), i), partial(element_checks, kind, i, item))
+            run.at(i, keys(kind, i), partial(element_checks, kind, i, item))
             for i, item in enumerate(items)
         ]
     return (
@@ -80,11 +80,6 @@ def document_checks(
         *_part(found["node_defs"], 2),
         *_part(found["nodes"], 2),
     )
-
-
-def _key(element: ElementKey | None, index: int) -> tuple[int, ElementKey] | None:
-    """The findings name the element's index: they are the same for the same key there."""
-    return None if element is None else (index, element)
 
 
 def _part(checks: list[Checks], which: int) -> list[Issue]:
