@@ -68,7 +68,7 @@ def test_element_by_element_the_findings_are_the_whole_documents_in_its_order() 
     assert any(location[0] == "state_schema" for _c, location, _m in expected)
     checked = [(i.code, i.location, i.message) for i in document_checks(values)]
     assert checked == expected
-    keys = parse_document(MISTAKES, "toml").source_map.element_key
+    keys = parse_document(MISTAKES, "toml").source_map.element_keys
     derived = [
         (i.code, i.location, i.message) for i in document_checks(values, Derivations(), keys)
     ]
@@ -94,14 +94,14 @@ def test_an_edit_checks_again_only_the_elements_it_touched() -> None:
     parser = DocumentParser("toml")
     derived = Derivations()
     parsed = parser.parse(MISTAKES)
-    first, first_keys = parsed.values, parsed.source_map.element_key
+    first, first_keys = parsed.values, parsed.source_map.element_keys
     before = {i.location: i for i in document_checks(first, derived, first_keys)}
     # An edit inside the last node: an element whose statements are the same text at the
     # same index has the very same findings; the edited node's are made again (and so
     # are the top level's: a handful of keys).
     edited = MISTAKES.replace('note = "?"', 'note = "?!"')
     parsed = parser.parse(edited)
-    values, keys = parsed.values, parsed.source_map.element_key
+    values, keys = parsed.values, parsed.source_map.element_keys
     after = document_checks(values, derived, keys)
     assert [(i.code, i.location, i.message) for i in after] == _whole(values)
     kept = remade = 0
@@ -109,7 +109,7 @@ def test_an_edit_checks_again_only_the_elements_it_touched() -> None:
         if issue.location[0] not in ("edges", "node_defs", "nodes"):
             continue
         kind, index = issue.location[0], issue.location[1]
-        same = keys(kind, index) == first_keys(kind, index)
+        same = keys(kind)[index] == first_keys(kind)[index]
         assert (before[issue.location] is issue) is same
         kept, remade = kept + same, remade + (not same)
     assert kept >= 3 and remade >= 1  # node_defs[0], nodes[1], ...; the edited node
@@ -122,5 +122,5 @@ def test_an_edit_checks_again_only_the_elements_it_touched() -> None:
     )
     parsed = parser.parse(shifted)
     values = parsed.values
-    moved = document_checks(values, derived, parsed.source_map.element_key)
+    moved = document_checks(values, derived, parsed.source_map.element_keys)
     assert [(i.code, i.location, i.message) for i in moved] == _whole(values)

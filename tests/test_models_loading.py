@@ -386,7 +386,7 @@ def test_an_element_under_an_equal_key_gets_the_model_it_got_last_time() -> None
 
     def load(source: str) -> Any:
         parsed = parser.parse(source)
-        keys = parsed.source_map.element_key
+        keys = parsed.source_map.element_keys
         return load_workflow(parsed.values, derived=derived, keys=keys).workflow
 
     first = load(text)
@@ -408,8 +408,10 @@ def test_an_element_is_validated_as_an_element_of_the_list_it_is_in() -> None:
     document = billing_document()
     derived = Derivations()
 
-    def key(kind: str, index: int) -> Any:
-        return "the node" if (kind, index) in (("nodes", 2), ("edges", 5)) else None
+    def key(kind: str) -> list[Any]:
+        if kind == "nodes":
+            return [None, None, "the node"]
+        return [None] * 5 + ["the node"] if kind == "edges" else []
 
     first = load_workflow(document, derived=derived, keys=key)
     assert first.workflow is not None

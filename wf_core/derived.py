@@ -4,7 +4,7 @@ An edit changes one statement of a document most of the time, and most of what t
 analysis derives is a function of one element of a top-level list (a node's model, its
 own findings, the checks of its values) and of a few values of the whole document (the
 context model, the node defs, the outcomes). So every such value is memoised under the
-*content* it was derived from: the element's key (``SourceMap.element_key``: the texts of
+*content* it was derived from: the element's key (``SourceMap.element_keys``: the texts of
 the statements it was read from, never the identity of an object), with whatever else
 it read (its index, for findings that name it) as part of the key, and the document-wide
 values it read as its *dependencies*.

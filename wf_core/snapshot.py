@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
@@ -150,7 +150,7 @@ class DocumentSnapshot:
             return LoadResult(workflow=None, issues=())
         written = parsed.source_map.keys_without_value() if parsed.issues else frozenset()
         return load_workflow(
-            values, derived=self._derived, keys=parsed.source_map.element_key, written=written
+            values, derived=self._derived, keys=parsed.source_map.element_keys, written=written
         )
 
     @property
@@ -233,13 +233,15 @@ class DocumentSnapshot:
             alongside=(lambda: self.document_checks, lambda: self.lines),
         )
 
-    def _node_keys(self) -> list[ElementKey | None]:
+    def _node_keys(self) -> Sequence[ElementKey | None]:
         """The content key of each of the model's nodes (the document's node it was
         loaded from), for the validation's derived values."""
         if self._derived is None:
-            return []
-        key = self.parsed.source_map.element_key
-        return [key("nodes", position) for position in self.load.node_positions]
+            return ()
+        keys, load = self.parsed.source_map.element_keys("nodes"), self.load
+        if "nodes" in load.complete:
+            return keys
+        return [keys[p] if p < len(keys) else None for p in load.node_positions]
 
     @cached_property
     def document_checks(self) -> tuple[Issue, ...]:
@@ -247,7 +249,7 @@ class DocumentSnapshot:
         keywords), in document locations: independent of the validation, so a large
         validation may have it made while a child checks nodes."""
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
-        return document_checks(values, self._derived, self.parsed.source_map.element_key)
+        return document_checks(values, self._derived, self.parsed.source_map.element_keys)
 
     # -- locations --------------------------------------------------------------
 

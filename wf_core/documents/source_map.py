@@ -23,7 +23,7 @@ Invariants:
 from __future__ import annotations
 
 import bisect
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import field
 from enum import StrEnum
 from typing import Any
@@ -158,8 +158,10 @@ Compact = tuple[int, int, int, int, Kind, Any]
 
 ELEMENT_LISTS = frozenset(("nodes", "edges", "node_defs", "output"))
 """The top-level lists whose elements are read, validated and checked one by one."""
-ElementKey = tuple[tuple[Location, str], ...]
-"""An element's statements: each one's text and where it lies in the element."""
+ElementKey = str | tuple[Any, ...]
+"""What an element is read from: its statement's text, or (a statement extended by
+others) each statement's place in the element and text, or (an element of a top-level
+pair) its index and the pair's text."""
 Occurrence = tuple[int, int, Location, bool]
 
 
@@ -250,6 +252,7 @@ class Chunk:
 
     __slots__ = (
         "_children",
+        "_element_keys",
         "_entries",
         "_index",
         "_occ",
@@ -290,6 +293,7 @@ class Chunk:
         self.reader_problems: list[tuple[int, int, str]] = _NONE  # type: ignore[assignment]
         self._index: _Index | None = None
         self._children: dict[Location, list[Location]] | None = None
+        self._element_keys: list[ElementKey] | None = None
 
     @classmethod
     def read(
@@ -322,7 +326,19 @@ class Chunk:
         chunk.reader_problems = _NONE  # type: ignore[assignment]
         chunk._index = None
         chunk._children = None
+        chunk._element_keys = None
         return chunk
+
+    def element_keys(self) -> list[ElementKey]:
+        """For a top-level pair holding a list (``edges = [...]``): each element's key, its
+        index with the pair's text, made once for the chunk (so every version holding
+        this statement hands out the very same keys)."""
+        keys = self._element_keys
+        if keys is None:
+            elements = self.table.get(self.key) if self.key is not None else None
+            count = len(elements) if isinstance(elements, list) else 0
+            keys = self._element_keys = [(i, self.text) for i in range(count)]
+        return keys
 
     @property
     def entries(self) -> dict[Location, Compact]:
@@ -442,44 +458,58 @@ class SourceMap:
         self._anchor_sizes = sorted({len(anchor) for anchor in self._anchors}, reverse=True)
         self._index: _Index | None = None
         self._bases: list[int] | None = None
-        self._element_keys: dict[tuple[str, int], ElementKey] | None = None
+        self._element_keys: dict[str, Sequence[ElementKey | None]] | None = None
 
-    def element_key(self, kind: str, index: int) -> ElementKey | None:
-        """What the value of the document's ``kind[index]`` (an element of ``nodes``,
-        ``edges``, ``node_defs`` or ``output``) is a function of: the texts of the
-        statements it was read from, each with where it lies in the element. Two versions
-        whose element has the same key have equal values there, whatever else changed, so
-        what is derived from the element alone may be found again by this key (see
-        ``wf_core.derived``). None when the element was not read from statements alone
-        (a text the front-end read without them): nothing is found again for it.
+    def element_keys(self, kind: str) -> Sequence[ElementKey | None]:
+        """What the value of each element of the document's list ``kind`` (``nodes``,
+        ``edges``, ``node_defs`` or ``output``) is a function of: the text of the statement
+        it was read from (a ``[[nodes]]`` section; with the statements that extend it, each
+        with where it lies in the element), or its index in a top-level pair's text
+        (``edges = [...]``). Two versions whose element has an equal key have equal
+        values there, whatever else changed, so what is derived from the element alone
+        may be found again by this key (``wf_core.derived``). None (or an index past the
+        end) where the element was not read from statements alone: nothing is found
+        again for it.
 
-        The elements of a list written as one top-level pair (``edges = [...]``) share that
-        pair's text, with their index in it."""
+        A statement's text is the very string object in every version that holds the
+        statement (its chunk is reused), so comparing keys is mostly comparing identities."""
         keys = self._element_keys
         if keys is None:
             keys = self._element_keys = self._make_element_keys()
-        return keys.get((kind, index))
+        return keys.get(kind, ())
 
-    def _make_element_keys(self) -> dict[tuple[str, int], ElementKey]:
-        parts: dict[tuple[str, int], list[tuple[Location, str]]] = {}
-        whole: dict[str, Chunk] = {}
+    def _make_element_keys(self) -> dict[str, Sequence[ElementKey | None]]:
+        sections: dict[str, dict[int, str]] = {}
+        extended: dict[tuple[str, int], list[tuple[Location, str]]] = {}
+        pairs: dict[str, Chunk] = {}
         for placement in self._placements:
             loc, chunk = placement.table_loc, placement.chunk
-            if not loc and chunk.key in ELEMENT_LISTS:
-                whole[chunk.key] = chunk
+            if not loc:
+                if chunk.key in ELEMENT_LISTS:
+                    pairs[chunk.key] = chunk
             elif len(loc) >= 2 and loc[0] in ELEMENT_LISTS and isinstance(loc[1], int):
-                parts.setdefault((loc[0], loc[1]), []).append((loc[2:], chunk.text))
-        keys: dict[tuple[str, int], ElementKey] = {k: tuple(v) for k, v in parts.items()}
-        for kind, chunk in whole.items():
-            if any(k == kind for k, _ in parts):
-                # Written both ways (a mistake the front-end reports): which statement an
-                # element came from is not told by its place alone.
-                for i in [i for k, i in keys if k == kind]:
-                    del keys[(kind, i)]
+                if len(loc) == 2:
+                    sections.setdefault(loc[0], {})[loc[1]] = chunk.text
+                else:
+                    extended.setdefault((loc[0], loc[1]), []).append((loc[2:], chunk.text))
+        keys: dict[str, Sequence[ElementKey | None]] = {}
+        for kind, chunk in pairs.items():
+            # Written both ways, a mistake the front-end reports, the place of an element
+            # does not tell which statement it came from: no keys.
+            if kind not in sections and not any(k == kind for k, _ in extended):
+                keys[kind] = chunk.element_keys()
+        for kind, texts in sections.items():
+            if kind in pairs:
                 continue
-            elements = chunk.table.get(kind)
-            for i in range(len(elements) if isinstance(elements, list) else 0):
-                keys[(kind, i)] = (((i,), chunk.text),)
+            found: list[ElementKey | None] = [None] * (max(texts) + 1)
+            for index, text in texts.items():
+                found[index] = text
+            keys[kind] = found
+        for (kind, index), parts in extended.items():
+            found_keys = keys.get(kind)
+            if isinstance(found_keys, list) and index < len(found_keys):
+                head = found_keys[index]
+                found_keys[index] = None if head is None else (((), head), *parts)
         return keys
 
     def _find(self, loc: Location) -> tuple[Placement, Compact] | None:

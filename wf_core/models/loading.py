@@ -15,7 +15,7 @@ Issues name *document* locations (the keys and list indexes as written), and
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from functools import partial
 from typing import Annotated, Any
@@ -401,7 +401,7 @@ def load_workflow(
     values: Mapping[str, Any],
     *,
     derived: Derivations | None = None,
-    keys: Callable[[str, int], ElementKey | None] | None = None,
+    keys: Callable[[str], Sequence[ElementKey | None]] | None = None,
     written: frozenset[Location] = frozenset(),
 ) -> LoadResult:
     """Validate a document's plain values piece by piece (see the module docstring).
@@ -417,7 +417,7 @@ def load_workflow(
     missing ``name``, ``start``, ``nodes`` and ``edges`` are reported as missing;
     the schemas may be absent from an authoring document.
 
-    With ``derived`` and the elements' ``keys`` (``SourceMap.element_key``), an element
+    With ``derived`` and the elements' ``keys`` (``SourceMap.element_keys``), an element
     whose statements the last load validated cleanly gets the very model it got then
     (what later analyses compare by identity to find an unchanged node); an element
     with errors is validated again, as its findings carry locations.
@@ -474,6 +474,7 @@ def load_workflow(
         # only passes its defaults on (a call each for 30,000 nodes and edges).
         validate = adapter.validator.validate_python
         run = derived.begin(f"model:{key}") if derived is not None and keys is not None else None
+        element_keys = keys(key) if keys is not None else ()
         kept_models: list[Any] = []
         kept_positions: list[int] = []
         raw_list = values.get(key)
@@ -487,8 +488,9 @@ def load_workflow(
         for index, raw in enumerate(raw_list):
             location: Location = (key, index)
             try:
-                if run is not None and keys is not None:
-                    model = run.get(keys(key, index), partial(validate, raw))
+                if run is not None:
+                    element = element_keys[index] if index < len(element_keys) else None
+                    model = run.get(element, partial(validate, raw))
                 else:
                     model = validate(raw)
                 kept_models.append(model)

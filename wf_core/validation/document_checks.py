@@ -14,7 +14,7 @@ whole document.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -50,7 +50,7 @@ def element_checks(kind: str, index: int, item: Any) -> Checks:
 def document_checks(
     values: Any,
     derived: Derivations | None = None,
-    keys: Callable[[str, int], ElementKey | None] | None = None,
+    keys: Callable[[str], Sequence[ElementKey | None]] | None = None,
 ) -> tuple[Issue, ...]:
     """Every finding of the three checks, in their order; with ``derived`` and the
     elements' ``keys``, an element the last run checked at the same index with the same
@@ -64,9 +64,13 @@ def document_checks(
     for kind in CHECKED_LISTS:
         items = values.get(kind)
         items = items if isinstance(items, list) else ()
-        run = derived.begin(f"checks:{kind}")
+        run, element = derived.begin(f"checks:{kind}"), keys(kind)
         found[kind] = [
-            run.at(i, keys(kind, i), partial(element_checks, kind, i, item))
+            run.at(
+                i,
+                element[i] if i < len(element) else None,
+                partial(element_checks, kind, i, item),
+            )
             for i, item in enumerate(items)
         ]
     return (
