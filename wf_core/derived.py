@@ -82,10 +82,24 @@ class Run:
 class Derivations:
     """Every query's last run for one document (see the module docstring)."""
 
-    __slots__ = ("_runs",)
+    __slots__ = ("_latest", "_runs")
 
     def __init__(self) -> None:
         self._runs: dict[str, tuple[Any, dict[Hashable, Any]]] = {}
+        self._latest: dict[str, tuple[Any, Any]] = {}
+
+    def latest(self, query: str, key: Any, make: Callable[[], T]) -> T:
+        """``make()``'s value for ``key``, kept while the key stays equal to the last one
+        (one value per query: the early cut-off of a value of the whole document, such
+        as the context model, whose key is large but mostly made of the objects the
+        last key held, so comparing it is mostly comparing identities)."""
+        last = self._latest.get(query)
+        if last is not None and (last[0] is key or last[0] == key):
+            value: T = last[1]
+            return value
+        made = make()
+        self._latest[query] = (key, made)
+        return made
 
     def begin(self, query: str, dependencies: Any = None) -> Run:
         """Start a run of ``query`` under ``dependencies`` (compared by identity, element by

@@ -20,7 +20,7 @@ from dataclasses import replace
 from functools import cached_property, partial
 from typing import TYPE_CHECKING, Any
 
-from wf_core.analysis.context_scopes import ContextCache, ContextModel
+from wf_core.analysis.context_scopes import ContextModel, context_model
 from wf_core.collector import collector_paused
 from wf_core.derived import Derivations
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
@@ -108,7 +108,6 @@ class DocumentSnapshot:
         version: int | None = None,
         extra_issues: tuple[Issue, ...] = (),
         derived: Derivations | None = None,
-        context_cache: ContextCache | None = None,
         placement_memo: PlacementMemo | None = None,
         lines: LineIndex | None = None,
     ):
@@ -119,7 +118,6 @@ class DocumentSnapshot:
         # Shared with the document's other versions: only touched while ``load`` is
         # first computed, which the owner of the cache serialises.
         self._derived = derived
-        self._context_cache = context_cache
         self._placement_memo = placement_memo
         # The text's line index when the caller has it (the store derives it edit by edit).
         if lines is not None:
@@ -162,9 +160,10 @@ class DocumentSnapshot:
         workflow = self.workflow
         if workflow is None:
             return None
-        if self._context_cache is not None:
-            return self._context_cache.model_for(workflow)
-        return ContextModel(workflow)
+        if self._derived is None:
+            return ContextModel(workflow)
+        edges = self._model_keys("edges", self.load.edge_positions)
+        return context_model(workflow, self._derived, self._node_keys(), edges)
 
     @cached_property
     def index(self) -> SemanticIndex:
@@ -235,13 +234,18 @@ class DocumentSnapshot:
 
     def _node_keys(self) -> Sequence[ElementKey | None]:
         """The content key of each of the model's nodes (the document's node it was
-        loaded from), for the validation's derived values."""
+        loaded from), for the values derived from them."""
+        return self._model_keys("nodes", self.load.node_positions)
+
+    def _model_keys(self, kind: str, positions: Sequence[int]) -> Sequence[ElementKey | None]:
+        """The content keys of the model's list ``kind``, whose elements were loaded from
+        the document's at ``positions``."""
         if self._derived is None:
             return ()
-        keys, load = self.parsed.source_map.element_keys("nodes"), self.load
-        if "nodes" in load.complete:
+        keys = self.parsed.source_map.element_keys(kind)
+        if kind in self.load.complete:
             return keys
-        return [keys[p] if p < len(keys) else None for p in load.node_positions]
+        return [keys[p] if p < len(keys) else None for p in positions]
 
     @cached_property
     def document_checks(self) -> tuple[Issue, ...]:

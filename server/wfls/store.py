@@ -51,7 +51,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
-from wf_core.analysis.context_scopes import ContextCache
 from wf_core.derived import Derivations
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
 from wf_core.edits import UNCHANGED, Edit, EditAt, Region, apply_in_order, edit_between
@@ -148,7 +147,6 @@ class OpenDocument:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # What its analyses derived, found again by content (``wf_core.derived``).
     derived: Derivations = field(default_factory=Derivations, repr=False)
-    contexts: ContextCache = field(default_factory=ContextCache, repr=False)
     placements: PlacementMemo = field(default_factory=PlacementMemo, repr=False)
     # Read and written by the analysis worker only (``WflsServer._compute_diagnostics``).
     diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)
@@ -336,7 +334,6 @@ class DocumentStore:
                     uri=uri,
                     version=version,
                     derived=document.derived,
-                    context_cache=document.contexts,
                     placement_memo=document.placements,
                     lines=current.lines if source is text else None,
                 )
