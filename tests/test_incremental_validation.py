@@ -202,7 +202,7 @@ def test_a_structural_edit_checks_every_node_again() -> None:
     store.replace(uri, edited, 2)
     after = store.snapshot(uri)
     assert after is not None and [p.code for p in after.issues] == ["invalid_context_path"]
-    assert after.issues[0].issue is not before.issues[0].issue
+    assert after.report.issues[0] is not before.report.issues[0]
     assert findings(after) == findings(analyze_text(edited, "toml"))
 
 
@@ -287,10 +287,6 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
     would be a survivor of the analysis for the cyclic collector to scan (``collector``),
     16,000 of them per edit at 16,000 nodes."""
     from wf_core.derived import Derivations
-    from wf_core.documents.source_map import Chunk
-    from wf_core.issues import Issue
-    from wf_core.placing import PlacementMemo
-    from wf_core.spans import Span
 
     model, key, found = object(), (((), "[[nodes]]\nid = 'a'\n"),), (("a",), ())
     derived = Derivations()
@@ -302,19 +298,29 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
     run = derived.begin("q", (model, (), ("ok",)))
     assert run.at(3, (((), "[[nodes]]\nid = 'b'\n"),), lambda: (("b",), ())) is not found
 
-    issue = Issue(code="invalid_context_path", location=("nodes", 0), message="m")
-    chunk = Chunk("x = 1\n")
-    places = PlacementMemo()
-    places.begin()
-    places.put(("nodes", 0), chunk, 10, PlacedIssue(issue, ("nodes", 0), Span(12, 13), ()))
-    kept = places._current[id(issue)]
-    places.begin()
-    assert places.get(issue, ("nodes", 0), chunk, 10) is kept[4]  # not moved: the same
-    assert places._current[id(issue)] is kept
-    places.begin()
-    moved = places.get(issue, ("nodes", 0), chunk, 14)
-    assert moved is not None and moved.span == Span(16, 17)
-    assert places._current[id(issue)] is not kept
+
+def test_a_finding_in_an_untouched_statement_keeps_its_placement() -> None:
+    """Placed once, a finding is moved with its statement (an addition) when text before
+    it changed length, and is the very same object when nothing before it did."""
+    from wf_core.derived import Derivations
+    from wf_core.documents.parser import DocumentParser
+    from wf_core.snapshot import DocumentSnapshot
+
+    text = DOCUMENTS["billing.wf.toml"].replace("item.orders", "item.ordrs")
+    parser, derived = DocumentParser("toml"), Derivations()
+
+    def typo(source: str) -> PlacedIssue:
+        snapshot = DocumentSnapshot(parser.parse(source), derived=derived)
+        [found] = [p for p in snapshot.issues if p.code == "invalid_context_path"]
+        fresh = [p for p in analyze_text(source, "toml").issues if p.code == found.code]
+        assert [found] == fresh
+        return found
+
+    first = typo(text)
+    assert text[first.span.start : first.span.end] == "ordrs"
+    assert typo(text + "# a comment after\n") is first
+    moved = typo("# a comment before\n" + text)
+    assert moved.span.start == first.span.start + len("# a comment before\n")
 
 
 def test_each_version_numbers_its_own_lines() -> None:

@@ -33,7 +33,7 @@ from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
 T = TypeVar("T")
-_MISSING: Any = object()
+MISSING: Any = object()
 
 
 class Run:
@@ -51,11 +51,16 @@ class Run:
         content not known) is made every time and kept for no one."""
         if key is None:
             return make()
-        value = self._before.get(key, _MISSING)
-        if value is _MISSING:
+        value = self._before.get(key, MISSING)
+        if value is MISSING:
             value = make()
         self._kept[key] = value
         return value  # type: ignore[no-any-return]
+
+    def found(self, key: Hashable) -> Any:
+        """The last run's value for ``key`` (``MISSING`` when it made none), for a query
+        that adapts what it finds (a placement moved with its statement) before ``keep``."""
+        return self._before.get(key, MISSING)
 
     def at(self, index: int, key: Hashable | None, make: Callable[[], T]) -> T:
         """``make()``'s value for the element at ``index`` whose content is ``key``, for a
@@ -72,6 +77,10 @@ class Run:
         self._kept[index] = entry
         value: T = entry[1]
         return value
+
+    def keep(self, key: Hashable, value: Any) -> None:
+        """Keep ``value`` for ``key`` for the next run."""
+        self._kept[key] = value
 
     def keep_at(self, index: int, key: Hashable | None, value: Any) -> None:
         """File ``value``, made elsewhere (by a forked child), as ``at`` would have."""

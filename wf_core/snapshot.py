@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from wf_core.analysis.context_scopes import ContextModel, context_model
 from wf_core.collector import collector_paused
-from wf_core.derived import Derivations
+from wf_core.derived import MISSING, Derivations, Run
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.documents.source_map import ElementKey, plain_span
 from wf_core.issues import Issue, Related, Severity
@@ -30,7 +30,6 @@ from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.loading import LoadResult, load_workflow
 from wf_core.models.workflow import first_index_by_id
 from wf_core.path_scan import scan_path
-from wf_core.placing import PlacementMemo
 from wf_core.records import record
 from wf_core.semantic.index import SemanticIndex
 from wf_core.spans import LineIndex, Span
@@ -108,7 +107,6 @@ class DocumentSnapshot:
         version: int | None = None,
         extra_issues: tuple[Issue, ...] = (),
         derived: Derivations | None = None,
-        placement_memo: PlacementMemo | None = None,
         lines: LineIndex | None = None,
     ):
         self.parsed = parsed
@@ -118,7 +116,6 @@ class DocumentSnapshot:
         # Shared with the document's other versions: only touched while ``load`` is
         # first computed, which the owner of the cache serialises.
         self._derived = derived
-        self._placement_memo = placement_memo
         # The text's line index when the caller has it (the store derives it edit by edit).
         if lines is not None:
             vars(self)["lines"] = lines  # where cached_property keeps it
@@ -410,13 +407,14 @@ class DocumentSnapshot:
             return location
         return where if where is not None else self.load.document_location(location)
 
-    def _place_reusing(
-        self, issue: Issue, document_location: Location, memo: PlacementMemo
-    ) -> PlacedIssue:
-        """``place``, reusing the previous version's placement of an unchanged finding in
-        an unchanged chunk (``wf_core.placing``). Only findings placed from their own
-        location alone are kept: no range given, no other location, no related places,
-        no node named by id (printed as such, not at ``document_location``)."""
+    def _place_reusing(self, issue: Issue, document_location: Location, run: Run) -> PlacedIssue:
+        """``place``, reusing the last version's placement of an equal finding in the same
+        statement: a finding placed inside a statement sits at the same offset from the
+        statement's start in every version holding that statement, so placing it again
+        is an addition, and nothing at all where nothing before the statement changed
+        length (the very same :class:`PlacedIssue` is handed out). Only findings placed
+        from their own location alone are kept: no range given, no other location, no
+        related places, no node named by id (printed as such, not at its location)."""
         location = issue.location
         if (
             issue.span is not None
@@ -430,11 +428,22 @@ class DocumentSnapshot:
         if found is None:
             return self.place(issue, document_location)
         chunk, base = found
-        placed = memo.get(issue, document_location, chunk, base)
-        if placed is None:
+        key = (document_location, issue.code, issue.message, issue.segment, chunk.text)
+        entry = run.found(key)
+        if entry is not MISSING and not (entry[1].issue is issue or entry[1].issue == issue):
+            entry = MISSING  # the same words, but another finding (its help, its severity)
+        if entry is MISSING:
             placed = self.place(issue, document_location)
-            memo.put(document_location, chunk, base, placed)
-        return placed
+            span = placed.span
+            if not (base <= span.start and span.end <= base + len(chunk.text)):
+                return placed  # a range outside its statement moves with other text
+            entry = (base, placed)
+        elif entry[0] != base:
+            shift, span = base - entry[0], entry[1].span
+            entry = (base, replace(entry[1], span=Span(span.start + shift, span.end + shift)))
+        run.keep(key, entry)
+        placed_issue: PlacedIssue = entry[1]
+        return placed_issue
 
     def place(self, issue: Issue, where: Location | None = None) -> PlacedIssue:
         """Resolve an analysis issue (model indexes) to its text range and printed location;
@@ -489,9 +498,7 @@ class DocumentSnapshot:
             if issue.on_key and (entry := self.parsed.source_map.get(location)) is not None:
                 span = entry.key or span
             placed.append(PlacedIssue(issue, issue.location, issue.span or span, issue.related))
-        memo = self._placement_memo
-        if memo is not None:
-            memo.begin()
+        run = self._derived.begin("placing") if self._derived is not None else None
         for issue in report.issues:
             if self._about_left_out_node(issue):
                 continue
@@ -506,10 +513,10 @@ class DocumentSnapshot:
             where = None if issue.location is None else self.document_location(issue.location)
             if where is not None and self.about_stand_in(where):
                 continue
-            if memo is None or where is None:
+            if run is None or where is None:
                 placed.append(self.place(issue, where))
             else:
-                placed.append(self._place_reusing(issue, where, memo))
+                placed.append(self._place_reusing(issue, where, run))
         placed.sort(key=lambda p: (p.span.start, p.span.end, _SEVERITY_ORDER[p.severity]))
         return tuple(placed)
 

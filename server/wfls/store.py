@@ -56,7 +56,6 @@ from wf_core.documents import DocumentParser, Syntax, syntax_for_path
 from wf_core.edits import UNCHANGED, Edit, EditAt, Region, apply_in_order, edit_between
 from wf_core.files import WORKFLOW_SUFFIXES
 from wf_core.overlay import EditedSnapshot, derive_edited_snapshot
-from wf_core.placing import PlacementMemo
 from wf_core.records import record
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex
@@ -147,7 +146,6 @@ class OpenDocument:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # What its analyses derived, found again by content (``wf_core.derived``).
     derived: Derivations = field(default_factory=Derivations, repr=False)
-    placements: PlacementMemo = field(default_factory=PlacementMemo, repr=False)
     # Read and written by the analysis worker only (``WflsServer._compute_diagnostics``).
     diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)
 
@@ -334,7 +332,6 @@ class DocumentStore:
                     uri=uri,
                     version=version,
                     derived=document.derived,
-                    placement_memo=document.placements,
                     lines=current.lines if source is text else None,
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
