@@ -2,7 +2,7 @@
 
 After an edit inside one node, the findings of every other node are the very
 same :class:`Issue` objects (``wf_core.validation.memo``), placed again by an
-addition or not at all (``wf_core.placing``). Their diagnostics differ from last
+addition or not at all (``DocumentSnapshot._place_reusing``). Their diagnostics differ from last
 time only if their lines or columns moved: an edit that adds no line moves no
 finding outside its own line. So each diagnostic is kept with the issue and the
 range it was made for, and handed out again, the very same
