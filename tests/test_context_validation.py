@@ -634,6 +634,31 @@ def test_ref_with_sibling_constraints_tightens() -> None:
     assert item["allOf"][0]["properties"]["name"] == {"type": "string"}
 
 
+@pytest.mark.parametrize(
+    ("items", "expected"),
+    [
+        ({"$ref": "#/$defs/never"}, {"not": {}}),
+        ({"$ref": "#/$defs/never", "title": "t"}, {"allOf": [{"not": {}}, {"title": "t"}]}),
+        ({"$ref": "#/$defs/always"}, {}),
+    ],
+)
+def test_ref_to_a_boolean_schema_detaches_as_an_object_schema(
+    items: dict[str, Any], expected: dict[str, Any]
+) -> None:
+    workflow = build(
+        [foreach("loop", "input.rows", "row"), task("t", "context.row.name")],
+        ["loop:loop->t", "t:ok->loop", "loop:done->__end__"],
+        input_schema={
+            "type": "object",
+            "properties": {"rows": {"type": "array", "items": items}},
+            "$defs": {"never": False, "always": True},
+        },
+    )
+    model = ContextModel(workflow)
+    model.warm()
+    assert model.item_schema("loop") == expected
+
+
 def test_array_without_items_is_unconstrained() -> None:
     workflow = _loop_over("input.untyped", "context.row.anything.at.all")
     assert ContextModel(workflow).item_schema("loop") == {}

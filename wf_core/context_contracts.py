@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from typing import Any
 
 from wf_core.records import record
 
@@ -36,7 +35,7 @@ FOREACH_ENTRY_KEYS = (
 @record
 class ContextFieldContract:
     name: str
-    schema: dict[str, Any]
+    schema: dict[str, object]
     description: str
 
 
@@ -72,7 +71,7 @@ def is_valid_alias(alias: str | None) -> bool:
 
 
 def foreach_context_fields(
-    alias: str | None, item_schema: Mapping[str, Any]
+    alias: str | None, item_schema: Mapping[str, object]
 ) -> list[ContextFieldContract]:
     fields = [
         ContextFieldContract(
@@ -87,7 +86,7 @@ def foreach_context_fields(
     return fields
 
 
-def foreach_entry_schema(node_id: str, item: Mapping[str, Any]) -> dict[str, Any]:
+def foreach_entry_schema(node_id: str, item: Mapping[str, object]) -> dict[str, object]:
     """``context.foreach.<node_id>``'s schema. ``item`` is embedded, not copied (a
     context schema's item is the item schema the context model shares between every
     stack and never mutates); a caller that hands the result out copies it."""
@@ -107,7 +106,7 @@ def foreach_entry_schema(node_id: str, item: Mapping[str, Any]) -> dict[str, Any
     }
 
 
-def structured_foreach_contract(entries: Mapping[str, Any]) -> ContextFieldContract:
+def structured_foreach_contract(entries: Mapping[str, object]) -> ContextFieldContract:
     return ContextFieldContract(
         FOREACH_CONTEXT_KEY,
         {
@@ -120,9 +119,11 @@ def structured_foreach_contract(entries: Mapping[str, Any]) -> ContextFieldContr
     )
 
 
-def root_context_schema() -> dict[str, Any]:
+def root_context_schema() -> dict[str, object]:
     """The context outside every loop; also what workflow ``output`` reads."""
-    properties: dict[str, Any] = {f.name: copy.deepcopy(f.schema) for f in STANDARD_CONTEXT_FIELDS}
+    properties: dict[str, object] = {
+        f.name: copy.deepcopy(f.schema) for f in STANDARD_CONTEXT_FIELDS
+    }
     properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract({}).schema
     return {
         "type": "object",

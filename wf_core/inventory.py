@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Collection, Iterator, Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from wf_core.analysis.context_scopes import ContextFieldAvailability, ContextModel
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY, FOREACH_ENTRY_KEYS
+from wf_core.models.workflow import Workflow
 from wf_core.paths import format_segments
 from wf_core.schema_nav import SchemaNavigator, SchemaView
 
@@ -38,7 +39,7 @@ class AuthoringPathOption(TypedDict, total=False):
     path: str
     label: str
     origin: str
-    schema: dict[str, Any]
+    schema: dict[str, object]
     type: str
     required: bool
     availability: str
@@ -47,13 +48,13 @@ class AuthoringPathOption(TypedDict, total=False):
     reason: str
 
 
-def _label(name: str, title: Any = None) -> str:
+def _label(name: str, title: object = None) -> str:
     if isinstance(title, str):
         return title
     return name.replace("_", " ").replace("-", " ").title()
 
 
-def view_schema(navigator: SchemaNavigator, view: SchemaView) -> dict[str, Any]:
+def view_schema(navigator: SchemaNavigator, view: SchemaView) -> dict[str, object]:
     """One standalone schema for a view: each declaring branch detached from its document.
 
     A property declared in several branches (two ``anyOf`` members) may be either
@@ -117,7 +118,7 @@ def view_options(
 
 
 def schema_path_options(
-    schema: Mapping[str, Any],
+    schema: Mapping[str, object],
     *,
     root: str,
     uses: Sequence[str],
@@ -163,7 +164,8 @@ def context_path_options(
     navigator = navigator or SchemaNavigator(
         {"type": "object", "properties": {FOREACH_CONTEXT_KEY: foreach_field.schema}}
     )
-    for owner in foreach_field.schema.get("properties", {}):
+    owners = foreach_field.schema.get("properties", {})
+    for owner in owners if isinstance(owners, Mapping) else ():
         for prop in FOREACH_ENTRY_KEYS:
             segments = ("context", FOREACH_CONTEXT_KEY, owner, prop)
             view = navigator.at_path(segments[1:])
@@ -214,7 +216,7 @@ def missing_context_reason(
 
 
 def context_path_options_for_node(
-    workflow: Any, node_id: str, *, model: ContextModel | None = None
+    workflow: Workflow, node_id: str, *, model: ContextModel | None = None
 ) -> list[AuthoringPathOption]:
     model = model or ContextModel(workflow)
     stack = model.stack_of(node_id)
@@ -224,7 +226,7 @@ def context_path_options_for_node(
 
 
 def readable_sources_for_node(
-    workflow: Any, node_id: str, *, model: ContextModel | None = None
+    workflow: Workflow, node_id: str, *, model: ContextModel | None = None
 ) -> list[AuthoringPathOption]:
     """Input options, then the node's context entries, then state options (§8.2)."""
     model = model or ContextModel(workflow)

@@ -24,11 +24,11 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Protocol, TypeGuard
 
 from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
-from referencing.jsonschema import DRAFT202012
+from referencing.jsonschema import DRAFT202012, Schema
 
 from wf_core.records import record
 
@@ -38,12 +38,12 @@ _EXPANDING = frozenset(("$ref", *_COMBINATORS))
 """The keywords that give a schema node branches beyond itself."""
 
 
-def canonical_json(value: Any) -> str:
+def canonical_json(value: object) -> str:
     """Key-sorted compact JSON; values TOML may carry (dates) are stringified."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def schema_urn(document: Any) -> str:
+def schema_urn(document: object) -> str:
     return SCHEMA_URN_PREFIX + hashlib.sha256(canonical_json(document).encode()).hexdigest()
 
 
@@ -52,7 +52,7 @@ class Resolved(Protocol):
     own ``$ref``s are relative to."""
 
     @property
-    def contents(self) -> Any: ...
+    def contents(self) -> object: ...
     @property
     def resolver(self) -> Resolver: ...
 
@@ -62,17 +62,17 @@ class Resolver(Protocol):
     export the class itself)."""
 
     def lookup(self, ref: str) -> Resolved: ...
-    def in_subresource(self, subresource: Resource[Any]) -> Resolver: ...
+    def in_subresource(self, subresource: Resource[Schema]) -> Resolver: ...
 
 
 @record
 class Branch:
     """One schema node together with the resolver that its ``$ref``s are relative to."""
 
-    schema: Any
+    schema: object
     resolver: Resolver
 
-    def get(self, key: str, default: Any = None) -> Any:
+    def get(self, key: str, default: object = None) -> object:
         if isinstance(self.schema, (dict, Mapping)):
             return self.schema.get(key, default)
         return default
@@ -85,7 +85,7 @@ class Branch:
             return tuple(v for v in value if isinstance(v, str))
         return ()
 
-    def declared_properties(self) -> Mapping[str, Any] | None:
+    def declared_properties(self) -> Mapping[str, object] | None:
         props = self.get("properties")
         return props if isinstance(props, (dict, Mapping)) else None
 
@@ -129,7 +129,7 @@ class Branch:
     def declares_array(self) -> bool:
         return "array" in self.types()
 
-    def subbranch(self, schema: Any) -> Branch:
+    def subbranch(self, schema: object) -> Branch:
         """A child schema, keeping ``$id`` scoping right for its own ``$ref``s."""
         if isinstance(schema, (dict, Mapping)) and "$id" in schema:
             try:
@@ -150,7 +150,7 @@ class Branch:
         return Branch(resolved.contents, resolved.resolver)
 
 
-def _own_only_branch(schema: Any) -> bool:
+def _own_only_branch(schema: object) -> TypeGuard[dict[str, object]]:
     """A plain object schema with no keyword that gives it other branches."""
     return type(schema) is dict and not _EXPANDING.intersection(schema)
 
@@ -261,7 +261,7 @@ class SchemaView:
                 return True
         return False
 
-    def first(self, key: str) -> Any:
+    def first(self, key: str) -> object:
         """The first value of ``key`` across branches (``description``, ``title``...)."""
         for branch in self.branches():
             value = branch.get(key)
@@ -316,14 +316,14 @@ class DetachedSchemas:
     __slots__ = ("by_id", "plain_copies", "registry")
 
     def __init__(self) -> None:
-        self.by_id: dict[str, Any] = {}
+        self.by_id: dict[str, Schema] = {}
         # ``standalone``'s copies of schemas without references, by the identity of the
         # schema copied (the value keeps it, so the identity is not reused): such a copy
         # depends on nothing else, so every navigator sharing these schemas shares it.
-        self.plain_copies: dict[int, tuple[Any, dict[str, Any]]] = {}
-        self.registry: Registry[Any] = Registry(retrieve=_retrieve_from(self.by_id))  # type: ignore[call-arg]
+        self.plain_copies: dict[int, tuple[object, dict[str, object]]] = {}
+        self.registry: Registry[Schema] = Registry(retrieve=_retrieve_from(self.by_id))  # type: ignore[call-arg]
 
-    def add(self, uri: str, schema: Any) -> None:
+    def add(self, uri: str, schema: Schema) -> None:
         if uri in self.by_id:
             return
         self.by_id[uri] = schema
@@ -337,7 +337,7 @@ class SchemaNavigator:
 
     def __init__(
         self,
-        document: Any,
+        document: object,
         *,
         uri: str | None = None,
         known: DetachedSchemas | None = None,
@@ -351,7 +351,7 @@ class SchemaNavigator:
         try:
             resource = DRAFT202012.create_resource(contents)
             if known is None:
-                registry: Registry = Registry().with_resource(self.uri, resource).crawl()
+                registry: Registry[Schema] = Registry().with_resource(self.uri, resource).crawl()
             else:
                 registry = known.registry.with_resource(self.uri, resource)
             resolver = registry.resolver(base_uri=self.uri)
@@ -366,7 +366,7 @@ class SchemaNavigator:
         self._unknown: dict[tuple[str, ...], UnknownSegment | None] = {}
         # Keyed by the identities of a branch's schema and resolver; the value keeps the
         # branch, so neither identity can be reused by another object while it is here.
-        self._standalone: dict[tuple[int, int], tuple[Branch, dict[str, Any]]] = {}
+        self._standalone: dict[tuple[int, int], tuple[Branch, dict[str, object]]] = {}
         self._plain_copies = known.plain_copies if known is not None else None
 
     def at_path(self, parts: Sequence[str]) -> SchemaView | None:
@@ -424,7 +424,7 @@ class SchemaNavigator:
         head, tail = tuple(parts[:index]), tuple(parts[index + 1 :])
         return [name for name in names if self.first_unknown((*head, name, *tail)) is None]
 
-    def standalone(self, branch: Branch) -> dict[str, Any]:
+    def standalone(self, branch: Branch) -> dict[str, object]:
         """A detached, valid Draft 2020-12 copy of ``branch`` (lda-wf-model §7.5 step 5).
 
         Memoised: loops over the same collection (a thousand loops over
@@ -448,8 +448,8 @@ class SchemaNavigator:
         return known[1]
 
 
-def _retrieve_from(known: Mapping[str, Any]) -> Callable[[str], Resource[Any]]:
-    def retrieve(uri: str) -> Resource[Any]:
+def _retrieve_from(known: Mapping[str, Schema]) -> Callable[[str], Resource[Schema]]:
+    def retrieve(uri: str) -> Resource[Schema]:
         if uri not in known:
             raise NoSuchResource(ref=uri)  # type: ignore[call-arg]  # attrs field, not in stubs
         return DRAFT202012.create_resource(known[uri])
@@ -457,9 +457,9 @@ def _retrieve_from(known: Mapping[str, Any]) -> Callable[[str], Resource[Any]]:
     return retrieve
 
 
-def has_ref(value: Any) -> bool:
+def has_ref(value: object) -> bool:
     """True when a ``$ref`` or ``$dynamicRef`` appears anywhere in ``value``."""
-    stack = [value]
+    stack: list[object] = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, Mapping):
@@ -471,7 +471,7 @@ def has_ref(value: Any) -> bool:
     return False
 
 
-def standalone_schema(branch: Branch, document: Any) -> dict[str, Any]:
+def standalone_schema(branch: Branch, document: object) -> dict[str, object]:
     """Detach an item schema from its document so it can live inside a context schema.
 
     A pure ``$ref`` is replaced by its target; sibling keywords only tighten the
@@ -482,11 +482,11 @@ def standalone_schema(branch: Branch, document: Any) -> dict[str, Any]:
     schema = branch.schema
     if schema is True or not isinstance(schema, Mapping):
         return {}
-    body: dict[str, Any] = _plain_copy(schema)
+    body = _plain_mapping(schema)
     if "$ref" in body:
         target = branch.resolve_ref()
         if target is not None and isinstance(target.schema, Mapping | bool):
-            target_body = _plain_copy(target.schema) if target.schema is not True else {}
+            target_body = _plain_mapping(target.schema)
             siblings = {k: v for k, v in body.items() if k != "$ref"}
             body = {"allOf": [target_body, siblings]} if siblings else target_body
     if not has_ref(body):
@@ -505,7 +505,7 @@ def standalone_schema(branch: Branch, document: Any) -> dict[str, Any]:
     return {"$id": urn, **body, **defs}
 
 
-def _resource_root(branch: Branch) -> Any:
+def _resource_root(branch: Branch) -> object:
     """The root of the resource ``branch`` lives in: where its local ``$ref``s point."""
     try:
         return branch.resolver.lookup("#").contents
@@ -513,7 +513,16 @@ def _resource_root(branch: Branch) -> Any:
         return None
 
 
-def _plain_copy(value: Any) -> Any:
+def _plain_mapping(value: Mapping[str, object] | bool) -> dict[str, object]:
+    """``_plain_copy`` of a schema as an object schema: ``true`` is ``{}`` and ``false`` is
+    ``{"not": {}}``, so that a detached schema is always an object its readers can look
+    keywords up in (a ``$ref`` to ``false`` is a valid item schema that no item meets)."""
+    if isinstance(value, Mapping):
+        return {k: _plain_copy(v) for k, v in value.items()}
+    return {} if value else {"not": {}}
+
+
+def _plain_copy(value: object) -> object:
     """Deep copy into plain dicts and lists (schemas are shared; callers may mutate copies)."""
     if isinstance(value, Mapping):
         return {k: _plain_copy(v) for k, v in value.items()}

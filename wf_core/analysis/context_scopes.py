@@ -15,7 +15,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping, Sequence
 from functools import cached_property, partial
-from typing import Any
+
+from pydantic import BaseModel
 
 from wf_core.analysis.control_regions import (
     ControlRegionAnalysis,
@@ -38,7 +39,8 @@ from wf_core.context_contracts import (
 from wf_core.derived import Derivations
 from wf_core.documents.source_map import ElementKey
 from wf_core.locations import format_location
-from wf_core.models.workflow import nodes_by_id
+from wf_core.models.steps import AnyStep, ForeachNode
+from wf_core.models.workflow import Edge, Workflow, nodes_by_id
 from wf_core.records import record
 from wf_core.schema_nav import (
     DetachedSchemas,
@@ -62,7 +64,7 @@ class ContextFieldAvailability:
         return self.contract.name
 
     @property
-    def schema(self) -> dict[str, Any]:
+    def schema(self) -> dict[str, object]:
         return self.contract.schema
 
     @property
@@ -70,10 +72,9 @@ class ContextFieldAvailability:
         return self.contract.description
 
 
-def dump_schema(schema: Any) -> dict[str, Any]:
-    if hasattr(schema, "model_dump"):
-        dumped: dict[str, Any] = schema.model_dump(mode="json", exclude_none=True, by_alias=True)
-        return dumped
+def dump_schema(schema: object) -> dict[str, object]:
+    if isinstance(schema, BaseModel):
+        return schema.model_dump(mode="json", exclude_none=True, by_alias=True)
     if isinstance(schema, Mapping):
         return dict(schema)
     return {}
@@ -82,21 +83,21 @@ def dump_schema(schema: Any) -> dict[str, Any]:
 class ContextModel:
     """Everything a workflow's nodes can read from ``context``, memoised by stack."""
 
-    def __init__(self, workflow: Any, control_regions: ControlRegionAnalysis | None = None):
+    def __init__(self, workflow: Workflow, control_regions: ControlRegionAnalysis | None = None):
         self.workflow = workflow
         self.regions = control_regions or analyze_control_regions(workflow)
-        self.nodes_by_id: dict[str, Any] = nodes_by_id(workflow.nodes)
-        self._item_schemas: dict[str, dict[str, Any]] = {}
+        self.nodes_by_id: dict[str, AnyStep] = nodes_by_id(workflow.nodes)
+        self._item_schemas: dict[str, dict[str, object]] = {}
         self._in_progress: set[str] = set()
-        self._schemas: dict[ForeachOwnerStack, dict[str, Any]] = {}
+        self._schemas: dict[ForeachOwnerStack, dict[str, object]] = {}
         self._navigators: dict[ForeachOwnerStack | None, SchemaNavigator] = {}
         self._source_navigators: dict[str, SchemaNavigator] = {}
-        self._entries: dict[str, dict[str, Any]] = {}
+        self._entries: dict[str, dict[str, object]] = {}
         self._detached = DetachedSchemas()
         self._self_contained: dict[str, bool] = {}
         # By the identity of the item schema (kept alive by the entry): loops over one
         # collection share their item schema, and with it one navigator.
-        self._item_navigators: dict[int, tuple[dict[str, Any], SchemaNavigator]] = {}
+        self._item_navigators: dict[int, tuple[dict[str, object], SchemaNavigator]] = {}
 
     def warm(self) -> None:
         """Compute every item and stack schema now.
@@ -119,20 +120,21 @@ class ContextModel:
         return self.regions.owner_stack_by_node.get(node_id)
 
     def alias_of(self, owner: str) -> str | None:
-        return getattr(self.nodes_by_id.get(owner), "as_", None)
+        node = self.nodes_by_id.get(owner)
+        return node.as_ if isinstance(node, ForeachNode) else None
 
     # -- declared input/state schemas ---------------------------------------
 
     @cached_property
-    def input_schema(self) -> dict[str, Any]:
+    def input_schema(self) -> dict[str, object]:
         return dump_schema(self.workflow.input_schema)
 
     @cached_property
-    def state_schema(self) -> dict[str, Any]:
+    def state_schema(self) -> dict[str, object]:
         return dump_schema(self.workflow.state_schema)
 
     @cached_property
-    def output_schema(self) -> dict[str, Any]:
+    def output_schema(self) -> dict[str, object]:
         return dump_schema(self.workflow.output_schema)
 
     def source_navigator(self, root: str) -> SchemaNavigator:
@@ -146,7 +148,7 @@ class ContextModel:
 
     # -- item schemas -------------------------------------------------------
 
-    def item_schema(self, foreach_id: str) -> dict[str, Any]:
+    def item_schema(self, foreach_id: str) -> dict[str, object]:
         """The item schema inferred from ``over`` in the controller's own region."""
         known = self._item_schemas.get(foreach_id)
         if known is not None:
@@ -159,11 +161,12 @@ class ContextModel:
         finally:
             self._in_progress.discard(foreach_id)
         self._item_schemas[foreach_id] = schema
-        if isinstance(schema.get("$id"), str):
-            self._detached.add(schema["$id"], schema)
+        identifier = schema.get("$id")
+        if isinstance(identifier, str):
+            self._detached.add(identifier, schema)
         return schema
 
-    def entry_schema(self, owner: str) -> dict[str, Any]:
+    def entry_schema(self, owner: str) -> dict[str, object]:
         """``context.foreach.<owner>``'s schema, shared by every stack holding ``owner``.
 
         Invariant: schemas handed out by this model are shared, never mutated.
@@ -174,9 +177,9 @@ class ContextModel:
             self._entries[owner] = entry
         return entry
 
-    def _infer_item_schema(self, foreach_id: str) -> dict[str, Any]:
+    def _infer_item_schema(self, foreach_id: str) -> dict[str, object]:
         node = self.nodes_by_id.get(foreach_id)
-        over = getattr(node, "over", None)
+        over = node.over if isinstance(node, ForeachNode) else None
         stack = self.stack_of(foreach_id)
         if over is None or stack is None:
             return {}
@@ -305,9 +308,9 @@ class ContextModel:
         navigator, consumed = into_item
         return navigator.at_path(parts[consumed:])
 
-    def _context_source_document(self, stack: ForeachOwnerStack) -> dict[str, Any]:
+    def _context_source_document(self, stack: ForeachOwnerStack) -> dict[str, object]:
         """The context a controller reads ``over`` from (lda-wf-model §7.5 step 2)."""
-        properties: dict[str, Any] = {f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS}
+        properties: dict[str, object] = {f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS}
         entries = {owner: self.entry_schema(owner) for owner in stack}
         properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract(entries).schema
         for position, owner in enumerate(stack):
@@ -324,14 +327,16 @@ class ContextModel:
 
     # -- per-node context schemas ---------------------------------------------
 
-    def schema_for_stack(self, stack: ForeachOwnerStack) -> dict[str, Any]:
+    def schema_for_stack(self, stack: ForeachOwnerStack) -> dict[str, object]:
         schema = self._schemas.get(stack)
         if schema is not None:
             return schema
         if not stack:
             schema = root_context_schema()
         else:
-            properties: dict[str, Any] = {f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS}
+            properties: dict[str, object] = {
+                f.name: dict(f.schema) for f in STANDARD_CONTEXT_FIELDS
+            }
             entries = {owner: self.entry_schema(owner) for owner in stack}
             properties[FOREACH_CONTEXT_KEY] = structured_foreach_contract(entries).schema
             innermost = stack[-1]
@@ -350,7 +355,7 @@ class ContextModel:
         self._schemas[stack] = schema
         return schema
 
-    def schema_for_node(self, node_id: str) -> dict[str, Any] | None:
+    def schema_for_node(self, node_id: str) -> dict[str, object] | None:
         stack = self.stack_of(node_id)
         return None if stack is None else self.schema_for_stack(stack)
 
@@ -369,7 +374,7 @@ class ContextModel:
         stack = self.stack_of(node_id)
         return None if stack is None else self.navigator_for_stack(stack)
 
-    def schemas_by_node(self) -> dict[str, dict[str, Any]]:
+    def schemas_by_node(self) -> dict[str, dict[str, object]]:
         return {
             node_id: self.schema_for_stack(stack)
             for node_id, stack in self.regions.owner_stack_by_node.items()
@@ -440,22 +445,22 @@ class ContextModel:
 # schemas and warnings, so the model of one serves the other.
 
 
-def _outer_key(workflow: Any) -> tuple[Any, ...]:
+def _outer_key(workflow: Workflow) -> tuple[object, ...]:
     return (workflow.start, workflow.input_schema, workflow.state_schema, workflow.output_schema)
 
 
-def _node_key(node: Any) -> tuple[Any, ...]:
-    if node.type == "foreach":
+def _node_key(node: AnyStep) -> tuple[str, str, str | None, str | None]:
+    if isinstance(node, ForeachNode):
         return (node.id, node.type, str(node.over), node.as_)
     return (node.id, node.type, None, None)
 
 
-def _edge_key(edge: Any) -> tuple[str, str, str]:
+def _edge_key(edge: Edge) -> tuple[str, str, str]:
     return (edge.from_, edge.outcome, edge.to)
 
 
 def context_model(
-    workflow: Any,
+    workflow: Workflow,
     derived: Derivations | None = None,
     node_keys: Sequence[ElementKey | None] = (),
     edge_keys: Sequence[ElementKey | None] = (),
@@ -489,28 +494,28 @@ def _at(keys: Sequence[ElementKey | None], index: int) -> ElementKey | None:
     return keys[index] if index < len(keys) else None
 
 
-def _warm_model(workflow: Any) -> ContextModel:
+def _warm_model(workflow: Workflow) -> ContextModel:
     model = ContextModel(workflow)
     model.warm()
     return model
 
 
 def context_schemas_by_node(
-    workflow: Any, *, control_regions: ControlRegionAnalysis | None = None
-) -> dict[str, dict[str, Any]]:
+    workflow: Workflow, *, control_regions: ControlRegionAnalysis | None = None
+) -> dict[str, dict[str, object]]:
     return ContextModel(workflow, control_regions).schemas_by_node()
 
 
-def context_schema_for_node(workflow: Any, node_id: str) -> dict[str, Any]:
+def context_schema_for_node(workflow: Workflow, node_id: str) -> dict[str, object]:
     schema = ContextModel(workflow).schema_for_node(node_id)
     if schema is None:
         raise KeyError(f"no context schema for node {node_id!r}")
     return schema
 
 
-def context_fields_by_node(workflow: Any) -> dict[str, list[ContextFieldAvailability]]:
+def context_fields_by_node(workflow: Workflow) -> dict[str, list[ContextFieldAvailability]]:
     return ContextModel(workflow).fields_by_node()
 
 
-def context_analysis_warnings(workflow: Any) -> list[str]:
+def context_analysis_warnings(workflow: Workflow) -> list[str]:
     return ContextModel(workflow).warnings()

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import field
 from enum import StrEnum
-from typing import Any
 
 from wf_core.locations import Location, NodeRef
-from wf_core.models.workflow import nodes_by_id
+from wf_core.models.steps import AnyStep
+from wf_core.models.workflow import Edge, Workflow, nodes_by_id
 from wf_core.records import record
 from wf_core.tokens import END
 
@@ -57,16 +57,16 @@ class ControlRegionAnalysis:
     conflicted: frozenset[str] = frozenset()
 
 
-def _is_foreach(node: Any) -> bool:
-    return getattr(node, "type", None) == "foreach"
+def _is_foreach(node: AnyStep) -> bool:
+    return node.type == "foreach"
 
 
-def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
-    named: dict[str, Any] = nodes_by_id(workflow.nodes)
+def analyze_control_regions(workflow: Workflow) -> ControlRegionAnalysis:
+    named: dict[str, AnyStep] = nodes_by_id(workflow.nodes)
     if workflow.start not in named:
         return ControlRegionAnalysis({}, ())
 
-    edges_by_source: dict[str, list[tuple[int, Any]]] = {}
+    edges_by_source: dict[str, list[tuple[int, Edge]]] = {}
     for index, edge in enumerate(workflow.edges):
         edges_by_source.setdefault(edge.from_, []).append((index, edge))
 
@@ -146,7 +146,7 @@ def analyze_control_regions(workflow: Any) -> ControlRegionAnalysis:
             target_node = named.get(target)
             if target_node is None and target != END:
                 continue
-            if target == END or getattr(target_node, "type", None) == "end":
+            if target == END or (target_node is not None and target_node.type == "end"):
                 if target_node is not None:
                     visited_nodes.add(target)
                     visited_states.add((target, target_stack))
