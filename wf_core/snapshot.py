@@ -49,6 +49,13 @@ _SEVERITY_ORDER = {
 }
 
 
+def _same_finding(placed: Issue, issue: Issue) -> bool:
+    """Whether a placement made for ``placed`` is ``issue``'s: the same finding, or an
+    equal one with the same extras (an issue's equality leaves out its ``data``, where a
+    "did you mean" lives)."""
+    return placed is issue or (placed == issue and placed.data == issue.data)
+
+
 def _names_node_by_id(location: Location) -> bool:
     """A graph-level location that names its node by id (``nodes[<id>]``), as lda-wf
     prints it, rather than by index."""
@@ -225,8 +232,6 @@ class DocumentSnapshot:
             context=self.context,
             derived=self._derived,
             node_keys=self._node_keys(),
-            # What the findings need besides the report, made while a child checks nodes.
-            alongside=(lambda: self.document_checks, lambda: self.lines),
         )
 
     def _node_keys(self) -> Sequence[ElementKey | None]:
@@ -247,8 +252,7 @@ class DocumentSnapshot:
     @cached_property
     def document_checks(self) -> tuple[Issue, ...]:
         """What the document's values alone say (deprecated forms, unknown keys, schema
-        keywords), in document locations: independent of the validation, so a large
-        validation may have it made while a child checks nodes."""
+        keywords), in document locations: independent of the validation."""
         values = self.parsed.values if isinstance(self.parsed.values, dict) else {}
         return document_checks(values, self._derived, self.parsed.source_map.element_keys)
 
@@ -430,7 +434,7 @@ class DocumentSnapshot:
         chunk, base = found
         key = (document_location, issue.code, issue.message, issue.segment, chunk.text)
         entry = run.found(key)
-        if entry is not MISSING and not (entry[1].issue is issue or entry[1].issue == issue):
+        if entry is not MISSING and not _same_finding(entry[1].issue, issue):
             entry = MISSING  # the same words, but another finding (its help, its severity)
         if entry is MISSING:
             placed = self.place(issue, document_location)
