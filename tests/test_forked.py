@@ -212,26 +212,17 @@ def test_when_the_parent_fails_its_part_the_child_is_reaped(
         os.waitpid(started[0].pid, os.WNOHANG)
 
 
-def test_the_callers_work_alongside_is_done_while_a_child_checks_and_only_then(
-    forking: Children,
-) -> None:
+def test_a_validation_with_a_child_equals_one_without(forking: Children) -> None:
     snapshot = analyze_text(DOCUMENTS["approvals-mistaken.wf.json"], "json")
     assert snapshot.workflow is not None and snapshot.context is not None
-    done: list[int] = []
 
     def validated() -> list[Any]:
-        report = core.validate_workflow(
-            snapshot.workflow,
-            context=snapshot.context,
-            alongside=(lambda: done.append(os.getpid()),),
-        )
-        return report.issues
+        return core.validate_workflow(snapshot.workflow, context=snapshot.context).issues
 
     with_a_child = validated()
-    assert done == [os.getpid()] and forking.results == [True]
+    assert forking.results == [True]
     forked.set_allowed(False)
     assert validated() == with_a_child == list(snapshot.report.issues)
-    assert done == [os.getpid()]  # no child: the caller makes its own when it needs it
 
 
 def _tables_by_path(chunk: Any) -> list[tuple[tuple[Any, ...], Any]]:

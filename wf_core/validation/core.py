@@ -13,7 +13,7 @@ document layer maps them back to the text.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
 from typing import Any
 
@@ -59,15 +59,10 @@ def validate_workflow(
     context: ContextModel | None = None,
     derived: Derivations | None = None,
     node_keys: Sequence[ElementKey | None] = (),
-    alongside: Sequence[Callable[[], object]] = (),
 ) -> ValidationReport:
     """With ``derived`` (what the document's last validation derived) and the content
     keys of the model's nodes (``node_keys[i]`` of ``workflow.nodes[i]``), an edit
-    re-checks only the nodes it touched; the report is the same with or without them.
-
-    ``alongside`` is the caller's own work, independent of this validation (each call
-    keeps its value where the caller finds it): it is done while a forked child checks
-    nodes, and not at all when no child does."""
+    re-checks only the nodes it touched; the report is the same with or without them."""
     report = ValidationReport()
     regions = context.regions if context is not None else analyze_control_regions(workflow)
     model = context or ContextModel(workflow, regions)
@@ -78,7 +73,7 @@ def validate_workflow(
     # workflow and its node defs: a child checking nodes makes them too.
     graph = None
     if len(workflow.nodes) >= SPLIT_FROM:
-        graph = _split_node_findings(workflow, model, runs, node_defs, alongside)
+        graph = _split_node_findings(workflow, model, runs, node_defs)
     if graph is None:
         graph = runs.graph(workflow, node_defs, lambda: graph_findings(workflow, node_defs))
 
@@ -101,11 +96,9 @@ SPLIT_FROM = 1_000
 last of the nodes: below, forking and sending the findings back cost about what the
 child saves."""
 PARENT_SHARE = 0.55
-"""The part of the nodes the parent checks. The child also makes the whole-graph checks,
-and the parent the caller's ``alongside`` work (at 14,000 nodes, a snapshot's document
-checks and line index: 0.1-0.15 s, less than the graph checks take the child). Each
-process checks a node in about the same time; the child pays for the first touch of
-each object's page, the parent for unpickling what the child found. At 14,000 nodes,
+"""The part of the nodes the parent checks; the child also makes the whole-graph checks.
+Each process checks a node in about the same time; the child pays for the first touch
+of each object's page, the parent for unpickling what the child found. At 14,000 nodes,
 0.5, 0.55 and 0.6 gave validation windows of 645, 628 and 615 ms (medians of eight
 runs, alternating), within the machine's noise of each other."""
 
@@ -144,11 +137,10 @@ def _split_node_findings(
     model: ContextModel,
     runs: ValidationRuns,
     node_defs: Mapping[str, Any],
-    meanwhile: Iterable[Callable[[], object]],
 ) -> list[Issue] | None:
     """File every node's findings in ``runs``, the last ones' computed by a forked child
-    that also makes the whole-graph checks, while this process does ``meanwhile``'s work
-    and the first ones'; the whole-graph findings, or None when no child made them.
+    that also makes the whole-graph checks, while this process makes the first ones'; the
+    whole-graph findings, or None when no child made them.
     When this process may not fork, nothing is done (the validation checks every node
     itself, as it does any node whose findings the child failed to send)."""
     count = len(workflow.nodes)
@@ -162,8 +154,6 @@ def _split_node_findings(
     if pending is None:
         return None
     try:
-        for work in meanwhile:
-            work()
         mine = node_findings(workflow, model, range(split))
     except BaseException:
         pending.cancel()
