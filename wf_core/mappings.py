@@ -11,12 +11,12 @@ the abstract class, as before.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, TypeGuard
+from typing import TypeGuard
 
 _NOT_MAPPINGS = frozenset((str, list, int, float, bool, type(None)))
 
 
-def is_mapping(value: object) -> TypeGuard[Mapping[str, Any]]:
+def is_mapping(value: object) -> TypeGuard[Mapping[str, object]]:
     kind = type(value)
     if kind is dict:
         return True

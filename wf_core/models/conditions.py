@@ -6,7 +6,7 @@ Operands have no discriminator in lda-wf: the key decides (``path`` before
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, Tag
 
@@ -19,7 +19,7 @@ class PathOperand(BaseModel):
 
 
 class LiteralOperand(BaseModel):
-    value: Any
+    value: object
 
 
 Operand = Annotated[

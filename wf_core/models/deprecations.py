@@ -9,7 +9,7 @@ applying a quick fix cannot change what the document means.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
@@ -22,6 +22,7 @@ from wf_core.models.steps import NODE_TABLE, WRITE_LISTS, OutputBinding, legacy_
 
 _STEP_INPUTS = TypeAdapter(list[StepInputBinding])
 _OUTPUTS = TypeAdapter(list[OutputBinding])
+_Bindings = TypeVar("_Bindings")
 
 # deprecated key -> (the list it stands for: the node type's input or output bindings,
 # binding shape), per node kind
@@ -36,7 +37,7 @@ _INTERRUPT_BINDING_KEYS: dict[str, tuple[Literal["reads", "writes"], str]] = {
 }
 
 
-def _warning(location: Location, message: str, replacement: Any, **data: Any) -> Issue:
+def _warning(location: Location, message: str, replacement: object, **data: object) -> Issue:
     return Issue(
         code=ProjectCode.DEPRECATED_INPUT_FORM,
         location=location,
@@ -46,17 +47,28 @@ def _warning(location: Location, message: str, replacement: Any, **data: Any) ->
     )
 
 
-def _canonical_bindings(bindings: list[dict[str, Any]], canonical_key: str) -> list[Any]:
+def _canonical_bindings(
+    bindings: list[dict[str, object]], canonical_key: str
+) -> list[dict[str, object]]:
     """Bindings in canonical JSON (paths re-formatted); as written when they do not validate."""
-    adapter: TypeAdapter[Any] = _OUTPUTS if canonical_key in WRITE_LISTS else _STEP_INPUTS
     try:
-        dumped: list[Any] = adapter.dump_python(adapter.validate_python(bindings), mode="json")
+        if canonical_key in WRITE_LISTS:
+            return _dumped(_OUTPUTS, bindings)
+        return _dumped(_STEP_INPUTS, bindings)
     except ValidationError:
         return bindings
+
+
+def _dumped(
+    adapter: TypeAdapter[_Bindings], bindings: list[dict[str, object]]
+) -> list[dict[str, object]]:
+    dumped: list[dict[str, object]] = adapter.dump_python(
+        adapter.validate_python(bindings), mode="json"
+    )
     return dumped
 
 
-def _binding_forms(node: Mapping[str, Any], location: Location, issues: list[Issue]) -> None:
+def _binding_forms(node: Mapping[str, object], location: Location, issues: list[Issue]) -> None:
     interrupt = node.get("type") == "interrupt"
     keys = _INTERRUPT_BINDING_KEYS if interrupt else _NODE_BINDING_KEYS
     spec = NODE_TABLE["interrupt" if interrupt else "node"]
@@ -65,7 +77,7 @@ def _binding_forms(node: Mapping[str, Any], location: Location, issues: list[Iss
         if value is None:
             continue
         canonical_key = str(spec.reads if side == "reads" else spec.writes)
-        replacement: list[Any] | None = None
+        replacement: list[dict[str, object]] | None = None
         if is_mapping(value):
             lists = legacy_binding_lists({key: value}, interrupt=interrupt)
             replacement = _canonical_bindings(lists[canonical_key], canonical_key)
@@ -79,7 +91,7 @@ def _binding_forms(node: Mapping[str, Any], location: Location, issues: list[Iss
         )
 
 
-def _foreach_forms(node: Mapping[str, Any], location: Location, issues: list[Issue]) -> None:
+def _foreach_forms(node: Mapping[str, object], location: Location, issues: list[Issue]) -> None:
     if node.get("mode") == "parallel":
         issues.append(
             _warning(
@@ -109,11 +121,11 @@ def _foreach_forms(node: Mapping[str, Any], location: Location, issues: list[Iss
         )
 
 
-def _state_fields_form(state_schema: Mapping[str, Any], issues: list[Issue]) -> None:
+def _state_fields_form(state_schema: Mapping[str, object], issues: list[Issue]) -> None:
     if "fields" not in state_schema:
         return
     try:
-        properties: Any = StateSchema.model_validate(state_schema).model_dump(mode="json")[
+        properties: object = StateSchema.model_validate(state_schema).model_dump(mode="json")[
             "properties"
         ]
     except ValidationError:
@@ -128,7 +140,7 @@ def _state_fields_form(state_schema: Mapping[str, Any], issues: list[Issue]) -> 
     )
 
 
-def find_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
+def find_deprecated_forms(values: Mapping[str, object]) -> list[Issue]:
     """One warning per deprecated key, at that key, in document order: the state schema's
     (``top_deprecated_forms``), then each node's (``node_deprecated_forms``).
 
@@ -146,7 +158,7 @@ def find_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
     return issues
 
 
-def top_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
+def top_deprecated_forms(values: Mapping[str, object]) -> list[Issue]:
     issues: list[Issue] = []
     state_schema = values.get("state_schema")
     if is_mapping(state_schema):
@@ -154,14 +166,14 @@ def top_deprecated_forms(values: Mapping[str, Any]) -> list[Issue]:
     return issues
 
 
-def node_deprecated_forms(index: int, node: Any) -> list[Issue]:
+def node_deprecated_forms(index: int, node: object) -> list[Issue]:
     """The deprecated keys of ``nodes[index]``."""
     issues: list[Issue] = []
     _node_forms(index, node, issues)
     return issues
 
 
-def _node_forms(index: int, node: Any, issues: list[Issue]) -> None:
+def _node_forms(index: int, node: object, issues: list[Issue]) -> None:
     if not is_mapping(node):
         return
     kind = node.get("type")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Mapping
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, cast
 
 from pydantic import (
     BaseModel,
@@ -32,7 +32,7 @@ from wf_core.paths import GraphSourcePath, LocalPath
 # Tagged unions chosen by a key
 
 
-def json_type_name(value: Any) -> str:
+def json_type_name(value: object) -> str:
     """The JSON/TOML name of a value's type, for messages in the author's terms."""
     if value is None:
         return "null"
@@ -51,7 +51,7 @@ def json_type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def show_value(value: Any) -> str:
+def show_value(value: object) -> str:
     """A short rendering of an offending scalar for messages: ``'loop'``, ``5``, ``true``."""
     if isinstance(value, str):
         return repr(value)
@@ -61,7 +61,7 @@ def show_value(value: Any) -> str:
 
 
 def keyed_union(
-    members: tuple[type[BaseModel], ...], select: Callable[[Mapping[str, Any]], type[BaseModel]]
+    members: tuple[type[BaseModel], ...], select: Callable[[Mapping[str, object]], type[BaseModel]]
 ) -> tuple[Discriminator, BeforeValidator]:
     """Metadata for ``Annotated[A | B | ..., *keyed_union(...)]``.
 
@@ -77,12 +77,12 @@ def keyed_union(
     # again (a binding, condition or node at a time, two selections each). One tuple,
     # replaced whole: a thread reading it sees one value's pair or another's, never a
     # mix, and a value that is not the one it holds is selected again.
-    last: list[tuple[Any, str]] = [(None, "")]
+    last: list[tuple[object, str]] = [(None, "")]
 
     # A document's values are plain dicts: they are recognised first, because an
     # ``isinstance`` against model classes (whose metaclass is an ABC) or ``Mapping``
     # is ten times as slow, and both run for every binding, condition and node.
-    def guard(value: Any) -> Any:
+    def guard(value: object) -> object:
         if type(value) is not dict:
             if isinstance(value, allowed):
                 return value
@@ -95,20 +95,21 @@ def keyed_union(
         last[0] = (value, select(value).__name__)
         return value
 
-    def pick(value: Any) -> str:
+    def pick(value: object) -> str:
         selected, tag = last[0]
         if selected is value:
             return tag
         if type(value) is not dict and isinstance(value, allowed):
             return type(value).__name__
-        return select(value).__name__
+        # ``guard`` ran first and let nothing else through but a mapping
+        return select(cast(Mapping[str, object], value)).__name__
 
     return Discriminator(pick), BeforeValidator(guard)
 
 
 def select_by_value(
     key: str, by_value: Mapping[str, type[BaseModel]], what: str
-) -> Callable[[Mapping[str, Any]], type[BaseModel]]:
+) -> Callable[[Mapping[str, object]], type[BaseModel]]:
     """A selector on ``value[key]`` (node ``type``, condition ``op``, expression ``kind``).
 
     Errors are ``missing_tag`` (at the mapping) and ``unknown_tag`` (at the key):
@@ -116,7 +117,7 @@ def select_by_value(
     """
     expected = ", ".join(by_value)
 
-    def select(value: Mapping[str, Any]) -> type[BaseModel]:
+    def select(value: Mapping[str, object]) -> type[BaseModel]:
         if key not in value:
             raise PydanticCustomError(
                 "missing_tag",
@@ -139,10 +140,10 @@ def select_by_value(
 
 def select_by_present_key(
     by_key: Mapping[str, type[BaseModel]], message: str
-) -> Callable[[Mapping[str, Any]], type[BaseModel]]:
+) -> Callable[[Mapping[str, object]], type[BaseModel]]:
     """A selector on which key is present, in ``by_key`` order (lda-wf's left-to-right)."""
 
-    def select(value: Mapping[str, Any]) -> type[BaseModel]:
+    def select(value: Mapping[str, object]) -> type[BaseModel]:
         for key, member in by_key.items():
             if key in value:
                 return member
@@ -155,7 +156,7 @@ def select_by_present_key(
 # JSON values
 
 
-def _check_json_value(value: Any) -> Any:
+def _check_json_value(value: object) -> object:
     """Accept exactly what JSON can carry; iterative, since literals may nest deeply."""
     pending = [value]
     while pending:
@@ -237,13 +238,13 @@ InputExpression = Annotated[
 ]
 
 
-def _get(value: Any, key: str) -> Any:
+def _get(value: object, key: str) -> object:
     if isinstance(value, Mapping):
         return value.get(key)
     return getattr(value, key, None)
 
 
-def check_expression_limits(raw: Any, location: Location = ("expression",)) -> None:
+def check_expression_limits(raw: object, location: Location = ("expression",)) -> None:
     """Bound an expression's size before pydantic recurses into it.
 
     The top-level expression is at depth 1; every expression node counts one,
@@ -253,7 +254,7 @@ def check_expression_limits(raw: Any, location: Location = ("expression",)) -> N
     """
     count = 0
     # (value, depth, location, is an expression node rather than literal content)
-    stack: list[tuple[Any, int, Location, bool]] = [(raw, 1, location, True)]
+    stack: list[tuple[object, int, Location, bool]] = [(raw, 1, location, True)]
     while stack:
         value, depth, where, is_expression = stack.pop()
         count += 1
@@ -261,7 +262,7 @@ def check_expression_limits(raw: Any, location: Location = ("expression",)) -> N
             raise ValueError(f"input expression depth limit exceeded at {format_location(where)}")
         if count > MAX_INPUT_EXPRESSION_NODES:
             raise ValueError(f"input expression node limit exceeded at {format_location(where)}")
-        children: list[tuple[Any, int, Location, bool]] = []
+        children: list[tuple[object, int, Location, bool]] = []
         if is_expression:
             kind = _get(value, "kind")
             items, fields = _get(value, "items"), _get(value, "fields")
@@ -318,7 +319,7 @@ class InputExpressionBinding(BaseModel):
 
     @field_validator("expression", mode="before")
     @classmethod
-    def _check_limits(cls, value: Any) -> Any:
+    def _check_limits(cls, value: object) -> object:
         check_expression_limits(value)
         return value
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from functools import cache
-from typing import Any, get_args
+from typing import get_args
 
 from pydantic import BaseModel
 
@@ -78,7 +78,7 @@ def node_keys(node_type: str | None) -> tuple[str, ...]:
     return model_keys(model) if model is not None else ("id", "type")
 
 
-def _admitted_models(annotation: Any) -> Iterator[type[BaseModel]]:
+def _admitted_models(annotation: object) -> Iterator[type[BaseModel]]:
     """The models a field's annotation admits, through lists, unions and ``Annotated``."""
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         yield annotation
@@ -98,7 +98,7 @@ def element_keys(model: type[BaseModel], field: str) -> tuple[str, ...]:
     )
 
 
-def binding_keys(node_type: Any, list_key: Any) -> tuple[str, ...]:
+def binding_keys(node_type: object, list_key: object) -> tuple[str, ...]:
     """The keys an element of the binding list ``list_key`` of a ``node_type`` node may
     hold, as that node type's model reads them: an input binding's (``target`` and one of
     ``path``, ``value``, ``expression``) or an output binding's (``source``, ``target``);
@@ -114,10 +114,10 @@ def workflow_output_keys() -> tuple[str, ...]:
     return element_keys(Workflow, "output")
 
 
-Table = tuple[Location, Mapping[str, Any], tuple[str, ...]]
+Table = tuple[Location, Mapping[str, object], tuple[str, ...]]
 
 
-def _list_tables(kind: str, elements: Iterable[tuple[int, Any]]) -> Iterator[Table]:
+def _list_tables(kind: str, elements: Iterable[tuple[int, object]]) -> Iterator[Table]:
     """The tables of the ``(index, element)`` pairs of ``values[kind]`` (edges, node defs or
     nodes) whose keys are a fixed set, with their locations and allowed keys (one
     generator for a whole list: at 14,000 nodes one per element cost 15 ms)."""
@@ -128,16 +128,19 @@ def _list_tables(kind: str, elements: Iterable[tuple[int, Any]]) -> Iterator[Tab
                 yield (kind, index), item, allowed
         return
     for index, node in elements:
-        node_type = node.get("type") if is_mapping(node) else None
+        if not is_mapping(node):
+            continue
+        node_type = node.get("type")
         if not isinstance(node_type, str) or node_type not in STEP_MODELS:
             continue  # (a table or an array cannot be looked up: it is no node type)
-        yield ("nodes", index), node, node_keys(node["type"])
-        if node["type"] == "condition" and is_mapping(node.get("check")):
-            yield from _condition_tables(node["check"], ("nodes", index, "check"))
+        yield ("nodes", index), node, node_keys(node_type)
+        check = node.get("check")
+        if node_type == "condition" and is_mapping(check):
+            yield from _condition_tables(check, ("nodes", index, "check"))
 
 
-def _condition_tables(condition: Mapping[str, Any], location: Location) -> Iterator[Table]:
-    stack: list[tuple[Mapping[str, Any], Location]] = [(condition, location)]
+def _condition_tables(condition: Mapping[str, object], location: Location) -> Iterator[Table]:
+    stack: list[tuple[Mapping[str, object], Location]] = [(condition, location)]
     while stack:
         cond, where = stack.pop()
         op = cond.get("op")
@@ -145,8 +148,9 @@ def _condition_tables(condition: Mapping[str, Any], location: Location) -> Itera
         if model is None:
             continue
         yield where, cond, model_keys(model)
-        if is_mapping(cond.get("arg")):
-            stack.append((cond["arg"], (*where, "arg")))
+        arg = cond.get("arg")
+        if is_mapping(arg):
+            stack.append((arg, (*where, "arg")))
         args = cond.get("args")
         for k, arg in enumerate(args if isinstance(args, list) else ()):
             if is_mapping(arg):
@@ -158,7 +162,7 @@ def _condition_tables(condition: Mapping[str, Any], location: Location) -> Itera
                 yield (*where, side), operand, model_keys(operand_model)
 
 
-def unknown_keys(values: Any) -> list[Issue]:
+def unknown_keys(values: object) -> list[Issue]:
     """An ``unknown_key`` warning for each key the model does not know (document locations):
     the top level's, then each edge's, node def's and node's (``element_unknown_keys``)."""
     if not is_mapping(values):
@@ -166,18 +170,18 @@ def unknown_keys(values: Any) -> list[Issue]:
     return _unknown(_checked_tables(values))
 
 
-def _checked_tables(values: Mapping[str, Any]) -> Iterator[Table]:
+def _checked_tables(values: Mapping[str, object]) -> Iterator[Table]:
     yield (), values, (*top_level_keys(), *TOP_LEVEL_EXTRAS)
     for kind in ("edges", "node_defs", "nodes"):
         items = values.get(kind)
         yield from _list_tables(kind, enumerate(items if isinstance(items, list) else ()))
 
 
-def top_unknown_keys(values: Mapping[str, Any]) -> list[Issue]:
+def top_unknown_keys(values: Mapping[str, object]) -> list[Issue]:
     return _unknown([((), values, (*top_level_keys(), *TOP_LEVEL_EXTRAS))])
 
 
-def element_unknown_keys(kind: str, index: int, item: Any) -> list[Issue]:
+def element_unknown_keys(kind: str, index: int, item: object) -> list[Issue]:
     return _unknown(_list_tables(kind, ((index, item),)))
 
 

@@ -18,7 +18,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
 from functools import partial
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
@@ -29,7 +29,7 @@ from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location, LocationPart
 from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
 from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema, validator_message
-from wf_core.models.steps import Step, binding_lists
+from wf_core.models.steps import AnyStep, Step, binding_lists
 from wf_core.models.workflow import Edge, Workflow
 from wf_core.records import record
 
@@ -37,6 +37,8 @@ _STR = TypeAdapter(str)
 _OUTCOMES = TypeAdapter(Annotated[list[str], Field(min_length=1)])
 _STEP = TypeAdapter(Step)
 _OUTPUT_BINDING = TypeAdapter(InputBinding)
+_Loaded = TypeVar("_Loaded")
+_Substitute = TypeVar("_Substitute")
 
 _LIST_PIECES: tuple[tuple[str, TypeAdapter[Any], bool], ...] = (
     # key, element validator, required
@@ -153,7 +155,7 @@ class LoadResult:
 
 def _message(error: ErrorDetails, key: str | int | None) -> str:
     kind = error["type"]
-    ctx: dict[str, Any] = dict(error.get("ctx") or {})
+    ctx: dict[str, object] = dict(error.get("ctx") or {})
     value = error.get("input")
     msg = str(error["msg"])
     if kind == "missing":
@@ -185,7 +187,7 @@ def _message(error: ErrorDetails, key: str | int | None) -> str:
     return msg
 
 
-def _path_type_message(match: re.Match[str], key: str | int | None, value: Any) -> str:
+def _path_type_message(match: re.Match[str], key: str | int | None, value: object) -> str:
     """A path key holding a number, a boolean, an array or an object that is no path, said
     in the author's terms (lda-wf's "expected graph source path string or structural
     object" and "expected graph source path root" name its own types)."""
@@ -199,8 +201,21 @@ def _path_type_message(match: re.Match[str], key: str | int | None, value: Any) 
     return f"{what} must be a path string such as {example}; got {json_type_name(value)}"
 
 
+_ABSENT = object()
+
+
+def _written_child(value: object, part: str | int) -> object:
+    """``value[part]`` when the document has it (a key of a table, an index of an array),
+    else ``_ABSENT``."""
+    if isinstance(value, Mapping):
+        return value[part] if isinstance(part, str) and part in value else _ABSENT
+    if isinstance(value, list | tuple) and isinstance(part, int) and 0 <= part < len(value):
+        return value[part]
+    return _ABSENT
+
+
 def _document_error_location(
-    base: Location, value: Any, error: ErrorDetails
+    base: Location, value: object, error: ErrorDetails
 ) -> tuple[Location, str | int | None]:
     """Follow the error's ``loc`` through the document value it came from.
 
@@ -214,13 +229,10 @@ def _document_error_location(
     out: list[LocationPart] = list(base)
     current = value
     for part in loc:
-        in_mapping = isinstance(current, Mapping) and isinstance(part, str) and part in current
-        in_list = (
-            isinstance(current, list | tuple) and isinstance(part, int) and 0 <= part < len(current)
-        )
-        if in_mapping or in_list:
+        child = _written_child(current, part)
+        if child is not _ABSENT:
             out.append(part)
-            current = current[part]
+            current = child
     last = loc[-1] if loc else None
     if error["type"] == "unknown_tag":
         key = (error.get("ctx") or {}).get("key")
@@ -231,7 +243,7 @@ def _document_error_location(
 
 
 def _issues(
-    base: Location, value: Any, exc: ValidationError, written: frozenset[Location] = frozenset()
+    base: Location, value: object, exc: ValidationError, written: frozenset[Location] = frozenset()
 ) -> list[Issue]:
     """One issue per error, except that the keys missing from one table are one issue,
     and a key in ``written`` (written, its value a syntax error) is not missing."""
@@ -271,7 +283,7 @@ def _written_but_broken(
     error, not a second mistake."""
     kind = error["type"]
     if kind == "missing":
-        names: tuple[Any, ...] = (key,)
+        names: tuple[object, ...] = (key,)
     elif kind == "missing_tag":
         names = ((error.get("ctx") or {}).get("key"),)
     elif kind == "missing_variant_key":
@@ -292,7 +304,7 @@ def _missing_in_table(location: Location, keys: list[str]) -> Issue:
     )
 
 
-def _type_issue(location: Location, expected: str, value: Any) -> Issue:
+def _type_issue(location: Location, expected: str, value: object) -> Issue:
     return Issue(
         code=ProjectCode.INVALID_MODEL,
         location=location,
@@ -300,7 +312,7 @@ def _type_issue(location: Location, expected: str, value: Any) -> Issue:
     )
 
 
-def missing_keys_issue(keys: list[str], values: Mapping[str, Any]) -> Issue:
+def missing_keys_issue(keys: list[str], values: Mapping[str, object]) -> Issue:
     """One error for every required top-level key that is missing: one mistake, one error."""
     quoted = [repr(k) for k in keys]
     listed = quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} and {quoted[-1]}"
@@ -322,22 +334,23 @@ def missing_keys_issue(keys: list[str], values: Mapping[str, Any]) -> Issue:
 # Fields that may be replaced by a neutral stand-in so a node being edited keeps
 # its place in the graph: a half-typed ``over`` or condition path must not make
 # the node (and everything after it) vanish from the analysis.
-_STAND_INS: dict[str, dict[str, Any]] = {
+_STAND_INS: dict[str, dict[str, object]] = {
     "foreach": {"over": "context"},
     "condition": {"check": {"op": "exists", "path": "context"}},
 }
 
 
 def _salvage_node(
-    raw: Mapping[str, Any], location: Location, exc: ValidationError
-) -> tuple[Any, dict[str, tuple[int, ...]], tuple[str, ...]] | None:
+    raw: Mapping[str, object], location: Location, exc: ValidationError
+) -> tuple[AnyStep, dict[str, tuple[int, ...]], tuple[str, ...]] | None:
     """Keep a node whose only faults are binding-list elements or stand-in fields.
 
     Returns the node validated without those elements (and with stand-ins for
     those fields), per list the document indexes of the elements kept, and the
     fields replaced; None when any fault lies elsewhere.
     """
-    node_type = raw.get("type") if isinstance(raw.get("type"), str) else None
+    written_type = raw.get("type")
+    node_type = written_type if isinstance(written_type, str) else None
     lists = binding_lists(node_type)  # they can lose a bad element without losing the node
     stand_ins = _STAND_INS.get(node_type, {}) if node_type else {}
     if not lists and not stand_ins:
@@ -359,6 +372,8 @@ def _salvage_node(
     kept: dict[str, tuple[int, ...]] = {}
     for key, indexes in bad.items():
         elements = data[key]
+        if not isinstance(elements, list | tuple):  # (its errors are at indexes: never)
+            return None
         kept[key] = tuple(i for i in range(len(elements)) if i not in indexes)
         data[key] = [elements[i] for i in kept[key]]
     try:
@@ -368,16 +383,16 @@ def _salvage_node(
 
 
 def _load_scalar(
-    values: Mapping[str, Any],
+    values: Mapping[str, object],
     key: str,
-    adapter: TypeAdapter[Any],
-    substitute: Any,
+    adapter: TypeAdapter[_Loaded],
+    substitute: _Substitute,
     issues: list[Issue],
     *,
     required: bool,
     missing: list[str],
     substituted: set[str],
-) -> Any:
+) -> _Loaded | _Substitute:
     if key not in values:
         if required:
             missing.append(key)
@@ -391,14 +406,14 @@ def _load_scalar(
         return substitute
 
 
-def _string_members(value: Any) -> list[str]:
+def _string_members(value: object) -> list[str]:
     if isinstance(value, list):
         return [item for item in value if isinstance(item, str)]
     return []
 
 
 def load_workflow(
-    values: Mapping[str, Any],
+    values: object,
     *,
     derived: Derivations | None = None,
     keys: Callable[[str], Sequence[ElementKey | None]] | None = None,
@@ -430,7 +445,7 @@ def load_workflow(
     issues: list[Issue] = []
     missing: list[str] = []
     substituted: set[str] = set()
-    pieces: dict[str, Any] = {
+    pieces: dict[str, object] = {
         key: _load_scalar(
             values, key, _STR, "", issues, required=True, missing=missing, substituted=substituted
         )
@@ -475,7 +490,7 @@ def load_workflow(
         validate = adapter.validator.validate_python
         run = derived.begin(f"model:{key}") if derived is not None and keys is not None else None
         element_keys = keys(key) if keys is not None else ()
-        kept_models: list[Any] = []
+        kept_models: list[object] = []
         kept_positions: list[int] = []
         raw_list = values.get(key)
         if key not in values:
@@ -511,10 +526,11 @@ def load_workflow(
                 kept_models.append(node)
                 kept_positions.append(index)
             elif isinstance(raw, Mapping):
-                if key == "nodes" and isinstance(raw.get("id"), str):
-                    invalid_ids.add(raw["id"])
-                if key == "node_defs" and isinstance(raw.get("name"), str):
-                    invalid_defs.add(raw["name"])
+                node_id, def_name = raw.get("id"), raw.get("name")
+                if key == "nodes" and isinstance(node_id, str):
+                    invalid_ids.add(node_id)
+                if key == "node_defs" and isinstance(def_name, str):
+                    invalid_defs.add(def_name)
         pieces[key] = kept_models
         positions[key] = tuple(kept_positions)
 

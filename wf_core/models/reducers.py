@@ -8,14 +8,14 @@ documents usually write the dotted string, so both forms are accepted.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer, model_validator
 
 DEFAULT_REDUCER = "wf.std.replace"
 
 
-def _nonblank(value: Any, what: str) -> str:
+def _nonblank(value: object, what: str) -> str:
     if not isinstance(value, str):
         raise ValueError(f"{what} must be a string")
     if not value.strip():
@@ -33,7 +33,7 @@ class CapabilityRef(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _parse(cls, value: Any) -> Any:
+    def _parse(cls, value: object) -> object:
         if isinstance(value, CapabilityRef):
             return {"source": value.source, "name": value.name}
         if isinstance(value, str):
@@ -69,11 +69,11 @@ class ReducerRef(BaseModel):
     """A reducer: which capability merges writes into a state field, and its config."""
 
     ref: CapabilityRef
-    config: dict[str, Any] = Field(default_factory=dict)
+    config: dict[str, object] = Field(default_factory=dict)
 
     @model_validator(mode="before")
     @classmethod
-    def _accept_short_forms(cls, value: Any) -> Any:
+    def _accept_short_forms(cls, value: object) -> object:
         if isinstance(value, str):
             return {"ref": value}
         if isinstance(value, Mapping) and "name" in value:
@@ -88,7 +88,7 @@ class ReducerRef(BaseModel):
     def name(self) -> str:
         return str(self.ref)
 
-    def short_form(self) -> str | dict[str, Any]:
+    def short_form(self) -> str | dict[str, object]:
         """The dotted string when there is no config, else the full JSON (how legacy
         state ``fields`` are written back into ``properties``)."""
         if not self.config:
@@ -105,7 +105,7 @@ class ReducerSpec(BaseModel):
 
     name: str
     description: str = ""
-    config_schema: dict[str, Any] = Field(
+    config_schema: dict[str, object] = Field(
         default_factory=lambda: {
             "type": "object",
             "properties": {},

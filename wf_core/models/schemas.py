@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import SchemaError
@@ -37,7 +36,7 @@ _CHECK_CACHE: dict[str, str | None] = {}
 _CHECK_CACHE_LIMIT = 4096
 
 
-def _meta_check(schema: Mapping[str, Any]) -> str | None:
+def _meta_check(schema: Mapping[str, object]) -> str | None:
     dialect = schema.get("$schema")
     validator_cls: type[Validator] = Draft202012Validator
     if isinstance(dialect, str):
@@ -51,7 +50,7 @@ def _meta_check(schema: Mapping[str, Any]) -> str | None:
     return None
 
 
-def json_schema_error(schema: Mapping[str, Any]) -> str | None:
+def json_schema_error(schema: Mapping[str, object]) -> str | None:
     """The meta-schema violation in ``schema``, or None when it is a valid schema.
 
     Checking costs about a millisecond, and editors re-validate the same node
@@ -73,13 +72,13 @@ def json_schema_error(schema: Mapping[str, Any]) -> str | None:
     return result
 
 
-def check_json_schema(schema: Mapping[str, Any]) -> None:
+def check_json_schema(schema: Mapping[str, object]) -> None:
     error = json_schema_error(schema)
     if error is not None:
         raise ValueError(f"invalid JSON Schema: {error}")
 
 
-def check_object_schema(value: Any, field: str) -> dict[str, Any]:
+def check_object_schema(value: object, field: str) -> dict[str, object]:
     """A payload contract (interrupt request/resume): a valid schema of a JSON object."""
     if not isinstance(value, Mapping):
         raise ValueError(f"{field} must be a JSON Schema object")
@@ -89,7 +88,7 @@ def check_object_schema(value: Any, field: str) -> dict[str, Any]:
     return dict(value)
 
 
-def _drop_none_fields(data: Any, names: tuple[str, ...]) -> Any:
+def _drop_none_fields(data: object, names: tuple[str, ...]) -> object:
     """Leave out unset optional keywords; extra keywords keep a null value.
 
     An extra keyword's null is meaningful JSON Schema (``"const": null``), so only
@@ -113,18 +112,18 @@ class SchemaRef(BaseModel):
 
     title: str | None = None
     type: str | list[str] | None = None
-    properties: dict[str, Any] = Field(default_factory=dict)
+    properties: dict[str, object] = Field(default_factory=dict)
     required: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
-    def _check_schema(cls, value: Any) -> Any:
+    def _check_schema(cls, value: object) -> object:
         if isinstance(value, Mapping):
             check_json_schema(value)
         return value
 
     @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
         return _drop_none_fields(handler(self), ("title", "type"))
 
 
@@ -138,7 +137,7 @@ class StateField(BaseModel):
     type: str
     reducer: ReducerRef = Field(default_factory=default_reducer)
     trace: bool = True
-    default: Any = None
+    default: object = None
 
 
 class StateFieldDecl(BaseModel):
@@ -150,14 +149,14 @@ class StateFieldDecl(BaseModel):
     """
 
     path: StatePath
-    validation_schema: dict[str, Any] = Field(default_factory=dict, alias="schema")
+    validation_schema: dict[str, object] = Field(default_factory=dict, alias="schema")
     reducer: ReducerRef = Field(default_factory=default_reducer)
     trace: bool = True
-    default: Any = None
+    default: object = None
 
     @model_validator(mode="before")
     @classmethod
-    def _legacy_type(cls, value: Any) -> Any:
+    def _legacy_type(cls, value: object) -> object:
         if isinstance(value, Mapping) and "type" in value:
             data = dict(value)
             legacy_type = data.pop("type")
@@ -181,7 +180,7 @@ def _unescape_pointer(token: str) -> str:
     return token.replace("~1", "/").replace("~0", "~")
 
 
-def _resolve_defs_ref(entry: Any, defs: Any) -> tuple[Any, str | None]:
+def _resolve_defs_ref(entry: object, defs: object) -> tuple[object, str | None]:
     """One hop through ``{"$ref": "#/$defs/X"}`` (nothing else beside ``$ref``).
 
     Returns the target and the ``$defs`` name followed, or the entry itself and
@@ -197,8 +196,8 @@ def _resolve_defs_ref(entry: Any, defs: Any) -> tuple[Any, str | None]:
 
 
 def iter_state_properties(
-    root: Mapping[str, Any],
-) -> Iterator[tuple[tuple[str, ...], Any]]:
+    root: Mapping[str, object],
+) -> Iterator[tuple[tuple[str, ...], object]]:
     """Every property under ``root["properties"]`` at any depth, parent before children.
 
     Each entry comes after one-hop ``#/$defs/`` resolution. A ``$defs`` entry
@@ -207,9 +206,9 @@ def iter_state_properties(
     documents may nest deeper than Python's recursion limit.
     """
     defs = root.get("$defs")
-    stack: list[tuple[tuple[str, ...], Any, frozenset[str]]] = []
+    stack: list[tuple[tuple[str, ...], object, frozenset[str]]] = []
 
-    def push_children(prefix: tuple[str, ...], schema: Any, active: frozenset[str]) -> None:
+    def push_children(prefix: tuple[str, ...], schema: object, active: frozenset[str]) -> None:
         props = schema.get("properties") if isinstance(schema, Mapping) else None
         if isinstance(props, Mapping):
             for name in reversed(list(props)):
@@ -227,7 +226,7 @@ def iter_state_properties(
         push_children(parts, target, active | {ref_name} if ref_name is not None else active)
 
 
-def _check_state_extensions(root: Mapping[str, Any]) -> None:
+def _check_state_extensions(root: Mapping[str, object]) -> None:
     for parts, entry in iter_state_properties(root):
         if not isinstance(entry, Mapping):
             continue
@@ -253,7 +252,7 @@ def _first_error_text(exc: ValidationError) -> str:
     return validator_message(str(exc.errors()[0]["msg"]))
 
 
-def _parse_reducer(value: Any, where: str) -> ReducerRef:
+def _parse_reducer(value: object, where: str) -> ReducerRef:
     if not isinstance(value, str | Mapping | ReducerRef):
         raise ValueError(f"invalid reducer for state field {where!r}: expected string or object")
     try:
@@ -264,8 +263,8 @@ def _parse_reducer(value: Any, where: str) -> ReducerRef:
         ) from None
 
 
-def _leaf_from_state_field(field: StateField) -> dict[str, Any]:
-    leaf: dict[str, Any] = {
+def _leaf_from_state_field(field: StateField) -> dict[str, object]:
+    leaf: dict[str, object] = {
         "type": field.type,
         "properties": {},
         "required": [],
@@ -277,7 +276,7 @@ def _leaf_from_state_field(field: StateField) -> dict[str, Any]:
     return leaf
 
 
-def _leaf_from_decl(decl: StateFieldDecl) -> dict[str, Any]:
+def _leaf_from_decl(decl: StateFieldDecl) -> dict[str, object]:
     leaf = dict(decl.validation_schema)
     leaf.setdefault("properties", {})
     leaf.setdefault("required", [])
@@ -288,8 +287,8 @@ def _leaf_from_decl(decl: StateFieldDecl) -> dict[str, Any]:
     return leaf
 
 
-def _legacy_entries(fields: Any) -> list[tuple[tuple[str, ...], dict[str, Any]]]:
-    entries: list[tuple[tuple[str, ...], dict[str, Any]]] = []
+def _legacy_entries(fields: object) -> list[tuple[tuple[str, ...], dict[str, object]]]:
+    entries: list[tuple[tuple[str, ...], dict[str, object]]] = []
     if isinstance(fields, Mapping):
         for name, spec in fields.items():
             parts = tuple(str(name).split("."))
@@ -317,7 +316,7 @@ def _legacy_entries(fields: Any) -> list[tuple[tuple[str, ...], dict[str, Any]]]
     return entries
 
 
-def _normalise_legacy_fields(data: dict[str, Any]) -> None:
+def _normalise_legacy_fields(data: dict[str, object]) -> None:
     """Fold deprecated ``fields`` into nested ``properties`` (in place).
 
     Intermediate levels become ``{"type": "object", "properties": {}}``. A path
@@ -328,7 +327,7 @@ def _normalise_legacy_fields(data: dict[str, Any]) -> None:
     """
     entries = _legacy_entries(data.pop("fields"))
     existing = data.get("properties")
-    properties: dict[str, Any] = dict(existing) if isinstance(existing, Mapping) else {}
+    properties: dict[str, object] = dict(existing) if isinstance(existing, Mapping) else {}
     data["properties"] = properties
     written: set[tuple[str, ...]] = set()
     for parts, leaf in entries:
@@ -337,17 +336,20 @@ def _normalise_legacy_fields(data: dict[str, Any]) -> None:
             raise ValueError(f"duplicate state field path {where!r}")
         level = properties
         for part in parts[:-1]:
-            node = level.get(part)
-            if node is None:
-                node = {"type": "object", "properties": {}}
-            elif not isinstance(node, Mapping):
+            written_node = level.get(part)
+            inner_level: dict[str, object]
+            if written_node is None:
+                inner_level = {}
+                node: dict[str, object] = {"type": "object", "properties": inner_level}
+            elif not isinstance(written_node, Mapping):
                 raise ValueError(f"state field path {where!r} overlaps")
             else:
-                node = dict(node)
+                node = dict(written_node)
                 inner = node.get("properties")
-                node["properties"] = dict(inner) if isinstance(inner, Mapping) else {}
+                inner_level = dict(inner) if isinstance(inner, Mapping) else {}
+                node["properties"] = inner_level
             level[part] = node
-            level = node["properties"]
+            level = inner_level
         if parts[-1] in level:
             if any(p[: len(parts)] == parts for p in written):
                 raise ValueError(f"state field path {where!r} overlaps")
@@ -364,12 +366,12 @@ class StateSchema(BaseModel):
 
     title: str | None = None
     type: str | list[str] | None = "object"
-    properties: dict[str, Any] = Field(default_factory=dict)
+    properties: dict[str, object] = Field(default_factory=dict)
     required: list[str] = Field(default_factory=list)
 
     @model_validator(mode="before")
     @classmethod
-    def _normalise_and_check(cls, value: Any) -> Any:
+    def _normalise_and_check(cls, value: object) -> object:
         if not isinstance(value, Mapping):
             return value
         data = dict(value)
@@ -380,10 +382,10 @@ class StateSchema(BaseModel):
         return data
 
     @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
         return _drop_none_fields(handler(self), ("title", "type"))
 
-    def _root_document(self) -> dict[str, Any]:
+    def _root_document(self) -> dict[str, object]:
         extra = self.__pydantic_extra__ or {}
         return {**extra, "properties": self.properties}
 
@@ -431,7 +433,7 @@ class StateSchema(BaseModel):
         return set(self.properties)
 
     @classmethod
-    def from_field_map(cls, field_map: Mapping[str, Any]) -> StateSchema:
+    def from_field_map(cls, field_map: Mapping[str, object]) -> StateSchema:
         """Build from a map of dotted path to ``StateField`` (or a dict like one)."""
         fields = {
             name: spec.model_dump() if isinstance(spec, StateField) else spec

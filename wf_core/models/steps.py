@@ -19,7 +19,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     BaseModel,
@@ -27,6 +27,7 @@ from pydantic import (
     Field,
     SerializerFunctionWrapHandler,
     Tag,
+    ValidationInfo,
     field_validator,
     model_serializer,
     model_validator,
@@ -57,7 +58,7 @@ class OutputBinding(BaseModel):
     target: StatePath
 
 
-def _mapping_items(data: Mapping[str, Any], key: str) -> list[tuple[Any, Any]]:
+def _mapping_items(data: Mapping[str, object], key: str) -> list[tuple[object, object]]:
     value = data[key]
     if not isinstance(value, Mapping):
         raise ValueError(f"{key} must be a mapping")
@@ -65,8 +66,8 @@ def _mapping_items(data: Mapping[str, Any], key: str) -> list[tuple[Any, Any]]:
 
 
 def legacy_binding_lists(
-    data: Mapping[str, Any], *, interrupt: bool
-) -> dict[str, list[dict[str, Any]]]:
+    data: Mapping[str, object], *, interrupt: bool
+) -> dict[str, list[dict[str, object]]]:
     """The canonical lists that a node's deprecated mapping keys stand for.
 
     ``input_values`` (target → literal) and ``in_map`` (graph path → local
@@ -75,7 +76,7 @@ def legacy_binding_lists(
     ``request_map`` (graph path → target) becomes ``request``. A key whose
     value is null counts as absent.
     """
-    lists: dict[str, list[dict[str, Any]]] = {}
+    lists: dict[str, list[dict[str, object]]] = {}
     if interrupt:
         if data.get("request_map") is not None:
             lists[_INTERRUPT_LISTS[0]] = [
@@ -83,7 +84,7 @@ def legacy_binding_lists(
                 for path, target in _mapping_items(data, "request_map")
             ]
     else:
-        bindings: list[dict[str, Any]] = []
+        bindings: list[dict[str, object]] = []
         if data.get("input_values") is not None:
             bindings += [
                 {"target": target, "value": value}
@@ -104,8 +105,8 @@ def legacy_binding_lists(
 
 
 def _fold_legacy_bindings(
-    value: Any, deprecated: tuple[str, ...], canonical: tuple[str, str], *, interrupt: bool
-) -> Any:
+    value: object, deprecated: tuple[str, ...], canonical: tuple[str, str], *, interrupt: bool
+) -> object:
     # A plain dict without the deprecated keys, as nearly every node is, is answered by
     # one set operation (this runs for every node).
     if type(value) is dict and value.keys().isdisjoint(deprecated):
@@ -143,7 +144,7 @@ class NodeUse(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _legacy(cls, value: Any) -> Any:
+    def _legacy(cls, value: object) -> object:
         return _fold_legacy_bindings(value, _NODE_LEGACY, _NODE_LISTS, interrupt=False)
 
 
@@ -164,7 +165,7 @@ class WorkflowRef(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _from_string(cls, value: Any) -> Any:
+    def _from_string(cls, value: object) -> object:
         if isinstance(value, str):
             match = ARTIFACT_REF.fullmatch(value)
             if match:
@@ -186,7 +187,7 @@ class WorkflowRef(BaseModel):
         return self
 
     @model_serializer(mode="wrap")
-    def _dump(self, handler: SerializerFunctionWrapHandler) -> Any:
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
         data = handler(self)
         if isinstance(data, dict):
             return {key: value for key, value in data.items() if value is not None}
@@ -241,7 +242,7 @@ class ForeachItemErrorPolicy(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _bare_action(cls, value: Any) -> Any:
+    def _bare_action(cls, value: object) -> object:
         if isinstance(value, str):
             return {"action": value}
         return value
@@ -274,7 +275,7 @@ class ForeachConcurrentPolicy(BaseModel):
 _ITEM_ERROR_ACTIONS = ("fail", "collect", "skip")
 
 
-def fold_legacy_foreach(value: Mapping[str, Any]) -> dict[str, Any]:
+def fold_legacy_foreach(value: Mapping[str, object]) -> dict[str, object]:
     """Canonical foreach keys for the deprecated ones.
 
     ``mode = "parallel"`` reads as ``concurrent``, a ``parallel`` policy as
@@ -314,7 +315,7 @@ class ForeachNode(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _legacy(cls, value: Any) -> Any:
+    def _legacy(cls, value: object) -> object:
         if isinstance(value, Mapping):
             return fold_legacy_foreach(value)
         return value
@@ -361,7 +362,7 @@ class EndNode(BaseModel):
     outcome: str = Field(default="ok", min_length=1)
 
 
-def _open_object_schema() -> dict[str, Any]:
+def _open_object_schema() -> dict[str, object]:
     return {"type": "object", "additionalProperties": True}
 
 
@@ -374,13 +375,13 @@ class InterruptNode(BaseModel):
     request: list[StepInputBinding] = Field(default_factory=list)
     resume: list[OutputBinding] = Field(default_factory=list)
     outcomes: list[str] = Field(default_factory=lambda: ["submitted"])
-    request_schema: dict[str, Any] = Field(default_factory=_open_object_schema)
-    resume_schema: dict[str, Any] = Field(default_factory=_open_object_schema)
+    request_schema: dict[str, object] = Field(default_factory=_open_object_schema)
+    resume_schema: dict[str, object] = Field(default_factory=_open_object_schema)
     has_explicit_contract: bool = Field(default=False, exclude=True)
 
     @model_validator(mode="before")
     @classmethod
-    def _legacy_and_contract(cls, value: Any) -> Any:
+    def _legacy_and_contract(cls, value: object) -> object:
         value = _fold_legacy_bindings(value, _INTERRUPT_LEGACY, _INTERRUPT_LISTS, interrupt=True)
         if isinstance(value, Mapping):
             data = dict(value)
@@ -390,8 +391,8 @@ class InterruptNode(BaseModel):
 
     @field_validator("request_schema", "resume_schema", mode="before")
     @classmethod
-    def _payload_schema(cls, value: Any, info: Any) -> Any:
-        return check_object_schema(value, info.field_name)
+    def _payload_schema(cls, value: object, info: ValidationInfo) -> dict[str, object]:
+        return check_object_schema(value, str(info.field_name))
 
 
 # ---------------------------------------------------------------------------
@@ -532,7 +533,7 @@ WRITE_LISTS = frozenset(spec.writes for spec in NODE_TABLE.values() if spec.writ
 """Every key that holds a list of output bindings in some node type."""
 
 
-def binding_lists(node_type: Any) -> tuple[str, ...]:
+def binding_lists(node_type: object) -> tuple[str, ...]:
     """The keys of a node type's binding lists (none for an unknown type)."""
     spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
     return spec.binding_lists if spec is not None else ()
@@ -593,7 +594,7 @@ class WrittenOutcomes:
     owner: str
 
 
-def outcomes_as_written(node: Any, node_defs: Any) -> WrittenOutcomes | None:
+def outcomes_as_written(node: object, node_defs: object) -> WrittenOutcomes | None:
     """``declared_outcomes`` for a node's plain values (``node_defs``: the document's
     ``node_defs`` values), for the editor, which sees nodes that did not load too.
 
@@ -636,14 +637,14 @@ def outcomes_as_written(node: Any, node_defs: Any) -> WrittenOutcomes | None:
     return WrittenOutcomes(outcomes, "builtin", spec.name)
 
 
-def _strings(values: Any) -> tuple[str, ...]:
+def _strings(values: object) -> tuple[str, ...]:
     """The distinct strings of a written list, in order."""
     if not isinstance(values, list | tuple):
         return ()
     return tuple(dict.fromkeys(v for v in values if isinstance(v, str)))
 
 
-def _item_error_action(node: Mapping[str, Any]) -> Any:
+def _item_error_action(node: Mapping[str, object]) -> object:
     """A foreach's ``item_error`` action as written: a bare action or ``{ action }``, and
     the deprecated ``on_item_error`` where ``item_error`` is absent (``fold_legacy_foreach``)."""
     policy = node.get("item_error")

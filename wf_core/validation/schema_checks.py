@@ -70,8 +70,9 @@ def _list_schemas(
         if not is_mapping(item):
             continue
         for key in keys:
-            if is_mapping(item.get(key)):
-                yield (kind, index, key), item[key]
+            schema = item.get(key)
+            if is_mapping(schema):
+                yield (kind, index, key), schema
 
 
 def _check(prefix: Location, schema: Mapping[str, Any]) -> Iterator[Issue]:
