@@ -1,25 +1,22 @@
-"""Converted diagnostics of a document's previous analysis, reused by the next one.
+"""Converted diagnostics of a document's previous analysis, found again by content.
 
-After an edit inside one node, the findings of every other node are the very
-same :class:`Issue` objects (``wf_core.validation.memo``), placed again by an
-addition or not at all (``DocumentSnapshot._place_reusing``). Their diagnostics differ from last
-time only if their lines or columns moved: an edit that adds no line moves no
-finding outside its own line. So each diagnostic is kept with the issue and the
-range it was made for, and handed out again, the very same
-``types.Diagnostic`` and, for a client that is pushed diagnostics, the very same
-JSON text, which the push joins instead of converting and encoding 12,800
-findings (16,000 nodes) again.
+After an edit inside one node, the findings of every other node are the same, placed
+again by an addition or not at all (``DocumentSnapshot._place_reusing``). Their
+diagnostics differ from last time only if their lines or columns moved: an edit that
+adds no line moves no finding outside its own line. So converting is two derived runs
+(``wf_core.derived``):
 
-Invariant, kept by :meth:`DiagnosticsMemo.convert`: an entry is read back only
-for the same issue object (held by the entry, so its ``id()`` is not reused),
-the same range in the client's units, and the same settings and client flags
-(a change of either drops the memo). The range is not computed again for the
-very placed finding of last time when it ends before the text and its lines
-changed (``LineIndex.unchanged_before``): at 16,000 nodes computing the 25,600
-positions took 40 to 50 ms of every edit. A diagnostic is a function of exactly
-these: the message, code, severity and tags come from the issue, the settings
-and the flags. Findings with related places are converted every time (their
-other places may have moved independently).
+- a finding's range in the client's units, found again under its offsets when the text
+  up to its end has not changed (``LineIndex.unchanged_before``): at 16,000 nodes
+  computing the 25,600 positions took 40 to 50 ms of every edit;
+- its diagnostic and, for a client that is pushed diagnostics, its JSON, found again
+  under what it is made of: the range, the code, the message, the help and the
+  severity. A push joins the JSON kept instead of converting and encoding 12,800
+  findings (16,000 nodes) again.
+
+Both run under the settings and the client's flags: a change of either starts afresh.
+Findings with related places are converted every time (their other places may have
+moved on their own).
 
 One memo belongs to one open document and is used by the analysis worker only.
 """
@@ -32,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from wf_core.derived import MISSING, Derivations
 from wfls import convert
 from wfls.capabilities import ClientFlags
 from wfls.settings import Settings
@@ -42,8 +40,6 @@ if TYPE_CHECKING:
 
 Encode = Callable[[types.Diagnostic], bytes]
 Range = tuple[int, int, int, int]
-_Entry = tuple[Any, Range | None, types.Diagnostic, bytes | None, Any]
-"""(issue, range in the client's units, diagnostic, its JSON, the placed finding)."""
 
 
 def diagnostic_encoder(converter: Any) -> Encode:
@@ -56,11 +52,11 @@ def diagnostic_encoder(converter: Any) -> Encode:
 
 
 class DiagnosticsMemo:
-    __slots__ = ("_entries", "_flags", "_lines", "_settings")
+    __slots__ = ("_derived", "_flags", "_lines", "_settings")
 
     def __init__(self) -> None:
-        self._entries: dict[int, _Entry] = {}
-        self._lines: LineIndex | None = None  # the index the entries' ranges come from
+        self._derived = Derivations()
+        self._lines: LineIndex | None = None  # the index the kept ranges come from
         self._settings: Settings | None = None
         self._flags: ClientFlags | None = None
 
@@ -77,42 +73,46 @@ class DiagnosticsMemo:
         """The diagnostics of ``issues`` (each as ``convert.diagnostic`` makes it, those
         the settings hide left out) and, with ``encode``, each one's JSON; what the last
         call made for an unchanged finding is reused."""
-        previous = self._entries
         if settings != self._settings or flags != self._flags:
-            previous = {}
+            self._derived = Derivations()
+        self._settings, self._flags = settings, flags
         unchanged = codec.lines.unchanged_before(self._lines)
-        current: dict[int, _Entry] = {}
+        self._lines = codec.lines
+        ranges, made = self._derived.begin("ranges"), self._derived.begin("diagnostics")
         items: list[types.Diagnostic] = []
         encoded: list[bytes] = []
         units = codec.units
         for placed in issues:
-            issue = placed.issue
-            # A finding with related places is converted every time: they may have moved
-            # on their own. The others are kept under the range they were converted for.
-            entry = None if placed.related else previous.get(id(issue))
-            if entry is not None and entry[4] is placed and placed.span.end < unchanged:
-                where = entry[1]  # the same range in a text unchanged up to there
-            else:
-                span = placed.span
-                where = None if placed.related else (*units(span.start), *units(span.end))
-            if entry is None or entry[0] is not issue or entry[1] != where:
-                made = convert.diagnostic(placed, codec, uri, flags, settings, codec_for)
-                if made is None:
-                    continue  # hidden by the settings
-                entry = (issue, where, made, None, placed)
-            elif entry[4] is not placed:
-                entry = (issue, where, entry[2], entry[3], placed)
+            if placed.related:
+                # Converted every time: its related places may have moved on their own.
+                diagnostic = convert.diagnostic(placed, codec, uri, flags, settings, codec_for)
+                if diagnostic is not None:
+                    items.append(diagnostic)
+                    if encode is not None:
+                        encoded.append(encode(diagnostic))
+                continue
+            span = placed.span
+            # Its offsets as one number (an int is no object the collector scans).
+            offsets = span.start << 32 | span.end
+            # The text up to the finding's end unchanged, so is its range there.
+            where = ranges.found(offsets) if span.end < unchanged else MISSING
+            if where is MISSING:
+                where = (*units(span.start), *units(span.end))
+            ranges.keep(offsets, where)
+            key = (where, placed.code, placed.message, placed.help, placed.severity)
+            entry = made.found(key)
+            if entry is MISSING:
+                diagnostic = convert.diagnostic(placed, codec, uri, flags, settings, codec_for)
+                entry = None if diagnostic is None else (diagnostic, None)
+            if entry is not None and encode is not None and entry[1] is None:
+                entry = (entry[0], encode(entry[0]))
+            made.keep(key, entry)
+            if entry is None:
+                continue  # hidden by the settings
+            items.append(entry[0])
             if encode is not None:
-                text = entry[3]
-                if text is None:
-                    text = encode(entry[2])
-                    entry = (issue, where, entry[2], text, placed)
-                encoded.append(text)
-            if where is not None:
-                current[id(issue)] = entry
-            items.append(entry[2])
-        self._entries, self._settings, self._flags = current, settings, flags
-        self._lines = codec.lines
+                assert entry[1] is not None
+                encoded.append(entry[1])
         return items, encoded if encode is not None else None
 
 
