@@ -2,8 +2,8 @@
 
 The benchmarks rewrite their own sections of ``docs/performance.md``; a writer
 that touched the prose around a section, or another section, would lose text
-nobody regenerates. The module is a script beside the benchmarks, so it is
-loaded from its path rather than imported as a package.
+nobody regenerates. The test lives beside the benchmarks (``make test`` collects
+``bench/`` too), so the tests under ``tests/`` import nothing from them.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from types import ModuleType
 
 import pytest
 
-SCRIPT = Path(__file__).parent.parent / "bench" / "report.py"
+SCRIPT = Path(__file__).parent / "report.py"
 NOW = datetime(2026, 12, 3, 14, 2, tzinfo=UTC)
 COMMAND = "python bench/lsp.py 500 16000 --check 14000"
 
