@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import field
 from enum import StrEnum
-from typing import Any
+from typing import TypedDict
 
 from wf_core.locations import Location, format_location
 from wf_core.records import record
@@ -77,10 +77,30 @@ class Issue:
     span: Span | None = None
     segment: int | None = None
     related: tuple[Related, ...] = ()
-    data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+    data: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
     on_key: bool = False  # the range is the key at ``location``, not its value
     span_at: Location | None = None  # where the range is, when not at ``location`` itself
 
     @property
     def model_path(self) -> str | None:
         return format_location(self.location) if self.location is not None else None
+
+
+class IssueExtras(TypedDict, total=False):
+    """An :class:`Issue`'s optional fields, as the checks hand them on with ``**``
+    (``did_you_mean``'s suggestion, a path's failing segment, a help note)."""
+
+    severity: Severity
+    span: Span | None
+    segment: int | None
+    related: tuple[Related, ...]
+    data: dict[str, object]
+    on_key: bool
+    span_at: Location | None
+
+
+class IssueData(TypedDict, total=False):
+    """Issue extras that carry only ``data`` (a "did you mean", a help note): they go with
+    any of the other fields a check passes itself."""
+
+    data: dict[str, object]

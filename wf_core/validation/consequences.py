@@ -17,12 +17,13 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
-from typing import Any
 
 from wf_core.analysis.control_regions import ControlRegionAnalysis
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import Location, NodeRef
-from wf_core.models.workflow import first_index_by_id
+from wf_core.models.schemas import NodeDef
+from wf_core.models.steps import AnyStep, NodeUse
+from wf_core.models.workflow import Workflow, first_index_by_id
 from wf_core.tokens import END
 from wf_core.validation.issues import ValidationIssueCode as Code
 
@@ -38,7 +39,7 @@ def _consequence(issue: Issue, cause: Location, why: str) -> Issue:
     )
 
 
-def _successors(workflow: Any) -> dict[str, list[str]]:
+def _successors(workflow: Workflow) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
     for edge in workflow.edges:
         if edge.to != END:
@@ -60,7 +61,7 @@ def _reach(sources: Iterable[str], successors: Mapping[str, list[str]]) -> dict[
     return label
 
 
-def _body(owner: str, workflow: Any, successors: Mapping[str, list[str]]) -> set[str]:
+def _body(owner: str, workflow: Workflow, successors: Mapping[str, list[str]]) -> set[str]:
     """The nodes on some way from ``owner``'s ``loop`` edge back to ``owner``."""
     forward: set[str] = set()
     queue = deque(e.to for e in workflow.edges if e.from_ == owner and e.outcome == "loop")
@@ -86,7 +87,7 @@ def _body(owner: str, workflow: Any, successors: Mapping[str, list[str]]) -> set
 
 
 def region_breaking_edges(
-    workflow: Any, regions: ControlRegionAnalysis, successors: Mapping[str, list[str]]
+    workflow: Workflow, regions: ControlRegionAnalysis, successors: Mapping[str, list[str]]
 ) -> list[tuple[int, str, str]]:
     """``(edge index, conflicted target, explanation)`` for each edge that enters a loop
     body from outside it, or leaves one without returning, into a conflicted node."""
@@ -134,9 +135,9 @@ def region_breaking_edges(
 
 
 def relate_consequences(
-    workflow: Any,
+    workflow: Workflow,
     regions: ControlRegionAnalysis,
-    node_defs: Mapping[str, Any],
+    node_defs: Mapping[str, NodeDef],
     issues: Sequence[Issue],
 ) -> list[Issue]:
     """``issues`` with follow-on findings demoted and tied to their cause, plus an
@@ -146,7 +147,7 @@ def relate_consequences(
     unknown_defs = {
         node_id: index
         for node_id, index in first_index_by_id(node.id for node in workflow.nodes).items()
-        if workflow.nodes[index].type == "node" and workflow.nodes[index].node not in node_defs
+        if _uses_unknown_def(workflow.nodes[index], node_defs)
     }
     conflicted = regions.conflicted
     successors = _successors(workflow) if start_known and (conflicted or regions.issues) else {}
@@ -256,7 +257,11 @@ def relate_consequences(
     return out
 
 
-def _reading_node(workflow: Any, location: Location) -> str | None:
+def _uses_unknown_def(node: AnyStep, node_defs: Mapping[str, NodeDef]) -> bool:
+    return isinstance(node, NodeUse) and node.node not in node_defs
+
+
+def _reading_node(workflow: Workflow, location: Location) -> str | None:
     """The id of the node whose read sits at ``location`` (model indexes)."""
     if (
         len(location) >= 2
@@ -264,6 +269,5 @@ def _reading_node(workflow: Any, location: Location) -> str | None:
         and isinstance(location[1], int)
         and location[1] < len(workflow.nodes)
     ):
-        node_id: str = workflow.nodes[location[1]].id
-        return node_id
+        return workflow.nodes[location[1]].id
     return None

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from functools import partial
-from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import ForeachOwnerStack
@@ -22,9 +21,10 @@ from wf_core.context_contracts import (
     RESERVED_CONTEXT_KEYS,
     is_valid_alias,
 )
-from wf_core.issues import Issue, ProjectCode, Related, Severity
+from wf_core.issues import Issue, IssueData, ProjectCode, Related, Severity
 from wf_core.locations import Location, NodeRef
-from wf_core.models.workflow import first_index_by_id
+from wf_core.models.steps import AnyStep
+from wf_core.models.workflow import Workflow, first_index_by_id
 from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.records import record
 from wf_core.schema_nav import UnknownSegment
@@ -38,7 +38,7 @@ WORKFLOW_OUTPUT_ID = "workflow_output"
 
 
 def validate_context_paths(
-    workflow: Any,
+    workflow: Workflow,
     model: ContextModel,
     report: ValidationReport,
     extras: list[Issue],
@@ -58,7 +58,7 @@ def validate_context_paths(
             _check_read(PathRead("output", path, location, location, None), walks, report, extras)
 
 
-def node_context_findings(node: Any, index: int, walks: Walks) -> Findings:
+def node_context_findings(node: AnyStep, index: int, walks: Walks) -> Findings:
     """The findings of one node's ``context.*`` reads: a function of the node, its index
     and the context model only."""
     found = ValidationReport()
@@ -69,7 +69,9 @@ def node_context_findings(node: Any, index: int, walks: Walks) -> Findings:
     return tuple(found.issues), tuple(hints)
 
 
-def check_alias_ownership(workflow: Any, model: ContextModel, report: ValidationReport) -> None:
+def check_alias_ownership(
+    workflow: Workflow, model: ContextModel, report: ValidationReport
+) -> None:
     """Each loop's alias against the reserved keys and the aliases of the loops active
     with it, over the stacks that occur; each owner reported once."""
     indexes: dict[str, int] = {}
@@ -230,7 +232,7 @@ def _unknown_segment_help(
     stack: ForeachOwnerStack | None,
     path: GraphSourcePath,
     unknown: UnknownSegment,
-) -> dict[str, Any]:
+) -> IssueData:
     """Issue extras for an unknown segment. A dotted name read without its quotes
     (``context.foreach.orders.v2.item`` for the loop ``orders.v2``) gets a help note
     saying so and, when the quoted path walks, ``data["replacement"]``, that path, and
@@ -262,7 +264,7 @@ def _unknown_segment_help(
         what = "the alias"
     else:
         what = "the name"
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "help": f"{what} {quoted[start]!r} contains a dot and must be quoted: write {written}"
     }
     if fits(quoted):

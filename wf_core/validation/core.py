@@ -15,18 +15,31 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from functools import partial
-from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
-from wf_core.analysis.control_regions import analyze_control_regions
+from wf_core.analysis.control_regions import (
+    ControlRegionAnalysis,
+    ControlRegionIssue,
+    analyze_control_regions,
+)
 from wf_core.derived import Derivations
 from wf_core.documents.source_map import ElementKey
 from wf_core.forked import in_child
 from wf_core.issues import Issue, Related
 from wf_core.locations import Location, NodeRef
-from wf_core.models.steps import declared_outcomes
-from wf_core.models.workflow import first_index_by_id, nodes_by_id
-from wf_core.paths import has_overlapping_paths
+from wf_core.models.conditions import Condition, NotCondition, VariadicCondition
+from wf_core.models.schemas import NodeDef, SchemaRef
+from wf_core.models.steps import (
+    AnyStep,
+    ConditionNode,
+    ForeachNode,
+    InterruptNode,
+    NodeUse,
+    SubgraphNode,
+    declared_outcomes,
+)
+from wf_core.models.workflow import Workflow, first_index_by_id, nodes_by_id
+from wf_core.paths import StatePath, has_overlapping_paths
 from wf_core.tokens import END
 from wf_core.validation.consequences import relate_consequences
 from wf_core.validation.context_paths import Walks, node_context_findings, validate_context_paths
@@ -54,7 +67,7 @@ _INTERRUPT_SOURCE_MESSAGE = (
 
 
 def validate_workflow(
-    workflow: Any,
+    workflow: Workflow,
     *,
     context: ContextModel | None = None,
     derived: Derivations | None = None,
@@ -103,7 +116,7 @@ of each object's page, the parent for unpickling what the child found. At 14,000
 runs, alternating), within the machine's noise of each other."""
 
 
-def graph_findings(workflow: Any, node_defs: Mapping[str, Any]) -> list[Issue]:
+def graph_findings(workflow: Workflow, node_defs: Mapping[str, NodeDef]) -> list[Issue]:
     """The whole-graph checks: the start, the edges, the outcomes of reachable nodes, and
     (a warning of this project's) the cycles no run can leave."""
     graph = ValidationReport()
@@ -115,7 +128,7 @@ def graph_findings(workflow: Any, node_defs: Mapping[str, Any]) -> list[Issue]:
 
 
 def node_findings(
-    workflow: Any, model: ContextModel, indexes: range
+    workflow: Workflow, model: ContextModel, indexes: range
 ) -> dict[Part, dict[int, Findings]]:
     """What a validation files in its memo for the nodes at ``indexes``: each node's own
     checks and its ``context.*`` reads' (both functions of the node, its index, the node
@@ -133,10 +146,10 @@ def node_findings(
 
 
 def _split_node_findings(
-    workflow: Any,
+    workflow: Workflow,
     model: ContextModel,
     runs: ValidationRuns,
-    node_defs: Mapping[str, Any],
+    node_defs: Mapping[str, NodeDef],
 ) -> list[Issue] | None:
     """File every node's findings in ``runs``, the last ones' computed by a forked child
     that also makes the whole-graph checks, while this process makes the first ones'; the
@@ -166,11 +179,12 @@ def _split_node_findings(
     return list(theirs[1])
 
 
-def _ways_in(issue: Any, regions: Any) -> tuple[Related, ...]:
+def _ways_in(issue: ControlRegionIssue, regions: ControlRegionAnalysis) -> tuple[Related, ...]:
     """For a region conflict: the first two ways in, each with the stack it brings."""
-    if issue.kind.value != Code.FOREACH_REGION_CONFLICT:
+    ref = issue.location[1] if len(issue.location) > 1 else None
+    if issue.kind.value != Code.FOREACH_REGION_CONFLICT or not isinstance(ref, NodeRef):
         return ()
-    node_id = issue.location[1].id
+    node_id = ref.id
     related = []
     for stack, edge_index in list(regions.entry_edges.get(node_id, {}).items())[:2]:
         where: Location = ("start",) if edge_index is None else ("edges", edge_index)
@@ -179,8 +193,8 @@ def _ways_in(issue: Any, regions: Any) -> tuple[Related, ...]:
     return tuple(related)
 
 
-def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any]:
-    node_defs: dict[str, Any] = {}
+def _collect_node_defs(workflow: Workflow, report: ValidationReport) -> dict[str, NodeDef]:
+    node_defs: dict[str, NodeDef] = {}
     first_defs: dict[str, int] = {}
     for i, definition in enumerate(workflow.node_defs):
         if definition.name in node_defs:
@@ -202,7 +216,7 @@ def _collect_node_defs(workflow: Any, report: ValidationReport) -> dict[str, Any
 
 
 def _validate_workflow_output(
-    workflow: Any, model: ContextModel, sources: SourceChecker, report: ValidationReport
+    workflow: Workflow, model: ContextModel, sources: SourceChecker, report: ValidationReport
 ) -> None:
     declared = sources.declared_names(workflow.output_schema)
     targets = []
@@ -236,8 +250,8 @@ def _validate_workflow_output(
 
 
 def _validate_nodes(
-    workflow: Any,
-    node_defs: Mapping[str, Any],
+    workflow: Workflow,
+    node_defs: Mapping[str, NodeDef],
     model: ContextModel,
     sources: SourceChecker,
     report: ValidationReport,
@@ -262,18 +276,17 @@ def _validate_nodes(
 
 
 def _node_findings(
-    workflow: Any,
-    node: Any,
+    workflow: Workflow,
+    node: AnyStep,
     i: int,
-    node_defs: Mapping[str, Any],
+    node_defs: Mapping[str, NodeDef],
     model: ContextModel,
     sources: SourceChecker,
 ) -> Findings:
     """One node's own checks. They read the node, its index, the node defs, the workflow's
     outcomes and the context model, nothing else (what :class:`ValidationRuns` relies on)."""
     base: Location = ("nodes", i)
-    node_type = node.type
-    if node_type == "node":
+    if node.type == "node":
         definition = node_defs.get(node.node)
         if definition is None:
             sources.error(
@@ -284,7 +297,7 @@ def _node_findings(
             )
         else:
             _validate_io(node, definition.input_schema, definition.output_schema, base, sources)
-    elif node_type == "subgraph":
+    elif node.type == "subgraph":
         # A side the node leaves out is the child's to decide (``validation.subgraphs``).
         _validate_io(
             node,
@@ -293,13 +306,13 @@ def _node_findings(
             base,
             sources,
         )
-    elif node_type == "condition":
+    elif node.type == "condition":
         _validate_condition(node, i, sources)
-    elif node_type == "foreach":
+    elif node.type == "foreach":
         _validate_foreach(node, i, model, sources)
-    elif node_type == "interrupt":
+    elif node.type == "interrupt":
         _validate_interrupt(node, i, sources)
-    elif node_type == "end" and node.outcome not in workflow.outcomes:
+    elif node.type == "end" and node.outcome not in workflow.outcomes:
         sources.error(
             Code.UNDECLARED_WORKFLOW_OUTCOME,
             (*base, "outcome"),
@@ -309,7 +322,11 @@ def _node_findings(
 
 
 def _validate_io(
-    node: Any, input_schema: Any, output_schema: Any, base: Location, sources: SourceChecker
+    node: NodeUse | SubgraphNode,
+    input_schema: SchemaRef | None,
+    output_schema: SchemaRef | None,
+    base: Location,
+    sources: SourceChecker,
 ) -> None:
     """A node's bindings against its contract; a schema of None is a side decided
     elsewhere (a subgraph node's child), whose fields are not checked here."""
@@ -332,16 +349,16 @@ def _validate_io(
             "input has overlapping node-local input paths",
         )
     outputs = sources.declared_names(output_schema) if output_schema is not None else None
-    for j, binding in enumerate(node.output):
-        undeclared = None if outputs is None else undeclared_field(binding.source, outputs)
+    for j, output in enumerate(node.output):
+        undeclared = None if outputs is None else undeclared_field(output.source, outputs)
         if undeclared is not None:
             sources.error(
                 Code.INVALID_NODE_OUTPUT_FIELD,
                 (*base, "output", j, "source"),
-                f"source field {str(binding.source)!r} is not declared in node output schema",
+                f"source field {str(output.source)!r} is not declared in node output schema",
                 **undeclared,
             )
-        sources.check_destination(binding.target, (*base, "output", j, "target"))
+        sources.check_destination(output.target, (*base, "output", j, "target"))
     if _state_targets_overlap(b.target for b in node.output):
         sources.error(
             Code.INVALID_DESTINATION_PATH,
@@ -350,11 +367,11 @@ def _validate_io(
         )
 
 
-def _state_targets_overlap(targets: Iterable[Any]) -> bool:
+def _state_targets_overlap(targets: Iterable[StatePath]) -> bool:
     return has_overlapping_paths(tuple(t.parts) for t in targets)
 
 
-def _validate_condition(node: Any, index: int, sources: SourceChecker) -> None:
+def _validate_condition(node: ConditionNode, index: int, sources: SourceChecker) -> None:
     check = node.check
     _empty_args(check, ("nodes", index, "check"), sources)
     for read in node_reads(node, index):
@@ -370,13 +387,13 @@ def _validate_condition(node: Any, index: int, sources: SourceChecker) -> None:
         )
 
 
-def _empty_args(condition: Any, location: Location, sources: SourceChecker) -> None:
-    stack = [(condition, location)]
+def _empty_args(condition: Condition, location: Location, sources: SourceChecker) -> None:
+    stack: list[tuple[Condition, Location]] = [(condition, location)]
     while stack:
         cond, loc = stack.pop()
-        if cond.op == "not":
+        if isinstance(cond, NotCondition):
             stack.append((cond.arg, (*loc, "arg")))
-        elif cond.op in ("and", "or"):
+        elif isinstance(cond, VariadicCondition):
             if not cond.args:
                 sources.error(
                     Code.EMPTY_CONDITION_ARGS, (*loc, "args"), "condition args must not be empty"
@@ -384,7 +401,9 @@ def _empty_args(condition: Any, location: Location, sources: SourceChecker) -> N
             stack.extend((arg, (*loc, "args", k)) for k, arg in enumerate(cond.args))
 
 
-def _validate_foreach(node: Any, index: int, model: ContextModel, sources: SourceChecker) -> None:
+def _validate_foreach(
+    node: ForeachNode, index: int, model: ContextModel, sources: SourceChecker
+) -> None:
     base: Location = ("nodes", index)
     over = node.over
     ok = sources.check(over, (*base, "over"), Code.INVALID_FOREACH_SOURCE, _FOREACH_SOURCE_MESSAGE)
@@ -426,7 +445,7 @@ def _validate_foreach(node: Any, index: int, model: ContextModel, sources: Sourc
                     )
 
 
-def _validate_interrupt(node: Any, index: int, sources: SourceChecker) -> None:
+def _validate_interrupt(node: InterruptNode, index: int, sources: SourceChecker) -> None:
     base: Location = ("nodes", index)
     for j, binding in enumerate(node.request):
         if binding.target is None:
@@ -437,8 +456,8 @@ def _validate_interrupt(node: Any, index: int, sources: SourceChecker) -> None:
             )
     for path, loc in binding_reads(node.request, (*base, "request")):
         sources.check(path, loc, Code.INVALID_INTERRUPT_SOURCE, _INTERRUPT_SOURCE_MESSAGE)
-    for j, binding in enumerate(node.resume):
-        target = binding.target
+    for j, resume in enumerate(node.resume):
+        target = resume.target
         if target is None or not target.parts:
             sources.error(
                 Code.INVALID_INTERRUPT_DESTINATION,
@@ -449,7 +468,7 @@ def _validate_interrupt(node: Any, index: int, sources: SourceChecker) -> None:
         sources.check_resume_destination(target, (*base, "resume", j, "target"))
 
 
-def _validate_start(workflow: Any, report: ValidationReport) -> None:
+def _validate_start(workflow: Workflow, report: ValidationReport) -> None:
     if workflow.start not in {node.id for node in workflow.nodes}:
         report.add(
             Code.UNKNOWN_START,
@@ -459,7 +478,9 @@ def _validate_start(workflow: Any, report: ValidationReport) -> None:
         )
 
 
-def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport) -> None:
+def _validate_edges(
+    workflow: Workflow, node_defs: Mapping[str, NodeDef], report: ValidationReport
+) -> None:
     named = nodes_by_id(workflow.nodes)
     seen: set[tuple[str, str]] = set()
     for i, edge in enumerate(workflow.edges):
@@ -502,7 +523,7 @@ def _validate_edges(workflow: Any, node_defs: Mapping[str, Any], report: Validat
             )
 
 
-def reachable_nodes(workflow: Any) -> list[str]:
+def reachable_nodes(workflow: Workflow) -> list[str]:
     """Plain forward reachability from ``start`` (edges to END ignored), in BFS order."""
     node_ids = {node.id for node in workflow.nodes}
     if workflow.start not in node_ids:
@@ -524,7 +545,7 @@ def reachable_nodes(workflow: Any) -> list[str]:
 
 
 def _validate_reachable_outcomes(
-    workflow: Any, node_defs: Mapping[str, Any], report: ValidationReport
+    workflow: Workflow, node_defs: Mapping[str, NodeDef], report: ValidationReport
 ) -> None:
     reachable = set(reachable_nodes(workflow))
     wired: dict[str, set[str]] = {}

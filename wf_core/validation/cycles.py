@@ -58,13 +58,14 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
 
 from wf_core.analysis.components import strongly_connected_components
 from wf_core.analysis.control_regions import analyze_control_regions
 from wf_core.issues import Issue, ProjectCode, Related, Severity
 from wf_core.locations import NodeRef
+from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import declared_outcomes
+from wf_core.models.workflow import Workflow
 
 Successors = Callable[[str], Sequence[str]]
 
@@ -74,7 +75,7 @@ MAX_RELATED = 20
 """Related entries at most: one per other node of the cycle, first the ones named."""
 
 
-def endless_cycles(workflow: Any, node_defs: Mapping[str, Any]) -> list[Issue]:
+def endless_cycles(workflow: Workflow, node_defs: Mapping[str, NodeDef]) -> list[Issue]:
     """One ``endless_cycle`` warning per endless cycle (see the module's docstring), in
     the document order of the cycles' first nodes.
 
@@ -145,7 +146,10 @@ def _closure(
 
 
 def _faulty_wiring(
-    workflow: Any, node_defs: Mapping[str, Any], among: set[str], position: Mapping[str, int]
+    workflow: Workflow,
+    node_defs: Mapping[str, NodeDef],
+    among: set[str],
+    position: Mapping[str, int],
 ) -> list[str]:
     """The nodes of ``among`` whose outgoing edges are not exactly their declared
     outcomes: a declared outcome without an edge (``missing_outcome_edge``), or an edge
@@ -162,7 +166,7 @@ def _faulty_wiring(
     ]
 
 
-def _unexplained(workflow: Any, cycles: list[list[str]]) -> list[list[str]]:
+def _unexplained(workflow: Workflow, cycles: list[list[str]]) -> list[list[str]]:
     """The cycles no control-region error explains: each node placed in one region, one
     of them in the top-level region (see the module's docstring)."""
     if not cycles or not any(node.type == "foreach" for node in workflow.nodes):

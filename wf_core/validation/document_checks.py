@@ -16,7 +16,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
 
 from wf_core.derived import Derivations
 from wf_core.documents.source_map import ElementKey
@@ -39,7 +38,7 @@ Checks = tuple[tuple[Issue, ...], tuple[Issue, ...], tuple[Issue, ...]]
 """One element's findings: (deprecated forms, unknown keys, schema keywords)."""
 
 
-def element_checks(kind: str, index: int, item: Any) -> Checks:
+def element_checks(kind: str, index: int, item: object) -> Checks:
     return (
         tuple(node_deprecated_forms(index, item)) if kind == "nodes" else (),
         tuple(element_unknown_keys(kind, index, item)),
@@ -48,7 +47,7 @@ def element_checks(kind: str, index: int, item: Any) -> Checks:
 
 
 def document_checks(
-    values: Any,
+    values: object,
     derived: Derivations | None = None,
     keys: Callable[[str], Sequence[ElementKey | None]] | None = None,
 ) -> tuple[Issue, ...]:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Unpack
 
-from wf_core.issues import Issue, Severity
+from wf_core.issues import Issue, IssueExtras, Severity
 from wf_core.locations import Location
 from wf_core.records import record
 
@@ -77,7 +77,9 @@ class ValidationReport:
     def ok(self) -> bool:
         return not any(i.severity == Severity.ERROR for i in self.issues)
 
-    def add(self, code: str, location: Location, message: str, **extra: Any) -> None:
+    def add(
+        self, code: str, location: Location, message: str, **extra: Unpack[IssueExtras]
+    ) -> None:
         self.issues.append(Issue(code=str(code), location=location, message=message, **extra))
 
     def raise_for_errors(self) -> None:

@@ -19,12 +19,17 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from wf_core.derived import Derivations
 from wf_core.documents.source_map import ElementKey
 from wf_core.issues import Issue
+from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import declared_outcomes
+from wf_core.models.workflow import Workflow
+
+if TYPE_CHECKING:
+    from wf_core.analysis.context_scopes import ContextModel
 
 Part = Literal["node", "context"]
 Findings = tuple[tuple[Issue, ...], tuple[Issue, ...]]
@@ -43,8 +48,8 @@ class ValidationRuns:
         self,
         derived: Derivations | None,
         keys: Sequence[ElementKey | None],
-        model: Any,
-        node_defs: Sequence[Any],
+        model: ContextModel,
+        node_defs: Sequence[NodeDef],
         outcomes: Sequence[str],
     ) -> None:
         self._derived = derived if derived is not None else Derivations()
@@ -71,7 +76,7 @@ class ValidationRuns:
                 run.keep_at(index, self.element(index), findings)
 
     def graph(
-        self, workflow: Any, node_defs: Mapping[str, Any], make: Callable[[], list[Issue]]
+        self, workflow: Workflow, node_defs: Mapping[str, NodeDef], make: Callable[[], list[Issue]]
     ) -> list[Issue]:
         """The whole-graph findings: the last ones when nothing they read changed (see the
         module's docstring), else ``make()``'s."""

@@ -12,10 +12,26 @@ condition (``nodes[0].check.arg``), the context pass at its ``path`` key
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any, Literal
+from collections.abc import Iterable, Iterator
+from typing import Literal
 
 from wf_core.locations import Location
+from wf_core.models.conditions import (
+    BinaryCondition,
+    Condition,
+    ExistsCondition,
+    NotCondition,
+    PathOperand,
+    VariadicCondition,
+)
+from wf_core.models.input_bindings import (
+    InputExpression,
+    InputExpressionBinding,
+    InputPathBinding,
+    InputValueBinding,
+)
+from wf_core.models.steps import AnyStep
+from wf_core.paths import GraphSourcePath
 from wf_core.records import record
 
 ReadKind = Literal["input", "request", "condition", "operand", "over", "output"]
@@ -24,73 +40,70 @@ ReadKind = Literal["input", "request", "condition", "operand", "over", "output"]
 @record
 class PathRead:
     kind: ReadKind
-    path: Any  # GraphSourcePath
+    path: GraphSourcePath
     location: Location  # the location of the path value itself
     coarse_location: Location  # where lda-wf's coarse check reports
     node_id: str | None  # None for the workflow output
 
 
-def expression_reads(expression: Any, location: Location) -> Iterator[tuple[Any, Location]]:
+def expression_reads(
+    expression: InputExpression, location: Location
+) -> Iterator[tuple[GraphSourcePath, Location]]:
     """Path leaves of an input expression, depth first, with ``...expression...path`` locations."""
-    stack: list[tuple[Any, Location]] = [(expression, location)]
+    stack: list[tuple[InputExpression, Location]] = [(expression, location)]
     while stack:
         expr, loc = stack.pop()
-        kind = getattr(expr, "kind", None)
-        if kind == "path":
+        if expr.kind == "path":
             yield expr.path, (*loc, "path")
-        elif kind == "array":
+        elif expr.kind == "array":
             items = list(enumerate(expr.items))
             stack.extend((item, (*loc, "items", k)) for k, item in reversed(items))
-        elif kind == "object":
+        elif expr.kind == "object":
             fields = list(expr.fields.items())
             stack.extend((item, (*loc, "fields", name)) for name, item in reversed(fields))
 
 
-def binding_reads(bindings: Any, base: Location) -> Iterator[tuple[Any, Location]]:
+def binding_reads(
+    bindings: Iterable[InputPathBinding | InputValueBinding | InputExpressionBinding] | None,
+    base: Location,
+) -> Iterator[tuple[GraphSourcePath, Location]]:
     for j, binding in enumerate(bindings or ()):
-        path = getattr(binding, "path", None)
-        if path is not None:
-            yield path, (*base, j, "path")
-            continue
-        expression = getattr(binding, "expression", None)
-        if expression is not None:
-            yield from expression_reads(expression, (*base, j, "expression"))
+        if isinstance(binding, InputPathBinding):
+            yield binding.path, (*base, j, "path")
+        elif isinstance(binding, InputExpressionBinding):
+            yield from expression_reads(binding.expression, (*base, j, "expression"))
 
 
 def condition_reads(
-    condition: Any, location: Location
-) -> Iterator[tuple[ReadKind, Any, Location, Location]]:
+    condition: Condition, location: Location
+) -> Iterator[tuple[ReadKind, GraphSourcePath, Location, Location]]:
     """``(kind, path, location of the path, coarse location)`` for a condition tree."""
-    stack: list[tuple[Any, Location]] = [(condition, location)]
+    stack: list[tuple[Condition, Location]] = [(condition, location)]
     while stack:
         cond, loc = stack.pop()
-        op = getattr(cond, "op", None)
-        if op == "exists":
+        if isinstance(cond, ExistsCondition):
             yield "condition", cond.path, (*loc, "path"), loc
-        elif op == "not":
+        elif isinstance(cond, NotCondition):
             stack.append((cond.arg, (*loc, "arg")))
-        elif op in ("and", "or"):
+        elif isinstance(cond, VariadicCondition):
             args = list(enumerate(cond.args))
             stack.extend((arg, (*loc, "args", k)) for k, arg in reversed(args))
-        else:
-            for side in ("left", "right"):
-                operand = getattr(cond, side, None)
-                path = getattr(operand, "path", None)
-                if path is not None:
-                    yield "operand", path, (*loc, side, "path"), (*loc, side)
+        elif isinstance(cond, BinaryCondition):
+            for side, operand in (("left", cond.left), ("right", cond.right)):
+                if isinstance(operand, PathOperand):
+                    yield "operand", operand.path, (*loc, side, "path"), (*loc, side)
 
 
-def node_reads(node: Any, index: int) -> Iterator[PathRead]:
+def node_reads(node: AnyStep, index: int) -> Iterator[PathRead]:
     base: Location = ("nodes", index)
-    node_type = getattr(node, "type", None)
-    if node_type in ("node", "subgraph"):
+    if node.type == "node" or node.type == "subgraph":
         for path, loc in binding_reads(node.input, (*base, "input")):
             yield PathRead("input", path, loc, loc, node.id)
-    elif node_type == "interrupt":
+    elif node.type == "interrupt":
         for path, loc in binding_reads(node.request, (*base, "request")):
             yield PathRead("request", path, loc, loc, node.id)
-    elif node_type == "condition":
+    elif node.type == "condition":
         for kind, path, loc, coarse in condition_reads(node.check, (*base, "check")):
             yield PathRead(kind, path, loc, coarse, node.id)
-    elif node_type == "foreach":
+    elif node.type == "foreach":
         yield PathRead("over", node.over, (*base, "over"), (*base, "over"), node.id)

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator, Mapping
-from typing import Any
 
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location
@@ -32,7 +31,7 @@ _NODE_SCHEMAS = ("input_schema", "output_schema", "request_schema", "resume_sche
 _TOP_SCHEMAS = ("input_schema", "state_schema", "output_schema")
 
 
-def schema_issues(values: Any) -> list[Issue]:
+def schema_issues(values: object) -> list[Issue]:
     """``invalid_model`` errors for references and patterns the document cannot honour: in
     the top-level schemas, then in each node def's and node's."""
     if not is_mapping(values):
@@ -47,22 +46,23 @@ def schema_issues(values: Any) -> list[Issue]:
     return issues
 
 
-def top_schema_issues(values: Mapping[str, Any]) -> list[Issue]:
+def top_schema_issues(values: Mapping[str, object]) -> list[Issue]:
     issues: list[Issue] = []
     for key in _TOP_SCHEMAS:
-        if is_mapping(values.get(key)):
-            issues.extend(_check((key,), values[key]))
+        schema = values.get(key)
+        if is_mapping(schema):
+            issues.extend(_check((key,), schema))
     return issues
 
 
-def element_schema_issues(kind: str, index: int, item: Any) -> list[Issue]:
+def element_schema_issues(kind: str, index: int, item: object) -> list[Issue]:
     """The schema issues of ``values[kind][index]``, a node def or a node."""
     return [i for site in _list_schemas(kind, ((index, item),)) for i in _check(*site)]
 
 
 def _list_schemas(
-    kind: str, elements: Iterable[tuple[int, Any]]
-) -> Iterator[tuple[Location, Mapping[str, Any]]]:
+    kind: str, elements: Iterable[tuple[int, object]]
+) -> Iterator[tuple[Location, Mapping[str, object]]]:
     """The schemas of the ``(index, element)`` pairs of ``values[kind]`` (node defs or
     nodes), with their locations."""
     keys = _NODE_SCHEMAS[:2] if kind == "node_defs" else _NODE_SCHEMAS
@@ -75,11 +75,11 @@ def _list_schemas(
                 yield (kind, index, key), schema
 
 
-def _check(prefix: Location, schema: Mapping[str, Any]) -> Iterator[Issue]:
+def _check(prefix: Location, schema: Mapping[str, object]) -> Iterator[Issue]:
     # Only schemas that use $ref pay for a registry; the branch of each mapping keeps
     # its resolver (``$id`` scopes) so each ``$ref`` is looked up where it is written.
     root = SchemaNavigator(schema).root.nodes[0] if _mentions_ref(schema) else None
-    stack: list[tuple[Any, Location, Branch | None]] = [(schema, prefix, None)]
+    stack: list[tuple[object, Location, Branch | None]] = [(schema, prefix, None)]
     while stack:
         value, location, scope = stack.pop()
         if isinstance(value, list):
@@ -106,7 +106,7 @@ def _check(prefix: Location, schema: Mapping[str, Any]) -> Iterator[Issue]:
                 stack.append((item, (*location, key), branch))
 
 
-def _mentions_ref(schema: Any) -> bool:
+def _mentions_ref(schema: object) -> bool:
     stack = [schema]
     while stack:
         item = stack.pop()

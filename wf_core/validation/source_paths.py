@@ -9,12 +9,13 @@ own lda-wf code; one an open-ended object merely does not declare is an
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Unpack
 
 from wf_core.analysis.context_scopes import ContextModel, dump_schema
-from wf_core.issues import Issue, ProjectCode, Severity
+from wf_core.issues import Issue, IssueData, IssueExtras, ProjectCode, Severity
 from wf_core.locations import Location
-from wf_core.paths import format_segments
+from wf_core.models.schemas import SchemaRef
+from wf_core.paths import GraphSourcePath, StatePath, format_segments
 from wf_core.schema_nav import SchemaNavigator
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.suggest import did_you_mean
@@ -31,7 +32,7 @@ class SourceChecker:
         self._errors: list[Issue] = []
         self._extras: list[Issue] = []
         self._roots: dict[str, list[str]] = {}
-        self._declared: dict[int, tuple[Any, list[str]]] = {}
+        self._declared: dict[int, tuple[SchemaRef, list[str]]] = {}
 
     def root_fields(self, root: str) -> list[str]:
         """The names ``input.<name>``/``state.<name>`` may start with, through the same
@@ -44,7 +45,7 @@ class SourceChecker:
 
     def unknown_root_field(
         self, root: str, name: str, candidates: list[str] | None = None
-    ) -> dict[str, Any]:
+    ) -> IssueData:
         """Issue extras for a path whose first segment after ``root`` is not declared: the
         closest declared name (``data["suggestion"]``) and a help note naming the declared
         root fields. lda-wf's message for it ("must start with input., state., or
@@ -63,12 +64,12 @@ class SourceChecker:
         suggestion = extras.get("data", {}).get("suggestion")
         if suggestion is not None:
             note += f"; did you mean {suggestion!r}?"
-        data: dict[str, Any] = {"help": note}
+        data: dict[str, object] = {"help": note}
         if suggestion is not None:
             data["suggestion"] = suggestion
         return {"data": data}
 
-    def declared_names(self, schema: Any) -> list[str]:
+    def declared_names(self, schema: SchemaRef) -> list[str]:
         """Top-level names a node's (or the workflow's output) schema declares.
 
         Node defs are shared by many nodes, so each schema object is walked once.
@@ -81,7 +82,9 @@ class SourceChecker:
             self._declared[key] = hit
         return hit[1]
 
-    def error(self, code: str, location: Location, message: str, **extra: Any) -> None:
+    def error(
+        self, code: str, location: Location, message: str, **extra: Unpack[IssueExtras]
+    ) -> None:
         self._errors.append(Issue(code=str(code), location=location, message=message, **extra))
 
     def drain_errors(self) -> list[Issue]:
@@ -94,7 +97,7 @@ class SourceChecker:
 
     def check(
         self,
-        path: Any,
+        path: GraphSourcePath,
         location: Location,
         code: str,
         message: str,
@@ -124,7 +127,7 @@ class SourceChecker:
         self._walk(path, extra_location or location, code)
         return True
 
-    def _walk(self, path: Any, location: Location, code: str) -> None:
+    def _walk(self, path: GraphSourcePath, location: Location, code: str) -> None:
         navigator = self.model.source_navigator(path.root)
         unknown = navigator.first_unknown(path.parts)
         if unknown is None or unknown.index == 0:
@@ -155,7 +158,7 @@ class SourceChecker:
             **suggestion,
         )
 
-    def check_destination(self, target: Any, location: Location) -> None:
+    def check_destination(self, target: StatePath, location: Location) -> None:
         if target.parts[0] not in self.root_fields("state"):
             self.error(
                 Code.INVALID_DESTINATION_PATH,
@@ -165,7 +168,7 @@ class SourceChecker:
                 **self.unknown_root_field("state", target.parts[0]),
             )
 
-    def check_resume_destination(self, target: Any, location: Location) -> None:
+    def check_resume_destination(self, target: StatePath, location: Location) -> None:
         """Resume targets are checked like output bindings (workflow-format.md, decision 5)."""
         if target.parts[0] not in self.root_fields("state"):
             self.error(

@@ -28,13 +28,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from enum import StrEnum
-from typing import Any, Literal
+from typing import Literal
 
 from wf_core.analysis.context_scopes import dump_schema
-from wf_core.issues import Issue, ProjectCode
+from wf_core.issues import Issue, IssueExtras, ProjectCode
 from wf_core.locations import Location
 from wf_core.models import SubgraphNode, Workflow
 from wf_core.models.schemas import SchemaRef
+from wf_core.paths import LocalPath
 from wf_core.records import record
 from wf_core.schema_nav import SchemaNavigator
 from wf_core.validation.suggest import did_you_mean
@@ -103,12 +104,12 @@ def subgraph_contract(node: SubgraphNode, child: Workflow | None) -> SubgraphCon
     return SubgraphContract(boundary("input"), boundary("output"))
 
 
-def declared_fields(schema: Any) -> list[str]:
+def declared_fields(schema: SchemaRef | None) -> list[str]:
     """The top-level property names a boundary schema declares."""
     return SchemaNavigator(dump_schema(schema)).root.declared_names()
 
 
-def undeclared_field(field: Any, declared: Sequence[str]) -> dict[str, Any] | None:
+def undeclared_field(field: LocalPath, declared: Sequence[str]) -> IssueExtras | None:
     """None when the local path ``field``'s first segment is declared (or it is the root
     ``.``); else the issue extras: the segment to mark and the closest declared name.
 
@@ -116,7 +117,11 @@ def undeclared_field(field: Any, declared: Sequence[str]) -> dict[str, Any] | No
     workflow output targets."""
     if not field.parts or field.parts[0] in declared:
         return None
-    return {"segment": 0, **did_you_mean(field.parts[0], declared)}
+    extras: IssueExtras = {"segment": 0}
+    suggestion = did_you_mean(field.parts[0], declared)
+    if "data" in suggestion:
+        extras["data"] = suggestion["data"]
+    return extras
 
 
 def contract_issues(

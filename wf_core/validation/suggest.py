@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Collection, Iterable, Sequence
-from typing import Any
+
+from wf_core.issues import IssueData
 
 
 def closest_name(name: str, candidates: Iterable[str]) -> str | None:
@@ -21,7 +22,7 @@ def closest_name(name: str, candidates: Iterable[str]) -> str | None:
     return heads[matches[0]] if matches else None
 
 
-def did_you_mean(name: str, candidates: Iterable[str]) -> dict[str, Any]:
+def did_you_mean(name: str, candidates: Iterable[str]) -> IssueData:
     """Issue extras for an unknown ``name``: ``data["suggestion"]`` for quick fixes, which
     the presentation layers also show as "did you mean ...?"; empty when nothing is close."""
     suggestion = closest_name(name, candidates)

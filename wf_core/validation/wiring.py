@@ -19,11 +19,10 @@ reachable. They are not reported here (``missing_outcome_edge`` has its own fix)
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
-from wf_core.analysis.control_regions import analyze_control_regions
-from wf_core.models.workflow import Edge, first_index_by_id
+from wf_core.analysis.control_regions import ControlRegionAnalysis, analyze_control_regions
+from wf_core.models.workflow import Edge, Workflow, first_index_by_id
 from wf_core.validation.context_paths import (
     Walks,
     check_alias_ownership,
@@ -33,7 +32,7 @@ from wf_core.validation.issues import ValidationReport
 
 
 def wiring_errors(
-    workflow: Any, model: ContextModel, source: str, outcome: str, target: str
+    workflow: Workflow, model: ContextModel, source: str, outcome: str, target: str
 ) -> list[str]:
     """The errors (``code: message``) that adding the edge to ``workflow``, whose context
     model is ``model``, would bring, beyond the newly reachable nodes' missing outcome
@@ -56,7 +55,7 @@ def wiring_errors(
     return found + _new_alias_conflicts(workflow, model, wired, wired_model)
 
 
-def _new_region_issues(model: ContextModel, regions: Any) -> list[str]:
+def _new_region_issues(model: ContextModel, regions: ControlRegionAnalysis) -> list[str]:
     """Control-region findings of the wired graph that the graph without the edge lacks,
     compared by message (the edge's own index moves no other finding's message)."""
     old = Counter((str(i.kind), i.message) for i in model.regions.issues)
@@ -65,7 +64,7 @@ def _new_region_issues(model: ContextModel, regions: Any) -> list[str]:
 
 
 def _new_alias_conflicts(
-    workflow: Any, model: ContextModel, wired: Any, wired_model: ContextModel
+    workflow: Workflow, model: ContextModel, wired: Workflow, wired_model: ContextModel
 ) -> list[str]:
     """Alias collisions on the stacks the edge creates (the others are checked already)."""
     old, new = ValidationReport(), ValidationReport()

@@ -345,7 +345,12 @@ def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -
     workflow = view.workflow
     missing = issue.issue.data.get("missing")
     location = issue.location or ()
-    if workflow is None or not missing or not isinstance(location[-1], NodeRef):
+    if (
+        workflow is None
+        or not isinstance(missing, list)
+        or not missing
+        or not isinstance(location[-1], NodeRef)
+    ):
         return []
     node_id = location[-1].id
     # An edge written with a misspelt outcome is that outcome's edge: the fix is the
