@@ -15,7 +15,6 @@ test checks that both find the same reads.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
-from typing import Any
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.context_contracts import (
@@ -30,7 +29,7 @@ from wf_core.documents import SourceMap, StringLiteral
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF, NODE_TABLE, outcomes_as_written
 from wf_core.models.workflow import first_index_by_id
-from wf_core.path_scan import scan_path
+from wf_core.path_scan import PathScan, scan_path
 from wf_core.schema_nav import SchemaView
 from wf_core.semantic.index import NodeIndex, SemanticIndex
 from wf_core.semantic.model import (
@@ -52,12 +51,15 @@ ROOTS = ("input", "state", "context")
 
 _SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
 
+_Kinds = tuple[tuple[SegmentKind, Symbol | None, bool], ...]
+"""What a path's segments are, each: its kind, the symbol it names, whether deprecated."""
 
-def _dict(value: Any) -> Mapping[str, Any]:
+
+def _dict(value: object) -> Mapping[str, object]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _list(value: Any) -> list[Any]:
+def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
@@ -65,20 +67,20 @@ class PathResolver:
     """Classifies the segments of path strings; kept by the index so that a path being
     typed can be resolved again against the same document (see ``wf_core.overlay``)."""
 
-    def __init__(self, values: Mapping[str, Any], context: ContextModel | None) -> None:
+    def __init__(self, values: Mapping[str, object], context: ContextModel | None) -> None:
         self.values = values
         self.context = context
-        self.nodes: list[Mapping[str, Any]] = [_dict(n) for n in _list(values.get("nodes"))]
+        self.nodes: list[Mapping[str, object]] = [_dict(n) for n in _list(values.get("nodes"))]
         self.node_ids = first_index_by_id(node.get("id") for node in self.nodes)
         self.aliases: dict[str, list[str]] = {}
         for node in self.nodes:
-            alias = node.get("as")
-            foreach = node.get("type") == "foreach" and isinstance(node.get("id"), str)
-            if foreach and isinstance(alias, str):
-                self.aliases.setdefault(alias, []).append(node["id"])
+            alias, owner = node.get("as"), node.get("id")
+            foreach = node.get("type") == "foreach" and isinstance(owner, str)
+            if foreach and isinstance(alias, str) and isinstance(owner, str):
+                self.aliases.setdefault(alias, []).append(owner)
         self._sites: dict[Location, SchemaSite | None] = {}
         self._origins: dict[str, tuple[SchemaSite, SchemaView] | None] = {}
-        self._kinds: dict[tuple[Any, ...], tuple[tuple[SegmentKind, Symbol | None, bool], ...]] = {}
+        self._kinds: dict[tuple[object, ...], _Kinds] = {}
         self._in_progress: set[str] = set()
 
     # -- schemas ------------------------------------------------------------------
@@ -86,7 +88,7 @@ class PathResolver:
     def site(self, location: Location) -> SchemaSite | None:
         """The schema value written at ``location`` (None when there is none)."""
         if location not in self._sites:
-            value: Any = self.values
+            value: object = self.values
             for part in location:
                 if isinstance(part, int):
                     items = _list(value)
@@ -208,14 +210,14 @@ class PathResolver:
         literal: StringLiteral,
         node_index: int | None,
         node_id: str | None,
-    ) -> tuple[Any, tuple[PathSegment, ...]]:
+    ) -> tuple[PathScan, tuple[PathSegment, ...]]:
         scan = scan_path(literal.value)
         spans = [literal.doc_span(s.start, s.end) for s in scan.segments]
         values = [s.value for s in scan.segments]
         # What the segments mean depends only on the values and on where they are read
         # (the schema a local path names, or the owner stack of a read), so paths
         # written many times over (every body node reading its loop) resolve once.
-        key: tuple[Any, ...]
+        key: tuple[object, ...]
         site: SchemaSite | None = None
         if role in (PathRole.LOCAL_TARGET, PathRole.LOCAL_SOURCE, PathRole.OUTPUT_TARGET):
             if role == PathRole.OUTPUT_TARGET:
@@ -344,14 +346,14 @@ class IndexBuilder:
 
     def __init__(
         self,
-        values: Any,
+        values: object,
         source_map: SourceMap,
         context: ContextModel | None,
         cancelled: Callable[[], bool] | None = None,
         resolver: PathResolver | None = None,
     ) -> None:
         self.cancelled = cancelled
-        self.values: Mapping[str, Any] = _dict(values)
+        self.values: Mapping[str, object] = _dict(values)
         self.source_map = source_map
         # (one of the same values and context may be shared: it only memoises)
         self.resolver = resolver or PathResolver(self.values, context)
@@ -391,7 +393,7 @@ class IndexBuilder:
             )
         )
 
-    def _node_symbol(self, node_id: Any) -> Symbol | None:
+    def _node_symbol(self, node_id: object) -> Symbol | None:
         if isinstance(node_id, str) and node_id in self.resolver.node_ids:
             return Symbol(SymbolKind.NODE, (node_id,), node_id)
         return None
@@ -422,22 +424,25 @@ class IndexBuilder:
         """Every name and path written in ``nodes[index]`` (its schemas aside)."""
         node = self.resolver.nodes[index]
         base: Location = ("nodes", index)
-        node_id = node.get("id") if isinstance(node.get("id"), str) else None
+        written_id = node.get("id")
+        node_id = written_id if isinstance(written_id, str) else None
         node_type = node.get("type")
         self._string((*base, "id"), SymbolKind.NODE, Role.DEFINITION, self._node_symbol(node_id))
-        if node_type == "node" and isinstance(node.get("node"), str):
+        node_def = node.get("node")
+        if node_type == "node" and isinstance(node_def, str):
             self._string(
                 (*base, "node"),
                 SymbolKind.NODE_DEF,
                 Role.REFERENCE,
-                self._node_def_symbol(node["node"]),
+                self._node_def_symbol(node_def),
             )
-        if node_type == "foreach" and node_id is not None and isinstance(node.get("as"), str):
+        alias = node.get("as")
+        if node_type == "foreach" and node_id is not None and isinstance(alias, str):
             self._string(
                 (*base, "as"),
                 SymbolKind.ALIAS,
                 Role.DEFINITION,
-                Symbol(SymbolKind.ALIAS, (node_id,), node["as"]),
+                Symbol(SymbolKind.ALIAS, (node_id,), alias),
             )
         spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
         listed = spec.outcomes.listed if spec is not None else None
@@ -456,13 +461,13 @@ class IndexBuilder:
             if where is not None:
                 symbol = Symbol(SymbolKind.WORKFLOW, (child,), child)
                 self._string(where, SymbolKind.WORKFLOW, Role.REFERENCE, symbol)
-        if node_type == "end" and isinstance(node.get("outcome"), str):
-            outcome = node["outcome"]
+        end_outcome = node.get("outcome")
+        if node_type == "end" and isinstance(end_outcome, str):
             self._string(
                 (*base, "outcome"),
                 SymbolKind.OUTCOME,
                 Role.REFERENCE,
-                self._workflow_outcome(outcome),
+                self._workflow_outcome(end_outcome),
             )
         for location, role in _node_paths(node, base):
             self._path(location, role, index, node_id)
@@ -548,7 +553,7 @@ class IndexBuilder:
                 symbol = self._outcome_of(nodes[node_index], outcome)
             self._string(("edges", index, "outcome"), SymbolKind.OUTCOME, Role.REFERENCE, symbol)
 
-    def _outcome_of(self, node: Mapping[str, Any], outcome: str) -> Symbol | None:
+    def _outcome_of(self, node: Mapping[str, object], outcome: str) -> Symbol | None:
         """What declares ``outcome`` for edges leaving ``node`` (the node-type table's
         rule, ``outcomes_as_written``): None when the node does not declare it."""
         declared = outcomes_as_written(node, self.values.get("node_defs"))
@@ -637,7 +642,7 @@ def segment_occurrences(path: PathOccurrence) -> Iterator[Occurrence]:
         )
 
 
-def path_role_at(values: Any, location: Location) -> PathRole | None:
+def path_role_at(values: object, location: Location) -> PathRole | None:
     """The role of the path string at ``location``, or None where no path is written:
     the places the index builder reads paths from, found without building the index."""
     values = _dict(values)
@@ -655,11 +660,11 @@ def path_role_at(values: Any, location: Location) -> PathRole | None:
     return None
 
 
-def _at(items: list[Any], index: Any) -> Any:
+def _at(items: list[object], index: object) -> object:
     return items[index] if isinstance(index, int) and 0 <= index < len(items) else None
 
 
-def _node_paths(node: Mapping[str, Any], base: Location) -> Iterator[tuple[Location, PathRole]]:
+def _node_paths(node: Mapping[str, object], base: Location) -> Iterator[tuple[Location, PathRole]]:
     """Where a node writes path strings, and what each one does."""
     node_type = node.get("type")
     spec = NODE_TABLE.get(node_type) if isinstance(node_type, str) else None
@@ -689,8 +694,10 @@ def _node_paths(node: Mapping[str, Any], base: Location) -> Iterator[tuple[Locat
         yield from _condition_paths(node.get("check"), (*base, "check"))
 
 
-def _expression_paths(expression: Any, location: Location) -> Iterator[tuple[Location, PathRole]]:
-    stack: list[tuple[Any, Location]] = [(expression, location)]
+def _expression_paths(
+    expression: object, location: Location
+) -> Iterator[tuple[Location, PathRole]]:
+    stack: list[tuple[object, Location]] = [(expression, location)]
     while stack:
         expr, where = stack.pop()
         expr = _dict(expr)
@@ -705,8 +712,8 @@ def _expression_paths(expression: Any, location: Location) -> Iterator[tuple[Loc
             stack.extend((item, (*where, "fields", name)) for name, item in reversed(fields))
 
 
-def _condition_paths(condition: Any, location: Location) -> Iterator[tuple[Location, PathRole]]:
-    stack: list[tuple[Any, Location]] = [(condition, location)]
+def _condition_paths(condition: object, location: Location) -> Iterator[tuple[Location, PathRole]]:
+    stack: list[tuple[object, Location]] = [(condition, location)]
     while stack:
         cond, where = stack.pop()
         cond = _dict(cond)

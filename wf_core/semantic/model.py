@@ -15,8 +15,9 @@ for; every occurrence inside a path string is also a segment of that path's
 from __future__ import annotations
 
 import bisect
+from collections.abc import Callable, Iterator
 from enum import StrEnum
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from wf_core.documents import StringLiteral
 from wf_core.locations import Location
@@ -142,17 +143,20 @@ class PathOccurrence:
         return None
 
 
-class SpanIndex:
+_Item = TypeVar("_Item")
+
+
+class SpanIndex(Generic[_Item]):
     """Items sorted by span start, answering "what is at this offset" by bisection."""
 
     __slots__ = ("_items", "_starts")
 
-    def __init__(self, items: list[Any], span_of: Any) -> None:
+    def __init__(self, items: list[_Item], span_of: Callable[[_Item], Span]) -> None:
         items.sort(key=lambda item: (span_of(item).start, -span_of(item).end))
         self._items = items
         self._starts = [span_of(item).start for item in items]
 
-    def at(self, offset: int, span_of: Any) -> Any | None:
+    def at(self, offset: int, span_of: Callable[[_Item], Span]) -> _Item | None:
         """The innermost item whose span holds ``offset`` (touching its end counts)."""
         position = bisect.bisect_right(self._starts, offset)
         best = None
@@ -164,7 +168,7 @@ class SpanIndex:
                 best = item
         return best
 
-    def __iter__(self) -> Any:
+    def __iter__(self) -> Iterator[_Item]:
         return iter(self._items)
 
     def __len__(self) -> int:

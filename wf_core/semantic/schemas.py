@@ -11,7 +11,6 @@ the same rules everywhere.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from typing import Any
 
 from wf_core.locations import Location
 from wf_core.schema_nav import SchemaNavigator, SchemaView
@@ -26,13 +25,13 @@ class SchemaSite:
 
     __slots__ = ("_locations", "location", "navigator", "value")
 
-    def __init__(self, location: Location, value: Any) -> None:
+    def __init__(self, location: Location, value: object) -> None:
         self.location = location
         self.value = value
         self.navigator = SchemaNavigator(value if isinstance(value, Mapping) else {})
         self._locations: dict[int, Location] | None = None
 
-    def location_of(self, schema: Any) -> Location | None:
+    def location_of(self, schema: object) -> Location | None:
         if self._locations is None:
             self._locations = dict(_locations_by_identity(self.value, self.location))
         return self._locations.get(id(schema))
@@ -47,8 +46,8 @@ class SchemaSite:
         return None
 
 
-def _locations_by_identity(root: Any, prefix: Location) -> Iterator[tuple[int, Location]]:
-    stack: list[tuple[Any, Location]] = [(root, prefix)]
+def _locations_by_identity(root: object, prefix: Location) -> Iterator[tuple[int, Location]]:
+    stack: list[tuple[object, Location]] = [(root, prefix)]
     while stack:
         value, location = stack.pop()
         if isinstance(value, Mapping):
@@ -66,9 +65,9 @@ def _locations_by_identity(root: Any, prefix: Location) -> Iterator[tuple[int, L
             )
 
 
-def property_declarations(root: Any, prefix: Location) -> Iterator[tuple[Location, str]]:
+def property_declarations(root: object, prefix: Location) -> Iterator[tuple[Location, str]]:
     """Every ``properties.<name>`` declaration under a schema value, with its location."""
-    stack: list[tuple[Any, Location]] = [(root, prefix)]
+    stack: list[tuple[object, Location]] = [(root, prefix)]
     while stack:
         value, location = stack.pop()
         if isinstance(value, Mapping):
