@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from wf_core.models import (
     BinaryCondition,
@@ -19,12 +18,15 @@ from wf_core.models import (
     InputExpressionBinding,
     InputPathBinding,
     InputValueBinding,
+    LiteralOperand,
     NotCondition,
     PathOperand,
     VariadicCondition,
 )
+from wf_core.models.conditions import Condition
 from wf_core.models.input_bindings import (
     ArrayExpression,
+    InputExpression,
     LiteralExpression,
     ObjectExpression,
     PathExpression,
@@ -42,7 +44,7 @@ class Sources:
 
     workflow_input: JsonValue
     state: JsonObject
-    context: Mapping[str, Any]
+    context: JsonObject
 
     def read(self, path: GraphSourcePath) -> JsonValue:
         """The value at ``path``; raises ``WorkflowExecutionError`` when it is not there.
@@ -51,7 +53,7 @@ class Sources:
         written out because every activation reads several paths.
         """
         root = path.root
-        current: Any = (
+        current: JsonValue = (
             self.context
             if root == "context"
             else self.workflow_input
@@ -62,8 +64,7 @@ class Sources:
             if not isinstance(current, Mapping) or part not in current:
                 raise WorkflowExecutionError(f"path {str(path)!r} could not be resolved")
             current = current[part]
-        value: JsonValue = current
-        return value
+        return current
 
     def exists(self, path: GraphSourcePath) -> bool:
         try:
@@ -73,7 +74,7 @@ class Sources:
         return True
 
 
-def _expression_value(expression: Any, sources: Sources) -> JsonValue:
+def _expression_value(expression: InputExpression, sources: Sources) -> JsonValue:
     if isinstance(expression, LiteralExpression):
         return copy_json(expression.value)
     if isinstance(expression, PathExpression):
@@ -85,7 +86,10 @@ def _expression_value(expression: Any, sources: Sources) -> JsonValue:
     raise WorkflowExecutionError(f"unsupported input expression {expression!r}")
 
 
-def build_payload(bindings: Sequence[Any], sources: Sources) -> JsonObject:
+def build_payload(
+    bindings: Sequence[InputPathBinding | InputValueBinding | InputExpressionBinding],
+    sources: Sources,
+) -> JsonObject:
     """The payload a list of input (or request, or output) bindings describes.
 
     Target ``.`` writes the whole payload and needs an object. The payload
@@ -136,14 +140,13 @@ _COMPARISONS = {
 }
 
 
-def _operand(operand: Any, sources: Sources) -> JsonValue:
+def _operand(operand: PathOperand | LiteralOperand, sources: Sources) -> object:
     if isinstance(operand, PathOperand):
         return sources.read(operand.path)
-    value: JsonValue = operand.value
-    return value
+    return operand.value
 
 
-def evaluate_condition(condition: Any, sources: Sources) -> bool:
+def evaluate_condition(condition: Condition, sources: Sources) -> bool:
     """A condition tree's truth. ``and``/``or`` evaluate every argument (no short
     circuit), so an unresolvable operand anywhere is always reported."""
     if isinstance(condition, ExistsCondition):

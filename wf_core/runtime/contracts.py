@@ -28,8 +28,10 @@ from typing import Any
 from jsonschema import Draft202012Validator, validators
 from jsonschema.exceptions import ValidationError, best_match
 from jsonschema.protocols import Validator
+from pydantic import BaseModel
 from referencing import Registry
 from referencing.exceptions import Unresolvable
+from referencing.jsonschema import Schema
 
 from wf_core.paths import format_segments
 from wf_core.patterns import UnsafePattern, search
@@ -40,17 +42,16 @@ _COMPILED: dict[str, SchemaCheck] = {}
 _COMPILED_LIMIT = 1024
 
 
-def schema_dict(schema: Any) -> dict[str, Any]:
+def schema_dict(schema: object) -> dict[str, object]:
     """A model schema (``SchemaRef``/``StateSchema``) or a plain mapping as plain JSON."""
-    if hasattr(schema, "model_dump"):
-        dumped: dict[str, Any] = schema.model_dump(mode="json", by_alias=True, exclude_none=True)
-        return dumped
+    if isinstance(schema, BaseModel):
+        return schema.model_dump(mode="json", by_alias=True, exclude_none=True)
     if isinstance(schema, Mapping):
         return dict(schema)
     return {}
 
 
-_Check = Callable[[Any], bool]
+_Check = Callable[[object], bool]
 _ANNOTATIONS = frozenset(("title", "description", "default", "examples", "$comment"))
 _TYPE_TESTS: dict[str, _Check] = {
     "null": lambda v: v is None,
@@ -66,7 +67,7 @@ _TYPE_TESTS: dict[str, _Check] = {
 }
 
 
-def _fast_check(schema: Any) -> _Check | None:
+def _fast_check(schema: object) -> _Check | None:
     """A plain-Python check for the schemas node contracts mostly are, or None.
 
     Covers ``type``, ``properties``, ``required``, boolean
@@ -108,7 +109,7 @@ def _fast_check(schema: Any) -> _Check | None:
         names = frozenset(sub)
         needed = tuple(required)
 
-        def object_test(v: Any) -> bool:
+        def object_test(v: object) -> bool:
             if not isinstance(v, dict):
                 return True
             if any(name not in v for name in needed):
@@ -135,7 +136,7 @@ class SchemaCheck:
         self._validator = validator
         self._fast = fast
 
-    def problem(self, value: Any) -> str | None:
+    def problem(self, value: object) -> str | None:
         if self._fast is not None and self._fast(value):
             return None
         try:
@@ -155,7 +156,7 @@ class SchemaCheck:
         return f"{format_segments(path)}: {error.message}" if path else error.message
 
 
-_NOTHING_FETCHED: Registry[Any] = Registry()
+_NOTHING_FETCHED: Registry[Schema] = Registry()
 """A registry without ``retrieve``: a reference outside the schema is unresolvable."""
 
 _Keyword = Callable[[Any, Any, Any, Any], Iterator[Any]]
@@ -177,7 +178,7 @@ def _pattern(validator: Any, pattern: Any, instance: Any, schema: Any) -> Iterat
         yield ValidationError(f"{shown} does not match {pattern!r}")
 
 
-def _matching(patterns: Mapping[str, Any], key: str) -> list[str]:
+def _matching(patterns: Mapping[str, object], key: str) -> list[str]:
     """The patterns among ``patterns`` that match ``key`` (raises UnsafePattern)."""
     return [pattern for pattern in patterns if search(pattern, key)]
 
@@ -240,7 +241,7 @@ _UNEVALUATED_WITH_PATTERNS = (
 )
 
 
-def _keywords_of(schema: Any) -> set[str]:
+def _keywords_of(schema: object) -> set[str]:
     """Every key used in ``schema``'s mappings (iteratively: schemas may nest deeply)."""
     found: set[str] = set()
     stack = [schema]
@@ -254,7 +255,7 @@ def _keywords_of(schema: Any) -> set[str]:
     return found
 
 
-def _bounded(cls: type[Validator], schema: Any) -> type[Validator]:
+def _bounded(cls: type[Validator], schema: object) -> type[Validator]:
     """``cls`` with every regular-expression keyword matched in linear time."""
     known = cls.VALIDATORS
     changes: dict[str, _Keyword] = {}
@@ -271,7 +272,7 @@ def _bounded(cls: type[Validator], schema: Any) -> type[Validator]:
     return extended
 
 
-def compile_schema(schema: Any) -> SchemaCheck:
+def compile_schema(schema: object) -> SchemaCheck:
     """The check for ``schema`` (a model schema or a mapping), compiled once per schema text."""
     plain = schema_dict(schema)
     key = json.dumps(plain, sort_keys=True, default=str)
@@ -286,6 +287,6 @@ def compile_schema(schema: Any) -> SchemaCheck:
     return check
 
 
-def schema_problem(schema: Any, value: object) -> str | None:
+def schema_problem(schema: object, value: object) -> str | None:
     """Why ``value`` does not match ``schema`` (the most relevant error), or None."""
     return compile_schema(schema).problem(value)

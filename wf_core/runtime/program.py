@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 from collections import deque
 from collections.abc import Mapping
-from typing import Any
 
 from wf_core.issues import Severity
 from wf_core.models import NodeDef, NodeUse, ReducerRef, SubgraphNode, Workflow
@@ -56,7 +55,7 @@ class Program:
         self.output_names = tuple(workflow.output_schema.properties)
         self._def_checks: dict[str, tuple[SchemaCheck, SchemaCheck]] = {}
         self.reducers: dict[tuple[str, ...], ReducerRef] = {}
-        self._defaults: list[tuple[tuple[str, ...], Any]] = []
+        self._defaults: list[tuple[tuple[str, ...], object]] = []
         for path, decl in workflow.state_schema.field_index().items():
             self.reducers[path.parts] = decl.reducer
             if decl.default is not None:

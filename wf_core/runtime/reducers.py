@@ -10,21 +10,21 @@ update it in place and return it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 from wf_core.runtime.json_values import JsonValue
 
 __all__ = ["BUILTIN_REDUCERS", "Reducer", "append", "replace"]
 
-Reducer: TypeAlias = Callable[[JsonValue, JsonValue, Mapping[str, Any]], JsonValue]
+Reducer: TypeAlias = Callable[[JsonValue, JsonValue, Mapping[str, object]], JsonValue]
 
 
-def replace(current: JsonValue, value: JsonValue, config: Mapping[str, Any]) -> JsonValue:
+def replace(current: JsonValue, value: JsonValue, config: Mapping[str, object]) -> JsonValue:
     """The new value replaces the old one."""
     return value
 
 
-def append(current: JsonValue, value: JsonValue, config: Mapping[str, Any]) -> JsonValue:
+def append(current: JsonValue, value: JsonValue, config: Mapping[str, object]) -> JsonValue:
     """The value is appended to the list held by the field (created on first write)."""
     if current is None:
         return [value]

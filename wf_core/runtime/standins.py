@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
 
 from referencing import Registry
 from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
+from referencing.jsonschema import DRAFT202012, Schema
 
 from wf_core.models import InterruptNode, NodeDef, NodeUse, Workflow
 from wf_core.models.steps import declared_outcomes
@@ -35,12 +34,14 @@ _MAX_DEPTH = 12
 
 
 class _Sampler:
-    def __init__(self, root: Mapping[str, Any]) -> None:
+    def __init__(self, root: Mapping[str, object]) -> None:
         uri = schema_urn(root)
-        registry: Registry[Any] = Registry().with_resource(uri, DRAFT202012.create_resource(root))
+        registry: Registry[Schema] = Registry().with_resource(
+            uri, DRAFT202012.create_resource(root)
+        )
         self._resolver = registry.resolver(base_uri=uri)
 
-    def _deref(self, schema: Mapping[str, Any]) -> Mapping[str, Any] | bool | None:
+    def _deref(self, schema: Mapping[str, object]) -> Mapping[str, object] | bool | None:
         ref = schema.get("$ref")
         if not isinstance(ref, str):
             return None
@@ -74,7 +75,7 @@ class _Sampler:
             return self.sample(merged, name, depth + 1)
         all_of = schema.get("allOf")
         if isinstance(all_of, list) and all_of:
-            merged_schema: Mapping[str, Any] = {k: v for k, v in schema.items() if k != "allOf"}
+            merged_schema: Mapping[str, object] = {k: v for k, v in schema.items() if k != "allOf"}
             for member in all_of:
                 if isinstance(member, Mapping):
                     resolved = self._deref(member)
@@ -105,7 +106,7 @@ class _Sampler:
             return True
         return None
 
-    def _object(self, schema: Mapping[str, Any], depth: int) -> JsonObject:
+    def _object(self, schema: Mapping[str, object], depth: int) -> JsonObject:
         out: JsonObject = {}
         properties = schema.get("properties")
         if isinstance(properties, Mapping):
@@ -119,7 +120,7 @@ class _Sampler:
                     out[key] = self.sample(extra if isinstance(extra, Mapping) else {}, key, depth)
         return out
 
-    def _array(self, schema: Mapping[str, Any], name: str, depth: int) -> list[JsonValue]:
+    def _array(self, schema: Mapping[str, object], name: str, depth: int) -> list[JsonValue]:
         minimum = schema.get("minItems", 0)
         minimum = minimum if isinstance(minimum, int) else 0
         maximum = schema.get("maxItems")
@@ -138,20 +139,23 @@ class _Sampler:
         return out
 
 
-def _merge(base: Mapping[str, Any], extra: Mapping[str, Any]) -> dict[str, Any]:
+def _merge(base: Mapping[str, object], extra: Mapping[str, object]) -> dict[str, object]:
     """Two schemas as one for sampling: properties and required lists are united."""
     merged = dict(base)
     for key, value in extra.items():
+        # (a valid schema's ``properties`` is an object and its ``required`` an array)
+        current = merged.get(key)
         if key == "properties" and isinstance(value, Mapping):
-            merged[key] = {**dict(merged.get(key) or {}), **value}
+            merged[key] = {**(current if isinstance(current, Mapping) else {}), **value}
         elif key == "required" and isinstance(value, list):
-            merged[key] = list(dict.fromkeys([*(merged.get(key) or []), *value]))
+            known = current if isinstance(current, list) else []
+            merged[key] = list(dict.fromkeys([*known, *value]))
         else:
             merged[key] = value
     return merged
 
 
-def _first_type(schema: Mapping[str, Any]) -> str | None:
+def _first_type(schema: Mapping[str, object]) -> str | None:
     kind = schema.get("type")
     if isinstance(kind, list):
         named = [k for k in kind if isinstance(k, str) and k != "null"]
@@ -165,7 +169,7 @@ def _first_type(schema: Mapping[str, Any]) -> str | None:
     return None
 
 
-def _string(schema: Mapping[str, Any], name: str) -> str:
+def _string(schema: Mapping[str, object], name: str) -> str:
     text = name if name else "text"
     minimum = schema.get("minLength")
     maximum = schema.get("maxLength")
@@ -176,7 +180,7 @@ def _string(schema: Mapping[str, Any], name: str) -> str:
     return text
 
 
-def _bounds(schema: Mapping[str, Any]) -> tuple[float | None, float | None]:
+def _bounds(schema: Mapping[str, object]) -> tuple[float | None, float | None]:
     low: float | None = None
     high: float | None = None
     for key, strict in (("minimum", False), ("exclusiveMinimum", True)):
@@ -192,7 +196,7 @@ def _bounds(schema: Mapping[str, Any]) -> tuple[float | None, float | None]:
     return low, high
 
 
-def _integer(schema: Mapping[str, Any]) -> int:
+def _integer(schema: Mapping[str, object]) -> int:
     low, high = _bounds(schema)
     value = 1
     if low is not None and value < low:
@@ -205,7 +209,7 @@ def _integer(schema: Mapping[str, Any]) -> int:
     return value
 
 
-def _number(schema: Mapping[str, Any]) -> int | float:
+def _number(schema: Mapping[str, object]) -> int | float:
     step = schema.get("multipleOf")
     if isinstance(step, int | float) and not isinstance(step, bool) and step > 0:
         return _integer({**schema, "multipleOf": None}) * step
