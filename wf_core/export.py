@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from enum import Enum
 from functools import lru_cache
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal, NamedTuple, cast, overload
 
 import pydantic_core
 from pydantic import BaseModel
@@ -37,6 +37,7 @@ from wf_core.locations import Location, LocationPart, format_location
 from wf_core.models.keys import TOP_LEVEL_EXTRAS, unknown_keys
 from wf_core.models.loading import LoadResult, load_workflow
 from wf_core.models.steps import InterruptNode, SubgraphNode
+from wf_core.models.workflow import Workflow
 from wf_core.paths import PathResolutionError, format_segments, parse_toml_key
 from wf_core.spans import LineIndex
 from wf_core.validation.subgraphs import declares_schema
@@ -66,28 +67,28 @@ class ExportError(ValueError):
 # A model (the runtime's authoring API) and plain values
 
 
-def canonical_dump(workflow: Any) -> dict[str, Any]:
+def canonical_dump(workflow: Workflow) -> dict[str, object]:
     """The model's JSON with every default, but for the defaults whose writing would
     change the model (``_unwritten_defaults``)."""
-    dumped: dict[str, Any] = workflow.model_dump(mode="json", by_alias=True)
+    dumped = workflow.model_dump(mode="json", by_alias=True)
     for node, data in zip(workflow.nodes, dumped.get("nodes", ()), strict=False):
         for key in _unwritten_defaults(node):
             del data[key]
     return dumped
 
 
-def to_json(workflow: Any) -> str:
+def to_json(workflow: Workflow) -> str:
     return json_text(canonical_dump(workflow))
 
 
-def json_text(data: Any) -> str:
+def json_text(data: object) -> str:
     """JSON text indented by two spaces, non-ASCII as it is. ``pydantic_core`` writes it
     ten times faster than ``json.dumps``, whose indenting encoder is Python's; the text
     is the same but for a float's exponent (``1.5e-7``, not ``1.5e-07``)."""
     return pydantic_core.to_json(data, indent=2).decode() + "\n"
 
 
-def to_toml(workflow: Any) -> str:
+def to_toml(workflow: Workflow) -> str:
     """Readable TOML: values equal to the model's defaults are left out (they mean the
     same either way), so a converted document stays as short as one written by hand."""
     data = workflow.model_dump(mode="json", by_alias=True, exclude_defaults=True)
@@ -99,7 +100,7 @@ def to_toml(workflow: Any) -> str:
 _PAYLOAD_SCHEMAS = ("request_schema", "resume_schema")
 
 
-def _unwritten_defaults(node: Any) -> tuple[str, ...]:
+def _unwritten_defaults(node: BaseModel) -> tuple[str, ...]:
     """The keys of a node whose defaults mean something else when written: a subgraph
     node's schema it does not declare (that side binds to the child workflow's schema
     instead) and an interrupt's payload schemas when it writes neither (the model
@@ -111,7 +112,7 @@ def _unwritten_defaults(node: Any) -> tuple[str, ...]:
     return ()
 
 
-def _written_defaults(node: Any) -> tuple[str, ...]:
+def _written_defaults(node: BaseModel) -> tuple[str, ...]:
     """The keys of a node that stay written even when equal to their defaults: the
     schemas a subgraph node declares, an interrupt's explicit payload schemas."""
     if isinstance(node, SubgraphNode):
@@ -121,10 +122,10 @@ def _written_defaults(node: Any) -> tuple[str, ...]:
     return ()
 
 
-def short_dump(model: Any) -> dict[str, Any]:
+def short_dump(model: BaseModel) -> dict[str, object]:
     """``model``'s JSON without the values equal to its defaults, but for those whose
     presence the model records (``_written_defaults``)."""
-    short: dict[str, Any] = model.model_dump(mode="json", by_alias=True, exclude_defaults=True)
+    short: dict[str, object] = model.model_dump(mode="json", by_alias=True, exclude_defaults=True)
     for key in _written_defaults(model):
         if key not in short:
             value = getattr(model, key)
@@ -136,32 +137,34 @@ def short_dump(model: Any) -> dict[str, Any]:
     return short
 
 
-def same_model(one: Any, other: Any) -> bool:
+def same_model(one: BaseModel | None, other: BaseModel | None) -> bool:
     """Whether two workflows (or two of their nodes) are the same: equal, with the same
     defaults written (``_unwritten_defaults``), which equality does not always tell."""
     if one != other:
         return False
-    if hasattr(one, "nodes"):
+    if one is None or other is None:
+        return True  # (both, being equal)
+    if isinstance(one, Workflow) and isinstance(other, Workflow):
         return [_unwritten_defaults(n) for n in one.nodes] == [
             _unwritten_defaults(n) for n in other.nodes
         ]
     return _unwritten_defaults(one) == _unwritten_defaults(other)
 
 
-def dump_toml(data: Mapping[str, Any]) -> str:
+def dump_toml(data: Mapping[str, object]) -> str:
     """Plain values as readable TOML; a null model field is left out (it is a default),
     a null in JSON data raises ``ExportError``."""
-    return _Writer(_without_nulls(data, "")).document()
+    return _Writer(_table_without_nulls(data, "")).document()
 
 
-def inline_toml(value: Any) -> str:
+def inline_toml(value: object) -> str:
     """TOML text of one value as it is written after ``key = ``: tables inline
     (``{ a = 1 }``), a list of tables one per line. Raises ``ExportError`` for a null.
     Quick fixes insert values through this."""
     return _inline_text(_without_nulls(value, ""), 0)
 
 
-def _without_field_nulls(value: Any, *, data: bool = False) -> Any:
+def _without_field_nulls(value: object, *, data: bool = False) -> object:
     """``value`` without its null model fields (defaults, which canonical JSON spells
     out); a null in JSON data stays, for ``_refuse_nulls`` to name."""
     if isinstance(value, Mapping):
@@ -175,24 +178,31 @@ def _without_field_nulls(value: Any, *, data: bool = False) -> Any:
     return value
 
 
-def _without_nulls(value: Any, where: str, *, data: bool = False) -> Any:
+def _without_nulls(value: object, where: str, *, data: bool = False) -> object:
     """Drop null model fields (they are defaults); refuse nulls inside JSON data."""
     if value is None:
         raise ExportError(f"TOML has no null: cannot write the null at {where or 'the top level'}")
     if isinstance(value, Mapping):
-        out = {}
-        for key, item in value.items():
-            here = f"{where}.{key}" if where else str(key)
-            if item is None and not data:
-                continue
-            out[key] = _without_nulls(item, here, data=data or key in _JSON_DATA_KEYS)
-        return out
+        return _table_without_nulls(value, where, data=data)
     if isinstance(value, list):
         return [_without_nulls(item, f"{where}[{i}]", data=data) for i, item in enumerate(value)]
     return value
 
 
-def _inline_text(value: Any, depth: int) -> str:
+def _table_without_nulls(
+    table: Mapping[str, object], where: str, *, data: bool = False
+) -> dict[str, object]:
+    """``_without_nulls`` of a table."""
+    out: dict[str, object] = {}
+    for key, item in table.items():
+        here = f"{where}.{key}" if where else str(key)
+        if item is None and not data:
+            continue
+        out[key] = _without_nulls(item, here, data=data or key in _JSON_DATA_KEYS)
+    return out
+
+
+def _inline_text(value: object, depth: int) -> str:
     """``inline_toml``'s text: at the outermost level, a list of tables is one per line
     when it has more than one or does not fit in ``ONE_LINE_WIDTH``."""
     if isinstance(value, list) and depth == 0:
@@ -214,7 +224,7 @@ def _key(name: str) -> str:
     return write_key(name, "toml")
 
 
-def scalar(value: Any) -> str:
+def scalar(value: object) -> str:
     """TOML text of a scalar. A string holding ``"`` (a path with a quoted segment) is
     a literal string, so it reads without escapes: ``'context.foreach."a.b".item'``."""
     if isinstance(value, str):
@@ -238,7 +248,7 @@ def scalar(value: Any) -> str:
     raise ExportError(f"TOML cannot hold a {type(value).__name__}")
 
 
-def inline(value: Any) -> str:
+def inline(value: object) -> str:
     """One-line TOML text of a value, spaced the way people write it (``{ a = 1 }``)."""
     if isinstance(value, Mapping):
         if not value:
@@ -385,7 +395,7 @@ class _Anchors:
     sibling (TOML allows ``[a]``, ``[b]``, ``[a.c]``), so such a table is searched
     as far as its entries reach."""
 
-    def __init__(self, text: str, values: Mapping[str, Any], source_map: SourceMap) -> None:
+    def __init__(self, text: str, values: Mapping[str, object], source_map: SourceMap) -> None:
         self._text = text
         self._values = values
         self._map = source_map
@@ -413,7 +423,9 @@ class _Anchors:
         """The item a note at ``offset`` goes with; None at the end of the document."""
         return self._search(self._values, (), offset)
 
-    def _search(self, node: Any, location: Location, offset: int) -> _Found | None:
+    def _search(
+        self, node: Mapping[str, object] | list[object], location: Location, offset: int
+    ) -> _Found | None:
         if isinstance(node, list):
             return self._search_list(node, location, offset)
         best: _Found | None = None
@@ -438,7 +450,7 @@ class _Anchors:
                     best = inner
         return best
 
-    def _search_list(self, items: list[Any], location: Location, offset: int) -> _Found | None:
+    def _search_list(self, items: list[object], location: Location, offset: int) -> _Found | None:
         starts = self._starts.get(location)
         if starts is None:
             starts = []
@@ -449,10 +461,11 @@ class _Anchors:
         i = bisect.bisect_left(starts, offset)
         if i < len(items) and starts[i] == offset:
             return _Found((*location, i), offset)
-        if i > 0 and isinstance(items[i - 1], Mapping | list):
+        previous = items[i - 1] if i > 0 else None
+        if isinstance(previous, Mapping | list):
             before = (*location, i - 1)
-            if self.reach(before, items[i - 1]) >= offset:
-                inner = self._search(items[i - 1], before, offset)
+            if self.reach(before, previous) >= offset:
+                inner = self._search(previous, before, offset)
                 if inner is not None and (i == len(items) or inner.start <= starts[i]):
                     return inner
         if i < len(items):
@@ -462,14 +475,14 @@ class _Anchors:
             return _Found(location, offset, closing=True)
         return None
 
-    def reach(self, location: Location, value: Any) -> int:
+    def reach(self, location: Location, value: Mapping[str, object] | list[object]) -> int:
         """Where the last entry of an item ends."""
         if location in self._reach:
             return self._reach[location]
         span = self.span(location)
         reach = -1 if span is None else span[1]
         if span is not None and span[2]:
-            children: Iterator[tuple[LocationPart, Any]]
+            children: Iterator[tuple[LocationPart, object]]
             if isinstance(value, list):
                 children = iter([(len(value) - 1, value[-1])] if value else [])
             else:
@@ -568,6 +581,13 @@ SECTION / TABLES (with headers), DOTTED, or
 INLINE; None when there is no source text (a JSON document, a model)."""
 
 
+_Plan = list[tuple[str, Any, _Form]]
+"""How a table's entries are written: each key, its value and the form chosen for it. The
+form says what the value is (a table for ``SECTION`` and ``DOTTED``, a list for ``TABLES``
+and ``MULTILINE``), as ``_choose`` found it, so the value is typed ``Any``: the form, not
+a static type, tells (``_pair`` likewise)."""
+
+
 class _Writer:
     """Lines of TOML for a table of plain values, laid out by ``LINE_WIDTH``.
 
@@ -579,7 +599,7 @@ class _Writer:
 
     def __init__(
         self,
-        values: Mapping[str, Any],
+        values: Mapping[str, object],
         notes: Notes | None = None,
         form: SourceForm | None = None,
         watch: Callable[[str], bool] | None = None,
@@ -611,7 +631,9 @@ class _Writer:
     # -- choosing --
 
     def _inline(self, value: Any) -> str:
-        """``inline(value)``, each container's and string's text made once."""
+        """``inline(value)``, each container's and string's text made once. (``Any``: the
+        writer's hottest loop tells a value's type by one ``type(value)``, which a static
+        type cannot follow.)"""
         memo = self._inline_memo
         kind = type(value)
         if kind is str:
@@ -650,26 +672,25 @@ class _Writer:
         return None if self._form is None else self._form(location, array)
 
     def _choose(
-        self, location: Location, width: int, value: Any, *, root: bool, sections: bool
+        self, location: Location, width: int, value: object, *, root: bool, sections: bool
     ) -> _Form | None:
         """How ``value`` at ``location`` is written after ``width`` characters of
         indentation and key; None when it cannot be without a section (``sections``
         False: inside dotted keys)."""
-        kind = type(value)
-        if kind is dict:
+        if type(value) is dict:
             return self._choose_table(location, width, value, root=root, sections=sections)
-        if kind is list:
+        if type(value) is list:
             return self._choose_array(location, width, value, root=root, sections=sections)
         return _Form.SCALAR
 
-    def _fits(self, location: Location, width: int, value: Any) -> bool:
+    def _fits(self, location: Location, width: int, value: object) -> bool:
         return location not in self._notes.inside and width + len(self._inline(value)) <= LINE_WIDTH
 
     def _choose_table(
         self,
         location: Location,
         width: int,
-        value: Mapping[str, Any],
+        value: Mapping[str, object],
         *,
         root: bool,
         sections: bool,
@@ -688,10 +709,10 @@ class _Writer:
             return _Form.DOTTED
         return _Form.SECTION if sections else None
 
-    def _dottable(self, location: Location, width: int, value: Mapping[str, Any]) -> bool:
+    def _dottable(self, location: Location, width: int, value: Mapping[str, object]) -> bool:
         return all(self._sub_form(location, width, k, v) is not None for k, v in value.items())
 
-    def _sub_form(self, location: Location, width: int, key: str, value: Any) -> _Form | None:
+    def _sub_form(self, location: Location, width: int, key: str, value: object) -> _Form | None:
         """How an entry of a table written as dotted keys after ``width`` characters of
         indentation and key is written; None when it needs a table of its own."""
         return self._choose(
@@ -699,7 +720,7 @@ class _Writer:
         )
 
     def _choose_array(
-        self, location: Location, width: int, value: list[Any], *, root: bool, sections: bool
+        self, location: Location, width: int, value: list[object], *, root: bool, sections: bool
     ) -> _Form | None:
         tables = bool(value) and all(type(v) is dict for v in value)
         if tables:
@@ -714,7 +735,7 @@ class _Writer:
             return _Form.TABLES if sections else None
         return _Form.MULTILINE
 
-    def _elements_fit(self, location: Location, items: list[Any]) -> bool:
+    def _elements_fit(self, location: Location, items: list[object]) -> bool:
         """Whether each element fits on a line of its own (indented, with its comma)."""
         if location in self._notes.inside:
             return all(self._fits((*location, i), 3, v) for i, v in enumerate(items))
@@ -723,10 +744,8 @@ class _Writer:
 
     # -- writing --
 
-    def _plan(
-        self, table: Mapping[str, Any], location: Location, *, root: bool
-    ) -> list[tuple[str, Any, _Form]]:
-        plan: list[tuple[str, Any, _Form]] = []
+    def _plan(self, table: Mapping[str, object], location: Location, *, root: bool) -> _Plan:
+        plan: _Plan = []
         scalar_form = _Form.SCALAR
         for key, value in table.items():
             kind = type(value)
@@ -738,9 +757,7 @@ class _Writer:
             plan.append((key, value, form))
         return self._in_order(plan, root=root)
 
-    def _in_order(
-        self, plan: list[tuple[str, Any, _Form]], *, root: bool
-    ) -> list[tuple[str, Any, _Form]]:
+    def _in_order(self, plan: _Plan, *, root: bool) -> _Plan:
         """A table of tables (``properties``) keeps its order: after one entry that needs a
         table of its own, the others are tables of their own too (a table's pairs come
         before its tables in TOML)."""
@@ -752,13 +769,11 @@ class _Writer:
         return [*plan[:first], *((k, v, _Form.SECTION) for k, v, _f in plan[first:])]
 
     def _body(
-        self, table: Mapping[str, Any], location: Location, path: tuple[str, ...], *, root: bool
+        self, table: Mapping[str, object], location: Location, path: tuple[str, ...], *, root: bool
     ) -> None:
         self._write_plan(self._plan(table, location, root=root), location, path)
 
-    def _write_plan(
-        self, plan: list[tuple[str, Any, _Form]], location: Location, path: tuple[str, ...]
-    ) -> None:
+    def _write_plan(self, plan: _Plan, location: Location, path: tuple[str, ...]) -> None:
         for key, value, form in plan:
             if form not in _HEADED:
                 self._pair((*location, key), _key(key), value, form, "")
@@ -772,7 +787,9 @@ class _Writer:
     def _header_path(self, path: tuple[str, ...]) -> str:
         return ".".join(_key(k) for k in path)
 
-    def _section(self, table: Mapping[str, Any], location: Location, path: tuple[str, ...]) -> None:
+    def _section(
+        self, table: Mapping[str, object], location: Location, path: tuple[str, ...]
+    ) -> None:
         plan = self._plan(table, location, root=False)
         notes = self._notes
         headed_only = bool(plan) and all(form in _HEADED for _k, _v, form in plan)
@@ -783,7 +800,9 @@ class _Writer:
             self._header(location, f"[{self._header_path(path)}]")
         self._write_plan(plan, location, path)
 
-    def _tables(self, items: list[Any], location: Location, path: tuple[str, ...]) -> None:
+    def _tables(
+        self, items: list[Mapping[str, object]], location: Location, path: tuple[str, ...]
+    ) -> None:
         header = f"[[{self._header_path(path)}]]"
         self._carry.extend(self._notes.before.pop(location, []))
         own_trailing = self._notes.trailing.pop(location, None)
@@ -840,7 +859,9 @@ class _Writer:
         else:
             self._dotted(location, key, value, indent)
 
-    def _dotted(self, location: Location, key: str, table: Mapping[str, Any], indent: str) -> None:
+    def _dotted(
+        self, location: Location, key: str, table: Mapping[str, object], indent: str
+    ) -> None:
         first = len(self._out)
         for sub, value in table.items():
             here = (*location, sub)
@@ -855,7 +876,7 @@ class _Writer:
             self._out[at] = f"{self._out[at]}  {trailing}"
 
     def _array(
-        self, location: Location, opener: str, items: list[Any], indent: str, end: str
+        self, location: Location, opener: str, items: list[object], indent: str, end: str
     ) -> None:
         self._out.append(self._trail(location, f"{opener}["))
         inner = indent + "  "
@@ -866,7 +887,7 @@ class _Writer:
         trailing = self._notes.closing_trailing.pop(location, None)
         self._out.append(closing if trailing is None else f"{closing}  {trailing}")
 
-    def _element(self, location: Location, item: Any, indent: str) -> None:
+    def _element(self, location: Location, item: object, indent: str) -> None:
         self._before(location, indent)
         if type(item) is list and not self._fits(location, len(indent) + 1, item):
             self._array(location, indent, item, indent, ",")
@@ -946,20 +967,24 @@ def export_document(parsed: ParsedDocument, load: LoadResult, target: str) -> Ex
         raise
 
 
+_Piece = tuple[BaseModel, dict[str, object], dict[str, object]]
+"""A piece's model, its JSON values and those not equal to its defaults."""
+
+
 class _ModelValues:
     """The model's JSON values, dumped a piece at a time when first asked for."""
 
-    def __init__(self, workflow: Any) -> None:
+    def __init__(self, workflow: Workflow) -> None:
         self._workflow = workflow
-        self._pieces: dict[tuple[str, int], tuple[Any, Any, Any]] = {}
-        self._top: tuple[dict[str, Any], dict[str, Any]] | None = None
+        self._pieces: dict[tuple[str, int], _Piece] = {}
+        self._top: tuple[dict[str, object], dict[str, object]] | None = None
 
-    def piece(self, kind: str, index: int) -> tuple[Any, Any, Any]:
+    def piece(self, kind: str, index: int) -> _Piece:
         """The model of ``kind[index]``, its JSON values and those not equal to defaults."""
         key = (kind, index)
         found = self._pieces.get(key)
         if found is None:
-            model = getattr(self._workflow, kind)[index]
+            model: BaseModel = getattr(self._workflow, kind)[index]
             found = (
                 model,
                 model.model_dump(mode="json", by_alias=True),
@@ -968,7 +993,7 @@ class _ModelValues:
             self._pieces[key] = found
         return found
 
-    def top(self) -> tuple[dict[str, Any], dict[str, Any]]:
+    def top(self) -> tuple[dict[str, object], dict[str, object]]:
         if self._top is None:
             lists = set(_LIST_KEYS)
             self._top = (
@@ -983,12 +1008,12 @@ class _ModelValues:
         """Whether the list ``key`` (one of ``_LIST_KEYS``) is the model's default."""
         return not self._workflow.model_dump(include={key}, exclude_defaults=True)
 
-    def value(self, location: Location) -> Any:
+    def value(self, location: Location) -> object:
         """The model's JSON value at a document location (every piece loaded, so the
         document's indexes are the model's); None when it has none there."""
         if len(location) >= 2 and location[0] in _LIST_KEYS and isinstance(location[1], int):
             try:
-                data: Any = self.piece(str(location[0]), location[1])[1]
+                data: object = self.piece(str(location[0]), location[1])[1]
             except IndexError:
                 return None
             rest = location[2:]
@@ -1036,13 +1061,19 @@ def _canonical_path(text: str, location: Location, model: _ModelValues) -> str:
     return text
 
 
-def _canonical_paths(value: Any, location: Location, model: _ModelValues) -> Any:
+@overload
+def _canonical_paths(
+    value: Mapping[str, object], location: Location, model: _ModelValues
+) -> Mapping[str, object]: ...
+@overload
+def _canonical_paths(value: object, location: Location, model: _ModelValues) -> object: ...
+def _canonical_paths(value: object, location: Location, model: _ModelValues) -> object:
     """``value`` with its path strings canonical (``_canonical_path``): the very same
     objects where nothing changes, which is nearly everywhere."""
     if isinstance(value, str):
         return _canonical_path(value, location, model)
     if isinstance(value, Mapping):
-        changed: dict[str, Any] | None = None
+        changed: dict[str, object] | None = None
         for key, item in value.items():
             if isinstance(item, str) and not _PATH_QUOTING.search(item):
                 continue
@@ -1052,7 +1083,7 @@ def _canonical_paths(value: Any, location: Location, model: _ModelValues) -> Any
                 changed[key] = new
         return value if changed is None else changed
     if isinstance(value, list):
-        changed_list: list[Any] | None = None
+        changed_list: list[object] | None = None
         for index, item in enumerate(value):
             if isinstance(item, str) and not _PATH_QUOTING.search(item):
                 continue
@@ -1065,8 +1096,8 @@ def _canonical_paths(value: Any, location: Location, model: _ModelValues) -> Any
 
 
 def _lean_values(
-    values: Mapping[str, Any], load: LoadResult, model: _ModelValues
-) -> dict[str, Any]:
+    values: Mapping[str, object], load: LoadResult, model: _ModelValues
+) -> dict[str, object]:
     """A JSON document's values without what equals the model's defaults (canonical
     JSON writes every default, nulls among them), path strings canonical. A piece whose
     model would differ without its defaults (one whose keys' presence matters) keeps
@@ -1074,7 +1105,7 @@ def _lean_values(
     the very same model."""
     workflow = load.workflow
     full, short = model.top()
-    lean: dict[str, Any] = {}
+    lean: dict[str, object] = {}
     for key, value in values.items():
         if key in full and key not in short and value == full[key]:
             continue
@@ -1089,7 +1120,7 @@ def _lean_values(
     reloaded = load_workflow(lean)
     if same_model(reloaded.workflow, workflow):
         return lean
-    if not reloaded.issues and reloaded.workflow is not None:
+    if not reloaded.issues and reloaded.workflow is not None and workflow is not None:
         _restore_differences(lean, values, reloaded.workflow, workflow, model)
         if same_model(load_workflow(lean).workflow, workflow):
             return lean
@@ -1097,10 +1128,10 @@ def _lean_values(
 
 
 def _restore_differences(
-    lean: dict[str, Any],
-    values: Mapping[str, Any],
-    reloaded: Any,
-    workflow: Any,
+    lean: dict[str, object],
+    values: Mapping[str, object],
+    reloaded: Workflow,
+    workflow: Workflow,
     model: _ModelValues,
 ) -> None:
     """Give their defaults back to the pieces of ``lean`` whose model differs."""
@@ -1115,12 +1146,13 @@ def _restore_differences(
                     or not same_model(theirs[index], ours[index])
                 ):
                     restored = _canonical_paths(item, (key, index), model)
-                    lean[key][index] = _without_field_nulls(restored)
+                    pieces = cast(list[object], lean[key])  # (made by ``_lean_values``)
+                    pieces[index] = _without_field_nulls(restored)
         elif key in fields and getattr(reloaded, fields[key]) != getattr(workflow, fields[key]):
             lean[key] = _without_field_nulls(_canonical_paths(value, (key,), model))
 
 
-def _lean_piece(kind: str, index: int, item: Any, model: _ModelValues) -> Any:
+def _lean_piece(kind: str, index: int, item: object, model: _ModelValues) -> object:
     try:
         _piece, full, short = model.piece(kind, index)
     except IndexError:
@@ -1128,12 +1160,14 @@ def _lean_piece(kind: str, index: int, item: Any, model: _ModelValues) -> Any:
     return _trim(item, full, short, (kind, index), model)
 
 
-def _trim(value: Any, full: Any, short: Any, location: Location, model: _ModelValues) -> Any:
+def _trim(
+    value: object, full: object, short: object, location: Location, model: _ModelValues
+) -> object:
     """``value`` without the keys whose value is the model's default (``full`` holds
     them, ``short`` does not, and the document wrote them as the model dumps them)."""
     if type(value) is dict and type(full) is dict:
         short_map = short if type(short) is dict else {}
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         for key, item in value.items():
             if key in short_map and item == short_map[key]:
                 # Written as the model has it without defaults: nothing to leave out,
@@ -1163,7 +1197,7 @@ def _trim(value: Any, full: Any, short: Any, location: Location, model: _ModelVa
     return value
 
 
-def _refuse_nulls(values: Any, location: Location, parsed: ParsedDocument) -> None:
+def _refuse_nulls(values: object, location: Location, parsed: ParsedDocument) -> None:
     nulls = list(_nulls(values, location))
     if nulls:
         lines = LineIndex(parsed.text)
@@ -1171,9 +1205,9 @@ def _refuse_nulls(values: Any, location: Location, parsed: ParsedDocument) -> No
         raise ExportError(f"TOML has no null: cannot write the null at {places}")
 
 
-def _nulls(value: Any, location: Location) -> Iterator[Location]:
+def _nulls(value: object, location: Location) -> Iterator[Location]:
     """The locations of the nulls in ``value`` (JSON values), in document order."""
-    stack: list[tuple[Any, Location]] = [(value, location)]
+    stack: list[tuple[object, Location]] = [(value, location)]
     while stack:
         value, location = stack.pop()
         if value is None:
@@ -1241,7 +1275,7 @@ def _source_forms(parsed: ParsedDocument) -> SourceForm:
     return form
 
 
-def _keep_unknown_keys(data: dict[str, Any], parsed: ParsedDocument) -> None:
+def _keep_unknown_keys(data: dict[str, object], parsed: ParsedDocument) -> None:
     """Put the keys lda-wf does not know (and ``$schema``) into the canonical JSON, each
     in its table after the key it followed; ``ExportError`` naming each one the
     canonical JSON has no table for."""
@@ -1261,7 +1295,7 @@ def _keep_unknown_keys(data: dict[str, Any], parsed: ParsedDocument) -> None:
         raise ExportError(f"canonical JSON has no place for the unknown keys {places}")
 
 
-def _table_at(data: Any, location: Location) -> Any:
+def _table_at(data: object, location: Location) -> object:
     for part in location:
         if isinstance(data, Mapping) and isinstance(part, str):
             data = data.get(part)
@@ -1272,7 +1306,7 @@ def _table_at(data: Any, location: Location) -> Any:
     return data
 
 
-def _insert_after(table: dict[str, Any], document_table: Mapping[str, Any], key: str) -> None:
+def _insert_after(table: dict[str, object], document_table: Mapping[str, object], key: str) -> None:
     """``document_table[key]`` into ``table``, after the nearest key before it there."""
     value = to_jsonable_python(document_table[key])
     keys = list(document_table)
