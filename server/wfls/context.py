@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from wf_core.records import record
 from wf_core.view import AnalysisView, DiagnosedView, WorkspaceView
@@ -22,6 +23,14 @@ from wfls.settings import Settings
 
 if TYPE_CHECKING:
     from wfls.features.run import LastRun
+
+
+class RequestFailed(JsonRpcException):
+    """LSP's ``RequestFailed``: the request was valid but cannot be carried out (a refused
+    rename, a run of a workflow with errors); the client shows the message."""
+
+    CODE = -32803  # pygls reads ``CODE``; a lower-case ``code`` left refusals InternalError
+    MESSAGE = "Request failed"
 
 
 class DocumentLookup(Protocol):
@@ -60,7 +69,7 @@ class Session(Protocol):
     def cancel_pending(self) -> None: ...
     async def diagnostics_async(self, uri: str) -> Any: ...
     async def request_context(
-        self, uri: str, *, while_typing: bool = False
+        self, uri: str, *, while_typing: bool = False, at: types.Position | None = None
     ) -> RequestContext | None: ...
     async def analysed(self, uri: str) -> DiagnosedView | None: ...
     async def workspace_scanned(self) -> None: ...

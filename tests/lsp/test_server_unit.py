@@ -16,7 +16,8 @@ from lsprotocol import types
 
 from wfls import client_log
 from wfls.diagnostics_memo import publish_params
-from wfls.server import create_server, features
+from wfls.registry import SessionTask, routes
+from wfls.server import create_server
 from wfls.settings import ProblemReports, Settings, parse_settings
 
 BILLING = (Path(__file__).parents[2] / "examples" / "billing.wf.toml").read_text()
@@ -294,14 +295,16 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
     await until(sink, lambda: published(sink, 3), "the diagnostics of the last edit")
 
 
-def test_every_feature_says_how_its_handler_runs() -> None:
-    """Handler modules are imported on first use, so a session handler's kind (a
-    coroutine, run as a task, or a function, run in order) is declared with it."""
-    for feature in features():
-        module = feature.module
-        assert callable(module.handle), feature.name
-        if not feature.document:
-            assert feature.asynchronous == inspect.iscoroutinefunction(module.handle), feature.name
+def test_every_route_is_of_the_kind_its_handler_is() -> None:
+    """pygls runs a coroutine function as a task and a function at once, in the order
+    the messages come: a session task's handler is a coroutine function, every other
+    handler a function (a document request's runs once its context is built), and each
+    method is routed once."""
+    methods = [route.method for route in routes()]
+    assert len(methods) == len(set(methods)) == 27
+    for route in routes():
+        coroutine = inspect.iscoroutinefunction(route.handle)
+        assert coroutine == isinstance(route, SessionTask), route.method
 
 
 _INITIALIZE_ONLY = """

@@ -16,15 +16,15 @@ from wf_core.spans import Span
 from wf_core.view import DiagnosedView
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.code_actions import code_actions
 
 
-def empty() -> list[types.CodeAction]:
+def empty(params: types.CodeActionParams) -> list[types.CodeAction]:
     return []
 
 
 def handle(ctx: RequestContext, params: types.CodeActionParams) -> list[types.CodeAction]:
-    # Not WHILE_TYPING: the view is always a full snapshot, which has the issues.
+    from wfls.features.code_actions import code_actions
+
     view = cast(DiagnosedView, ctx.view)
     start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
     span = Span(min(start, end), max(start, end))  # a client may send a range backwards

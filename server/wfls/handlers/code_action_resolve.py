@@ -11,7 +11,6 @@ from lsprotocol import types
 from wf_core.view import DiagnosedView
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.code_actions import resolve_code_action
 
 
 def uri_of(params: types.CodeAction) -> str | None:
@@ -19,11 +18,13 @@ def uri_of(params: types.CodeAction) -> str | None:
     return data.get("uri") if isinstance(data, dict) else None
 
 
-def empty_for(params: types.CodeAction) -> types.CodeAction:
+def empty(params: types.CodeAction) -> types.CodeAction:
     return params
 
 
 def handle(ctx: RequestContext, params: types.CodeAction) -> types.CodeAction:
+    from wfls.features.code_actions import resolve_code_action
+
     if params.edit is not None:
         return params
     view = cast(DiagnosedView, ctx.view)

@@ -6,14 +6,15 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.definition import definition
 
 
-def empty() -> list[types.Location]:
+def empty(params: types.DefinitionParams) -> list[types.Location]:
     return []
 
 
 def handle(ctx: RequestContext, params: types.DefinitionParams) -> list[types.Location]:
+    from wfls.features.definition import definition
+
     locations = []
     for target in definition(ctx.view, ctx.offset(params.position), ctx.workspace):
         if target.uri is None or target.uri == ctx.uri:

@@ -7,7 +7,7 @@ from lsprotocol import types
 from wfls.context import Session
 
 
-def empty() -> types.FullDocumentDiagnosticReport:
+def empty(params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosticReport:
     return types.FullDocumentDiagnosticReport(items=[])
 
 
@@ -16,7 +16,7 @@ async def handle(
 ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
     result = await session.diagnostics_async(params.text_document.uri)
     if result is None:
-        return empty()
+        return empty(params)
     if params.previous_result_id == result.result_id:
         return types.UnchangedDocumentDiagnosticReport(result_id=result.result_id)
     return types.FullDocumentDiagnosticReport(items=result.items, result_id=result.result_id)

@@ -5,18 +5,17 @@ from __future__ import annotations
 from lsprotocol import types
 
 from wfls.context import RequestContext
-from wfls.features.references import highlights
-
-WHILE_TYPING = True
 
 
-def empty() -> list[types.DocumentHighlight]:
+def empty(params: types.DocumentHighlightParams) -> list[types.DocumentHighlight]:
     return []
 
 
 def handle(
     ctx: RequestContext, params: types.DocumentHighlightParams
 ) -> list[types.DocumentHighlight]:
+    from wfls.features.references import highlights
+
     kind = types.DocumentHighlightKind
     return [
         types.DocumentHighlight(

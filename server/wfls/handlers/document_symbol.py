@@ -6,16 +6,17 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.symbols import document_symbols
 
 
-def empty() -> list[types.DocumentSymbol]:
+def empty(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
     return []
 
 
 def handle(
     ctx: RequestContext, params: types.DocumentSymbolParams
 ) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+    from wfls.features.symbols import document_symbols
+
     symbols = document_symbols(ctx.view)
     if ctx.flags.hierarchical_symbols:
         return [convert.document_symbol(symbol, ctx.codec) for symbol in symbols]

@@ -28,27 +28,24 @@ from collections.abc import Callable
 from typing import Any, TypeGuard
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcInvalidParams
 
 from wfls.capabilities import NODE_CONTEXT, OWNER_STACK, RUN_WORKFLOW
-from wfls.context import Session
-from wfls.features import node_context
-from wfls.features.run import RunRefused, run_document
+from wfls.context import RequestFailed, Session
 
 logger = logging.getLogger("wfls")
 
-# Every command of ``capabilities.COMMANDS`` but the run, which has its own path.
-COMMANDS: dict[str, Callable[[Any, int], Any]] = {
-    OWNER_STACK: node_context.owner_stack_at,
-    NODE_CONTEXT: node_context.node_context_at,
-}
 
+def _node_command(command: str) -> Callable[[Any, int], Any] | None:
+    """The feature of a command of ``capabilities.COMMANDS`` but the run, which has its
+    own path (None for any other command)."""
+    from wfls.features import node_context
 
-class RequestFailed(JsonRpcException):
-    """The request was valid but could not be carried out (LSP ``RequestFailed``)."""
-
-    CODE = -32803
-    MESSAGE = "Request failed"
+    commands: dict[str, Callable[[Any, int], Any]] = {
+        OWNER_STACK: node_context.owner_stack_at,
+        NODE_CONTEXT: node_context.node_context_at,
+    }
+    return commands.get(command)
 
 
 def _target(arguments: Any) -> tuple[str, types.Position]:
@@ -70,7 +67,7 @@ def _natural(value: Any) -> TypeGuard[int]:
     return type(value) is int and value >= 0
 
 
-def empty() -> None:
+def empty(params: types.ExecuteCommandParams) -> None:
     return None
 
 
@@ -93,6 +90,8 @@ def _run_arguments(arguments: Any) -> tuple[str, Any, dict[str, str]]:
 
 
 async def run_workflow(session: Session, arguments: Any) -> Any:
+    from wfls.features.run import RunRefused, run_document
+
     uri, value, outcomes = _run_arguments(arguments)
     ctx = await session.request_context(uri)
     view = await session.analysed(uri) if ctx is not None else None
@@ -115,7 +114,7 @@ async def run_workflow(session: Session, arguments: Any) -> Any:
 async def handle(session: Session, params: types.ExecuteCommandParams) -> Any:
     if params.command == RUN_WORKFLOW:
         return await run_workflow(session, params.arguments)
-    feature = COMMANDS.get(params.command)
+    feature = _node_command(params.command)
     if feature is None:
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
     uri, position = _target(params.arguments)

@@ -6,13 +6,14 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.folding import folding_ranges
 
 
-def empty() -> list[types.FoldingRange]:
+def empty(params: types.FoldingRangeParams) -> list[types.FoldingRange]:
     return []
 
 
 def handle(ctx: RequestContext, params: types.FoldingRangeParams) -> list[types.FoldingRange]:
+    from wfls.features.folding import folding_ranges
+
     found = (convert.folding_range(fold, ctx.codec, ctx.flags) for fold in folding_ranges(ctx.view))
     return [fold for fold in found if fold is not None]

@@ -7,16 +7,15 @@ from lsprotocol import types
 from wf_core.spans import Span
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.inlay_hints import HintOptions, inlay_hints
-
-WHILE_TYPING = True
 
 
-def empty() -> list[types.InlayHint]:
+def empty(params: types.InlayHintParams) -> list[types.InlayHint]:
     return []
 
 
 def handle(ctx: RequestContext, params: types.InlayHintParams) -> list[types.InlayHint]:
+    from wfls.features.inlay_hints import HintOptions, inlay_hints
+
     settings = ctx.settings
     options = HintOptions(
         item_types=settings.inlay_item_types,

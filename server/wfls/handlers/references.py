@@ -6,14 +6,15 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.references import references
 
 
-def empty() -> list[types.Location]:
+def empty(params: types.ReferenceParams) -> list[types.Location]:
     return []
 
 
 def handle(ctx: RequestContext, params: types.ReferenceParams) -> list[types.Location]:
+    from wfls.features.references import references
+
     found = references(
         ctx.view,
         ctx.offset(params.position),

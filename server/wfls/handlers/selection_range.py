@@ -6,14 +6,15 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.selection import selection_chain
 
 
-def empty() -> list[types.SelectionRange]:
+def empty(params: types.SelectionRangeParams) -> list[types.SelectionRange]:
     return []
 
 
 def handle(ctx: RequestContext, params: types.SelectionRangeParams) -> list[types.SelectionRange]:
+    from wfls.features.selection import selection_chain
+
     return [
         convert.selection_range(selection_chain(ctx.view, ctx.offset(position)), ctx.codec)
         for position in params.positions

@@ -8,10 +8,8 @@ from wfls import convert
 from wfls.context import RequestContext
 from wfls.handlers import semantic_tokens_full as full
 
-WHILE_TYPING = True
 
-
-def empty() -> types.SemanticTokens:
+def empty(params: types.SemanticTokensDeltaParams) -> types.SemanticTokens:
     return types.SemanticTokens(data=[])
 
 

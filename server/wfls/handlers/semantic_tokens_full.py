@@ -15,9 +15,7 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.semantic_tokens import semantic_tokens
 
-WHILE_TYPING = True
 REMEMBERED = 64
 
 _ids = itertools.count(1)
@@ -40,10 +38,12 @@ def previous(uri: str, result_id: str) -> list[int] | None:
 
 
 def compute(ctx: RequestContext) -> list[int]:
+    from wfls.features.semantic_tokens import semantic_tokens
+
     return convert.semantic_tokens_data(semantic_tokens(ctx.view), ctx.codec, ctx.flags)
 
 
-def empty() -> types.SemanticTokens:
+def empty(params: types.SemanticTokensParams) -> types.SemanticTokens:
     return types.SemanticTokens(data=[])
 
 

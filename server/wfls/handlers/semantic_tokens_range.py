@@ -7,16 +7,15 @@ from lsprotocol import types
 from wf_core.spans import Span
 from wfls import convert
 from wfls.context import RequestContext
-from wfls.features.semantic_tokens import semantic_tokens
-
-WHILE_TYPING = True
 
 
-def empty() -> types.SemanticTokens:
+def empty(params: types.SemanticTokensRangeParams) -> types.SemanticTokens:
     return types.SemanticTokens(data=[])
 
 
 def handle(ctx: RequestContext, params: types.SemanticTokensRangeParams) -> types.SemanticTokens:
+    from wfls.features.semantic_tokens import semantic_tokens
+
     start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
     span = Span(min(start, end), max(start, end))
     tokens = semantic_tokens(ctx.view, span)

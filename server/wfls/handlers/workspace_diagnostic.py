@@ -16,7 +16,7 @@ from wfls.context import Session
 logger = logging.getLogger("wfls")
 
 
-def empty() -> types.WorkspaceDiagnosticReport:
+def empty(params: types.WorkspaceDiagnosticParams) -> types.WorkspaceDiagnosticReport:
     return types.WorkspaceDiagnosticReport(items=[])
 
 

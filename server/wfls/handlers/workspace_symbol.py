@@ -13,18 +13,19 @@ from lsprotocol import types
 
 from wfls import convert
 from wfls.context import Session
-from wfls.features.symbols import workspace_symbols
 
 logger = logging.getLogger("wfls")
 
 
-def empty() -> list[types.SymbolInformation]:
+def empty(params: types.WorkspaceSymbolParams) -> list[types.SymbolInformation]:
     return []
 
 
 async def handle(
     session: Session, params: types.WorkspaceSymbolParams
 ) -> list[types.SymbolInformation]:
+    from wfls.features.symbols import workspace_symbols
+
     found: list[types.SymbolInformation] = []
     for uri in session.document_uris():
         try:

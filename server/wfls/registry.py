@@ -1,0 +1,376 @@
+"""Every LSP method wfls handles, in one routing table (``routes``), and their registration.
+
+A route says what its handler is given and how pygls runs it:
+
+- :class:`DocumentRequest`: a request about one document, answered from a
+  :class:`~wfls.context.RequestContext` of it, which the registered function builds
+  first (waiting for the analysis it needs, off the event loop);
+- :class:`SessionTask`: a coroutine given the :class:`~wfls.context.Session`, run by
+  pygls as a task, so it may wait (for the client, the worker, the workspace scan)
+  while later messages are handled;
+- :class:`SessionEvent`: a function given the session, run at once and in the order the
+  messages come (opening, editing and closing a document, ``shutdown``), so each sees
+  what the one before it did.
+
+Each route also says which clients it is for (``when``), its options (what the
+server capabilities advertise), and for a request the answer when there is nothing to
+say (``empty``: a failure costs one empty answer, not the session). The handler modules
+are imported here; each imports what it computes with (the features, the analysis)
+when first called, so the answer to ``initialize``, which registers the routes, needs
+none of it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any, Generic, Protocol, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+from pygls.lsp.server import LanguageServer
+
+from wf_core.records import record
+from wfls.capabilities import COMMANDS, ClientFlags
+from wfls.context import RequestContext, RequestFailed, Session
+from wfls.features.types import Refusal
+from wfls.handlers import (
+    code_action,
+    code_action_resolve,
+    completion,
+    definition,
+    diagnostic,
+    did_change,
+    did_change_configuration,
+    did_change_watched_files,
+    did_close,
+    did_open,
+    document_highlight,
+    document_symbol,
+    execute_command,
+    folding_range,
+    hover,
+    initialized,
+    inlay_hint,
+    prepare_rename,
+    references,
+    rename,
+    selection_range,
+    semantic_tokens_delta,
+    semantic_tokens_full,
+    semantic_tokens_range,
+    shutdown,
+    workspace_diagnostic,
+    workspace_symbol,
+)
+
+logger = logging.getLogger("wfls")
+
+P = TypeVar("P")
+R = TypeVar("R")
+
+Registered = Callable[..., Any]
+"""The function pygls calls with a message's params (and the registrations' kind)."""
+
+
+def always(flags: ClientFlags) -> bool:
+    return True
+
+
+def pulls(flags: ClientFlags) -> bool:
+    return flags.pull_diagnostics
+
+
+def takes_code_actions(flags: ClientFlags) -> bool:
+    return flags.code_action_literals
+
+
+def text_document_uri(params: Any) -> str | None:
+    """The document most requests are about: the one ``params.text_document`` names."""
+    uri: str = params.text_document.uri
+    return uri
+
+
+class AtAPlace(Protocol):
+    @property
+    def position(self) -> types.Position: ...
+
+
+def cursor(params: AtAPlace) -> types.Position:
+    """The place a request about the cursor names."""
+    return params.position
+
+
+def nothing(params: object) -> None:
+    """The answer of a route with nothing to say (a notification has nobody to answer)."""
+    return None
+
+
+@record
+class DocumentRequest(Generic[P, R]):
+    """A request answered from the request context of the document it is about."""
+
+    method: str
+    handle: Callable[[RequestContext, P], R]
+    empty: Callable[[P], R]
+    options: object = None
+    when: Callable[[ClientFlags], bool] = always
+    # May be answered from the previous analysis seen through the edits since, while the
+    # author types (``WflsServer.request_context``).
+    while_typing: bool = False
+    # Where a request about one place is (``cursor``): it may be answered from the index
+    # of the node there, before the document's index is built.
+    at: Callable[[P], types.Position] | None = None
+    # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
+    uri_of: Callable[[P], str | None] = text_document_uri
+
+    def registered(self, session: Session) -> Registered:
+        """Builds the context, then runs the handler. A refusal becomes a
+        ``RequestFailed`` reply the client shows; protocol errors pass through; any other
+        failure is logged and answered ``empty``."""
+
+        async def answer(params: P) -> R:
+            try:
+                uri = self.uri_of(params)
+                if not uri:
+                    return self.empty(params)
+                at = self.at(params) if self.at is not None else None
+                ctx = await session.request_context(uri, while_typing=self.while_typing, at=at)
+                if ctx is None:
+                    return self.empty(params)
+                try:
+                    return self.handle(ctx, params)
+                except Exception as error:
+                    from wf_core.semantic.index import IndexIncomplete  # loaded with the analysis
+
+                    if at is None or not isinstance(error, IndexIncomplete):
+                        raise
+                # It needed more than that node's index: asked again, it waits for the whole.
+                ctx = await session.request_context(uri, while_typing=self.while_typing)
+                return self.handle(ctx, params) if ctx is not None else self.empty(params)
+            except Refusal as refusal:
+                raise RequestFailed(str(refusal)) from None
+            except JsonRpcException:
+                raise
+            except Exception:
+                logger.exception("%s failed", self.method)
+                return self.empty(params)
+
+        return answer
+
+
+@record
+class SessionTask(Generic[P, R]):
+    """A coroutine given the session: pygls runs it as a task."""
+
+    method: str
+    handle: Callable[[Session, P], Awaitable[R]]
+    empty: Callable[[P], R]
+    options: object = None
+    when: Callable[[ClientFlags], bool] = always
+
+    def registered(self, session: Session) -> Registered:
+        """Any failure but a protocol error (the answer) is logged and answered
+        ``empty``, never raised into pygls."""
+
+        async def run(params: P) -> R:
+            try:
+                return await self.handle(session, params)
+            except JsonRpcException:
+                raise
+            except Exception:
+                logger.exception("%s failed", self.method)
+                return self.empty(params)
+
+        return run
+
+
+@record
+class SessionEvent(Generic[P]):
+    """A function given the session: pygls runs it at once, as its message comes."""
+
+    method: str
+    handle: Callable[[Session, P], None]
+    options: object = None
+    when: Callable[[ClientFlags], bool] = always
+
+    def registered(self, session: Session) -> Registered:
+        """Any failure but a protocol error is logged, never raised into pygls (a
+        notification has nobody to answer)."""
+
+        def run(params: P) -> None:
+            try:
+                self.handle(session, params)
+            except JsonRpcException:
+                raise
+            except Exception:
+                logger.exception("%s failed", self.method)
+
+        return run
+
+
+Route = DocumentRequest[Any, Any] | SessionTask[Any, Any] | SessionEvent[Any]
+
+
+def routes() -> list[Route]:
+    """Every LSP method wfls handles (but ``initialize``, which registers these)."""
+    from wfls.features.legend import TOKEN_MODIFIERS, TOKEN_TYPES
+    from wfls.features.types import MIGRATE_CONVENIENCE_KEYS
+
+    diagnostic_options = types.DiagnosticOptions(
+        identifier="wfls", inter_file_dependencies=False, workspace_diagnostics=True
+    )
+    legend = types.SemanticTokensLegend(
+        token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS)
+    )
+    code_actions = types.CodeActionOptions(
+        code_action_kinds=[types.CodeActionKind.QuickFix, MIGRATE_CONVENIENCE_KEYS],
+        resolve_provider=True,
+    )
+    return [
+        SessionTask(types.INITIALIZED, initialized.handle, nothing),
+        SessionEvent(types.SHUTDOWN, shutdown.handle),
+        SessionTask(
+            types.WORKSPACE_DID_CHANGE_CONFIGURATION, did_change_configuration.handle, nothing
+        ),
+        SessionEvent(types.TEXT_DOCUMENT_DID_OPEN, did_open.handle),
+        SessionEvent(types.TEXT_DOCUMENT_DID_CHANGE, did_change.handle),
+        SessionEvent(types.TEXT_DOCUMENT_DID_CLOSE, did_close.handle),
+        SessionTask(
+            types.WORKSPACE_DID_CHANGE_WATCHED_FILES, did_change_watched_files.handle, nothing
+        ),
+        SessionTask(
+            types.TEXT_DOCUMENT_DIAGNOSTIC,
+            diagnostic.handle,
+            diagnostic.empty,
+            diagnostic_options,
+            when=pulls,
+        ),
+        SessionTask(
+            types.WORKSPACE_DIAGNOSTIC,
+            workspace_diagnostic.handle,
+            workspace_diagnostic.empty,
+            when=pulls,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_COMPLETION,
+            completion.handle,
+            completion.empty,
+            types.CompletionOptions(trigger_characters=[".", '"', "'"]),
+            while_typing=True,
+            at=cursor,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_HOVER, hover.handle, hover.empty, while_typing=True, at=cursor
+        ),
+        DocumentRequest(types.TEXT_DOCUMENT_DEFINITION, definition.handle, definition.empty),
+        DocumentRequest(types.TEXT_DOCUMENT_REFERENCES, references.handle, references.empty),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
+            document_highlight.handle,
+            document_highlight.empty,
+            while_typing=True,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_PREPARE_RENAME, prepare_rename.handle, prepare_rename.empty
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_RENAME,
+            rename.handle,
+            rename.empty,
+            types.RenameOptions(prepare_provider=True),
+        ),
+        # The view is always a full snapshot, which has the issues the actions fix.
+        DocumentRequest(
+            types.TEXT_DOCUMENT_CODE_ACTION,
+            code_action.handle,
+            code_action.empty,
+            code_actions,
+            when=takes_code_actions,
+        ),
+        DocumentRequest(
+            types.CODE_ACTION_RESOLVE,
+            code_action_resolve.handle,
+            code_action_resolve.empty,
+            when=takes_code_actions,
+            uri_of=code_action_resolve.uri_of,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
+            semantic_tokens_full.handle,
+            semantic_tokens_full.empty,
+            legend,
+            while_typing=True,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA,
+            semantic_tokens_delta.handle,
+            semantic_tokens_delta.empty,
+            legend,
+            while_typing=True,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE,
+            semantic_tokens_range.handle,
+            semantic_tokens_range.empty,
+            legend,
+            while_typing=True,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_INLAY_HINT,
+            inlay_hint.handle,
+            inlay_hint.empty,
+            types.InlayHintOptions(),
+            while_typing=True,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol.handle, document_symbol.empty
+        ),
+        SessionTask(types.WORKSPACE_SYMBOL, workspace_symbol.handle, workspace_symbol.empty),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_FOLDING_RANGE, folding_range.handle, folding_range.empty
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_SELECTION_RANGE, selection_range.handle, selection_range.empty
+        ),
+        SessionTask(
+            types.WORKSPACE_EXECUTE_COMMAND,
+            execute_command.handle,
+            execute_command.empty,
+            types.ExecuteCommandOptions(commands=list(COMMANDS)),
+        ),
+    ]
+
+
+def register_routes(server: LanguageServer, session: Session) -> None:
+    """The one place where wfls registers LSP methods with pygls (called from
+    ``initialize``, once the client's flags are known): each route for this client, its
+    function given ``session``."""
+    for route in routes():
+        if not route.when(session.flags):
+            continue
+        registered = route.registered(session)
+        if isinstance(route.options, types.ExecuteCommandOptions):
+            _register_commands(server, route.options, registered)
+        elif route.options is None:
+            server.feature(route.method)(registered)
+        else:
+            server.feature(route.method, route.options)(registered)
+
+
+def _register_commands(
+    server: LanguageServer, options: types.ExecuteCommandOptions, registered: Registered
+) -> None:
+    """pygls answers ``workspace/executeCommand`` itself, dispatching on the command
+    name to what ``server.command`` registered (and advertising those names): each
+    command of the options is registered there, all served by the one function."""
+
+    def command(name: str) -> Registered:
+        async def run(*arguments: Any) -> Any:
+            params = types.ExecuteCommandParams(command=name, arguments=list(arguments))
+            return await registered(params)
+
+        return run
+
+    for name in options.commands:
+        server.command(name)(command(name))
