@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import threading
 import weakref
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wf_core.semantic.cursor import node_of
 from wf_core.semantic.index import IndexIncomplete, IndexView, NodeIndex
@@ -24,6 +24,8 @@ from wf_core.semantic.index import IndexIncomplete, IndexView, NodeIndex
 if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
     from wf_core.models.loading import LoadResult
+    from wf_core.models.steps import AnyStep
+    from wf_core.models.workflow import Workflow
     from wf_core.overlay import EditedSnapshot
     from wf_core.semantic.build import PathResolver
     from wf_core.snapshot import DocumentSnapshot
@@ -136,7 +138,7 @@ class NodeView:
         return self.snapshot.parsed
 
     @property
-    def workflow(self) -> Any | None:
+    def workflow(self) -> Workflow | None:
         return self.snapshot.workflow
 
     @property
@@ -151,5 +153,5 @@ class NodeView:
     def index(self) -> IndexView:
         return self._index
 
-    def node_at_document_index(self, index: int) -> Any | None:
+    def node_at_document_index(self, index: int) -> AnyStep | None:
         return self.snapshot.node_at_document_index(index)

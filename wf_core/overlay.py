@@ -17,11 +17,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cached_property
-from typing import Any
+from typing import TYPE_CHECKING
 
 from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.edits import Region
+from wf_core.issues import Issue
 from wf_core.locations import Location
 from wf_core.records import record
 from wf_core.semantic.build import PathResolver, path_occurrence, path_role_at, segment_occurrences
@@ -37,6 +38,12 @@ from wf_core.semantic.model import (
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex, Span
 from wf_core.view import SourceMapView
+
+if TYPE_CHECKING:
+    from wf_core.analysis.context_scopes import ContextModel
+    from wf_core.models.loading import LoadResult
+    from wf_core.models.steps import AnyStep
+    from wf_core.models.workflow import Workflow
 
 
 @record
@@ -142,9 +149,9 @@ class _OverlaySourceMap:
 class _OverlayParsed:
     text: str
     syntax: str
-    values: Any
+    values: dict[str, object]
     source_map: _OverlaySourceMap
-    issues: tuple[Any, ...] = ()
+    issues: tuple[Issue, ...] = ()
 
 
 def _shift_occurrence(occurrence: Occurrence, shift: _Shift) -> Occurrence:
@@ -310,18 +317,18 @@ class EditedSnapshot:
         return self.base.lines.edited(self.parsed.text, shift.start, shift.delta)
 
     @property
-    def load(self) -> Any:
+    def load(self) -> LoadResult:
         return self.base.load
 
     @property
-    def workflow(self) -> Any:
+    def workflow(self) -> Workflow | None:
         return self.base.workflow
 
     @property
-    def context(self) -> Any:
+    def context(self) -> ContextModel | None:
         return self.base.context
 
-    def node_at_document_index(self, index: int) -> Any:
+    def node_at_document_index(self, index: int) -> AnyStep | None:
         return self.base.node_at_document_index(index)
 
     @cached_property

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wf_core.analysis.context_scopes import ContextModel, context_model
 from wf_core.collector import collector_paused
@@ -28,7 +28,8 @@ from wf_core.documents.source_map import ElementKey, plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.loading import LoadResult, load_workflow
-from wf_core.models.workflow import first_index_by_id
+from wf_core.models.steps import AnyStep, NodeUse
+from wf_core.models.workflow import Workflow, first_index_by_id
 from wf_core.path_scan import scan_path
 from wf_core.records import record
 from wf_core.semantic.index import SemanticIndex
@@ -156,7 +157,7 @@ class DocumentSnapshot:
         )
 
     @property
-    def workflow(self) -> Any | None:
+    def workflow(self) -> Workflow | None:
         return self.load.workflow
 
     @cached_property
@@ -304,7 +305,8 @@ class DocumentSnapshot:
         location = issue.location or ()
         if workflow is None or len(location) < 2 or not isinstance(location[1], int):
             return issue
-        name = workflow.nodes[location[1]].node
+        node = workflow.nodes[location[1]]
+        name = node.node if isinstance(node, NodeUse) else None  # (its node def is unknown)
         if name not in self.load.invalid_node_def_names:
             return issue
         defs = self.parsed.values.get("node_defs") if isinstance(self.parsed.values, dict) else None
@@ -524,7 +526,7 @@ class DocumentSnapshot:
         placed.sort(key=lambda p: (p.span.start, p.span.end, _SEVERITY_ORDER[p.severity]))
         return tuple(placed)
 
-    def node_at_document_index(self, index: int) -> Any | None:
+    def node_at_document_index(self, index: int) -> AnyStep | None:
         """The model node built from the document's ``nodes[index]``, if it validated."""
         workflow = self.workflow
         if workflow is None:

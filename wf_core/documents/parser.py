@@ -35,7 +35,7 @@ Invariants:
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wf_core.collector import collector_paused
 from wf_core.documents._offsets import encode
@@ -54,7 +54,7 @@ from wf_core.spans import Span
 class ParsedDocument:
     text: str
     syntax: Syntax
-    values: dict[str, Any]
+    values: dict[str, object]
     source_map: SourceMap
     issues: tuple[Issue, ...]
 
@@ -91,7 +91,9 @@ def _parser(syntax: Syntax) -> tree_sitter.Parser:
     return tree_sitter.Parser(_language(syntax))
 
 
-Converted = tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]
+Converted = tuple[
+    dict[str, object], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]
+]
 
 
 def _build(

@@ -69,7 +69,9 @@ _SCALAR_TYPES = frozenset(
 )
 
 
-Converted = tuple[dict[str, Any], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]]
+Converted = tuple[
+    dict[str, object], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]
+]
 """Values, source map, problems (span, message, first definition) and the chunks used."""
 
 

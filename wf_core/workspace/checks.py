@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 from dataclasses import replace
-from typing import Any
 
 from wf_core.analysis.components import strongly_connected_components
 from wf_core.issues import Issue, ProjectCode, Related, Severity
@@ -58,7 +57,7 @@ def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:
     return tuple(placed)
 
 
-def _node_ids(values: Any) -> dict[str, int]:
+def _node_ids(values: object) -> dict[str, int]:
     """Each node id's document index (its first node), from the parsed values."""
     nodes = values.get("nodes") if isinstance(values, Mapping) else None
     return first_index_by_id(
@@ -85,7 +84,7 @@ class _Checker:
         self.workspace = workspace
         self.document = document
         self.snapshot = document.snapshot
-        self.values: Mapping[str, Any] = (
+        self.values: Mapping[str, object] = (
             document.snapshot.parsed.values
             if isinstance(document.snapshot.parsed.values, Mapping)
             else {}
@@ -148,10 +147,11 @@ class _Checker:
             return None  # the child's own loop: an ordinary context error
         for caller, use in callers:
             index = self._ids(caller).get(owner)
-            if (
-                index is not None
-                and caller.snapshot.parsed.values["nodes"][index].get("type") == "foreach"
-            ):
+            if index is None:
+                continue
+            nodes = caller.snapshot.parsed.values.get("nodes")  # (where the id was found)
+            node = nodes[index] if isinstance(nodes, list) else None
+            if isinstance(node, Mapping) and node.get("type") == "foreach":
                 return caller, use, index, owner
         return None
 

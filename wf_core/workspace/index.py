@@ -19,7 +19,6 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from wf_core.documents import syntax_for_path
 from wf_core.documents.toml_statements import first_section
@@ -104,11 +103,12 @@ def quick_name(text: str, syntax: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _outline(values: Any) -> tuple[str | None, tuple[SubgraphUse, ...]]:
+def _outline(values: object) -> tuple[str | None, tuple[SubgraphUse, ...]]:
     """The workflow's ``name`` and its subgraph uses, read from the document's values."""
     if not isinstance(values, Mapping):
         return None, ()
-    name = values.get("name") if isinstance(values.get("name"), str) else None
+    written = values.get("name")
+    name = written if isinstance(written, str) else None
     uses = []
     nodes = values.get("nodes")
     for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
@@ -306,7 +306,7 @@ class Workspace:
                 if use.name == name
             ]
 
-    def issues_of(self, uri: str, snapshot: Any) -> tuple[PlacedIssue, ...] | None:
+    def issues_of(self, uri: str, snapshot: object) -> tuple[PlacedIssue, ...] | None:
         """The findings of ``uri`` in the workspace when the index holds this very
         ``snapshot`` of it (None otherwise: the caller falls back to its own findings)."""
         from wf_core.workspace.checks import document_issues  # checks builds on the index

@@ -424,7 +424,7 @@ def _deprecated_input_form(view: DiagnosedView, issue: PlacedIssue, lazy: bool) 
     if replacement is None or not isinstance(canonical, str) or not location:
         return []
     key = location[-1]
-    parent = view.parsed.values
+    parent: object = view.parsed.values
     for part in location[:-1]:
         parent = parent[part] if isinstance(parent, list | dict) else None  # type: ignore[index]
     if canonical != key and isinstance(parent, dict) and canonical in parent:

@@ -403,7 +403,8 @@ def value_completions(
         return plain(((o, None) for o in CONDITION_OPS), "keyword")
     if head == ("nodes",) and len(location) == 3 and last == "outcome":
         outcomes = values.get("outcomes", ["ok"])
-        return plain(((o, None) for o in outcomes if isinstance(o, str)), "enum")
+        listed = outcomes if isinstance(outcomes, list) else ()
+        return plain(((o, None) for o in listed if isinstance(o, str)), "enum")
     if head == ("nodes",) and isinstance(last, str) and last in ENUMS:
         return plain(((v, None) for v in ENUMS[last]), "enum")
     if _in_schema(view, location[:-1]) and last == "type":

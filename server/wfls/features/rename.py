@@ -118,7 +118,12 @@ def _check_name(view: AnalysisView, symbol: Symbol, new: str) -> None:
                 raise Refusal(f"the alias {new!r} is already active together with {owner!r}")
     elif symbol.kind == SymbolKind.NODE_DEF:
         values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
-        names = {d.get("name") for d in values.get("node_defs", []) if isinstance(d, Mapping)}
+        defs = values.get("node_defs")
+        names = {
+            d.get("name")
+            for d in (defs if isinstance(defs, list) else ())
+            if isinstance(d, Mapping)
+        }
         if new in names:
             raise Refusal(f"a node def {new!r} already exists")
     elif symbol.kind == SymbolKind.PROPERTY:
