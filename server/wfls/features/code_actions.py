@@ -22,15 +22,14 @@ unreachable node in makes that node's own missing edges count
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
 from wf_core.context_contracts import is_valid_alias
 from wf_core.documents.writing import write_key
 from wf_core.issues import ProjectCode
 from wf_core.locations import Location, NodeRef
-from wf_core.models.steps import declared_outcomes
-from wf_core.models.workflow import node_defs_by_name, nodes_by_id
+from wf_core.models.steps import AnyStep, declared_outcomes
+from wf_core.models.workflow import Workflow, node_defs_by_name, nodes_by_id
 from wf_core.path_scan import scan_path
 from wf_core.paths import format_segment, format_segments, quote_bare_segments
 from wf_core.records import record
@@ -93,7 +92,7 @@ def _wanted(kind: str, only: Sequence[str] | None) -> bool:
     return only is None or any(kind == o or kind.startswith(o + ".") for o in only)
 
 
-def resolve_code_action(view: DiagnosedView, data: dict[str, Any]) -> tuple[TextEdit, ...]:
+def resolve_code_action(view: DiagnosedView, data: Mapping[str, object]) -> tuple[TextEdit, ...]:
     """The edits of a lazily offered action, computed on ``view`` (a refusal when they
     cannot be computed any more)."""
     if data.get("fix") == ALIAS_FIX:
@@ -198,7 +197,9 @@ def path_text(view: DiagnosedView, offset: int) -> PathText | None:
 # -- paths ---------------------------------------------------------------------------
 
 
-def _deprecated_context_key(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+def _deprecated_context_key(
+    view: DiagnosedView, issue: PlacedIssue, lazy: bool
+) -> list[CodeAction]:
     edit = _convenience_edit(view, issue)
     replacement = issue.issue.data.get("replacement")
     return _fix(f"Read {replacement!r}", issue, [edit], preferred=True)
@@ -297,15 +298,15 @@ def _alias_edits(view: DiagnosedView, owner: str, new: str) -> tuple[TextEdit, .
 # -- graph ---------------------------------------------------------------------------
 
 
-def _node(workflow: Any, node_id: str) -> Any | None:
+def _node(workflow: Workflow, node_id: str) -> AnyStep | None:
     return nodes_by_id(workflow.nodes).get(node_id)
 
 
-def _outcomes(workflow: Any, node: Any) -> frozenset[str]:
+def _outcomes(workflow: Workflow, node: AnyStep) -> frozenset[str]:
     return declared_outcomes(node, node_defs_by_name(workflow.node_defs))
 
 
-def _wired(workflow: Any) -> dict[str, set[str]]:
+def _wired(workflow: Workflow) -> dict[str, set[str]]:
     wired: dict[str, set[str]] = {}
     for edge in workflow.edges:
         wired.setdefault(edge.from_, set()).add(edge.outcome)
@@ -341,7 +342,7 @@ def _edge(from_: str, outcome: str, to: str) -> dict[str, str]:
     return {"from": from_, "outcome": outcome, "to": to}
 
 
-def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
     workflow = view.workflow
     missing = issue.issue.data.get("missing")
     location = issue.location or ()
@@ -373,7 +374,7 @@ def _missing_outcome_edge(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -
     return _fix(title, issue, [edit])
 
 
-def _unreachable_node(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+def _unreachable_node(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
     """An edge into the node from the nearest reachable node (before it in the document,
     else after it) that has a declared outcome nothing is wired to yet, and whose edge
     brings no new error (``wiring_errors``: from inside a loop body, an edge to an
@@ -415,7 +416,7 @@ analysis of the whole graph (about 0.15 s at 16,000 nodes)."""
 # -- keys ----------------------------------------------------------------------------
 
 
-def _deprecated_input_form(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+def _deprecated_input_form(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
     """The deprecated key → the canonical key and value (computed by the model's own
     folding), written in place; not when the canonical key is already there."""
     data = issue.issue.data
@@ -437,7 +438,7 @@ def _deprecated_input_form(view: DiagnosedView, issue: PlacedIssue, lazy: bool) 
     return _fix(title, issue, [edit], preferred=True)
 
 
-def _unknown_key(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[Any]:
+def _unknown_key(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[CodeAction]:
     location = issue.location or ()
     if not location:
         return []

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from wf_core.analysis.context_scopes import dump_schema
 from wf_core.locations import Location
@@ -14,12 +13,12 @@ from wf_core.validation.subgraphs import Side, Source, subgraph_contract
 from wf_core.view import AnalysisView, WorkspaceView
 
 
-def document_nodes(view: AnalysisView) -> list[Mapping[str, Any]]:
+def document_nodes(view: AnalysisView) -> list[Mapping[str, object]]:
     """The document's node tables, loaded or not (the resolver already collected them)."""
     return view.index.resolver.nodes
 
 
-def node_values(view: AnalysisView, index: int | None) -> Mapping[str, Any]:
+def node_values(view: AnalysisView, index: int | None) -> Mapping[str, object]:
     nodes = document_nodes(view)
     return nodes[index] if index is not None and 0 <= index < len(nodes) else {}
 
@@ -83,9 +82,9 @@ def local_navigator(
     return site.navigator if site is not None else None
 
 
-def value_at(view: AnalysisView, location: Location) -> Any:
+def value_at(view: AnalysisView, location: Location) -> object:
     """The document value at ``location`` (None when nothing is written there)."""
-    value: Any = view.parsed.values
+    value: object = view.parsed.values
     for part in location:
         if isinstance(part, int):
             value = value[part] if isinstance(value, list) and 0 <= part < len(value) else None

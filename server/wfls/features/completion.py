@@ -17,10 +17,9 @@ from __future__ import annotations
 import dataclasses
 import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY, STANDARD_CONTEXT_NAMES
-from wf_core.documents.source_map import StringLiteral
+from wf_core.documents.source_map import Located, StringLiteral
 from wf_core.documents.writing import inside_literal, write_key
 from wf_core.locations import Location
 from wf_core.models.keys import (
@@ -474,7 +473,7 @@ def key_completions(view: AnalysisView, cursor: Cursor, offset: int) -> list[Com
 _HEADER = re.compile(r"^[ \t]*\[\[?([^\]\n]*)\]\]?[ \t]*(?:#.*)?$", re.MULTILINE)
 
 
-def _enclosing_table(view: AnalysisView, offset: int, located: Any) -> Location | None:
+def _enclosing_table(view: AnalysisView, offset: int, located: Located | None) -> Location | None:
     """The table whose keys may be written at a cursor on blank space, or None when the
     cursor is not on blank space (inside a value, after a key on the same line)."""
     text = view.text
@@ -508,7 +507,7 @@ def _enclosing_table(view: AnalysisView, offset: int, located: Any) -> Location 
     return location
 
 
-def _inline_table_gap(view: AnalysisView, located: Any, offset: int) -> bool:
+def _inline_table_gap(view: AnalysisView, located: Located, offset: int) -> bool:
     """A cursor in an inline table between pairs (``{ a = 1, | }``)."""
     value = value_at(view, tuple(located.location))
     if not isinstance(value, Mapping) or located.in_key:

@@ -15,11 +15,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from wf_core.documents.writing import inside_literal, write_key, write_string
 from wf_core.export import ExportError, inline_toml
-from wf_core.locations import Location
+from wf_core.locations import Location, LocationPart
 from wf_core.records import record
 from wf_core.spans import Span
 from wf_core.view import AnalysisView
@@ -46,7 +45,7 @@ def indentation(text: str, offset: int) -> str:
     return line[: len(line) - len(line.lstrip(" \t"))]
 
 
-def write_value(view: AnalysisView, value: Any, indent: str = "") -> str | None:
+def write_value(view: AnalysisView, value: object, indent: str = "") -> str | None:
     """``value`` written after a key whose line is indented by ``indent``; None when the
     syntax cannot hold it (a null in TOML)."""
     if view.syntax == "json":
@@ -99,7 +98,9 @@ def _pair(view: AnalysisView, location: Location) -> _Pair | None:
     return _Pair(entry.key, entry.value)
 
 
-def replace_pair(view: AnalysisView, location: Location, key: str, value: Any) -> TextEdit | None:
+def replace_pair(
+    view: AnalysisView, location: Location, key: str, value: object
+) -> TextEdit | None:
     """Rewrite the pair at ``location`` as ``key = value`` in place."""
     entry = _pair(view, location)
     if entry is None:
@@ -157,7 +158,7 @@ def _skip_space_back(text: str, offset: int) -> int:
 
 
 def append_elements(
-    view: AnalysisView, location: Location, values: Sequence[Mapping[str, Any]]
+    view: AnalysisView, location: Location, values: Sequence[Mapping[str, object]]
 ) -> TextEdit | None:
     """Append tables to the array at ``location`` (a top-level key), creating the key when
     the document has none: in TOML inline tables one per line (or ``[[key]]`` tables
@@ -197,7 +198,7 @@ def append_elements(
     return TextEdit(Span(last.value.end, last.value.end), "".join(separator + w for w in written))
 
 
-def _element(view: AnalysisView, value: Mapping[str, Any]) -> str | None:
+def _element(view: AnalysisView, value: Mapping[str, object]) -> str | None:
     if view.syntax == "json":
         return json.dumps(value, ensure_ascii=False)
     try:
@@ -207,7 +208,7 @@ def _element(view: AnalysisView, value: Mapping[str, Any]) -> str | None:
 
 
 def _append_tables(
-    view: AnalysisView, location: Location, values: Sequence[Mapping[str, Any]]
+    view: AnalysisView, location: Location, values: Sequence[Mapping[str, object]]
 ) -> TextEdit | None:
     source_map = view.parsed.source_map
     children = source_map.children(location)
@@ -229,7 +230,9 @@ def _append_tables(
     return TextEdit(Span(end, end), prefix + "".join(tables))
 
 
-def _add_top_level(view: AnalysisView, key: Any, values: list[Any]) -> TextEdit | None:
+def _add_top_level(
+    view: AnalysisView, key: LocationPart, values: list[Mapping[str, object]]
+) -> TextEdit | None:
     """A new top-level ``key`` holding ``values``: in TOML after the last top-level pair
     (before any table), in JSON after the last member."""
     source_map = view.parsed.source_map
@@ -269,7 +272,7 @@ def _add_top_level(view: AnalysisView, key: Any, values: list[Any]) -> TextEdit 
 
 
 def add_schema_property(
-    view: AnalysisView, schema_key: str, name: str, schema: Any
+    view: AnalysisView, schema_key: str, name: str, schema: object
 ) -> TextEdit | None:
     """Declare ``name`` in the top-level schema ``schema_key`` (``input_schema``...).
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from wf_core.context_contracts import FOREACH_CONTEXT_KEY
 from wf_core.models.steps import (
@@ -54,7 +53,7 @@ ROOTS = {
 }
 
 
-def _json(value: Any) -> str:
+def _json(value: object) -> str:
     return json.dumps(value, indent=2, ensure_ascii=False, default=str)
 
 
@@ -105,7 +104,7 @@ def workflow_markdown(view: AnalysisView, name: str, workspace: WorkspaceView | 
     """A workflow name: where it is declared and the contract a caller binds to."""
     values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
     if values.get("name") == name:
-        child: Any = view
+        child: AnalysisView = view
         where = "this document"
     else:
         found = workspace.resolve(name) if workspace is not None else None
@@ -183,11 +182,11 @@ def _listed(outcomes: tuple[str, ...]) -> str:
     return ", ".join(f"`{o}`" for o in outcomes) or "none"
 
 
-def _values(view: AnalysisView) -> Mapping[str, Any]:
+def _values(view: AnalysisView) -> Mapping[str, object]:
     return view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
 
 
-def _node_defs(view: AnalysisView) -> list[Mapping[str, Any]]:
+def _node_defs(view: AnalysisView) -> list[Mapping[str, object]]:
     values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
     defs = values.get("node_defs")
     return [d for d in defs if isinstance(d, Mapping)] if isinstance(defs, list) else []
@@ -236,7 +235,7 @@ def outcome_markdown(view: AnalysisView, symbol: Symbol) -> str:
     return "\n\n".join(lines)
 
 
-def _sources_of(view: AnalysisView, symbol: Symbol) -> set[Any]:
+def _sources_of(view: AnalysisView, symbol: Symbol) -> set[object]:
     """The nodes whose edges can carry this outcome."""
     scope, owner, outcome = symbol.key
     nodes = document_nodes(view)
@@ -268,7 +267,7 @@ def property_markdown(view: AnalysisView, symbol: Symbol) -> str:
     )
 
 
-def loop_lines(view: AnalysisView, owner: str, node: Mapping[str, Any]) -> list[str]:
+def loop_lines(view: AnalysisView, owner: str, node: Mapping[str, object]) -> list[str]:
     """What a foreach loop is, wherever it is hovered (its own ``id``, its alias, its
     ``context.foreach.<id>`` segment in a path): what it runs over, its alias and the
     schema of its items."""

@@ -7,15 +7,34 @@ context on demand; both answer for the ``[[nodes]]`` entry (the JSON element of
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NotRequired, TypedDict
 
-from wf_core.inventory import missing_context_reason, readable_sources_for_node
+from wf_core.inventory import (
+    AuthoringPathOption,
+    missing_context_reason,
+    readable_sources_for_node,
+)
 from wf_core.semantic.cursor import classify
 from wf_core.view import AnalysisView
 from wfls.features.common import node_values
 
 
-def node_context(snapshot: AnalysisView, node_id: str) -> dict[str, Any] | None:
+class OwnerStack(TypedDict):
+    """A node and its owner stack (None: the node has no context)."""
+
+    node: str
+    owner_stack: list[str] | None
+
+
+class NodeContext(OwnerStack):
+    """A node's whole context: its schema and the paths it may read, or why it has none."""
+
+    schema: dict[str, object] | None
+    paths: list[AuthoringPathOption]
+    reason: NotRequired[str]
+
+
+def node_context(snapshot: AnalysisView, node_id: str) -> NodeContext | None:
     """``{"node", "owner_stack", "schema", "paths"}``; None when the node does not exist."""
     workflow, model = snapshot.workflow, snapshot.context
     if workflow is None or model is None or node_id not in model.nodes_by_id:
@@ -44,7 +63,7 @@ def node_id_at(view: AnalysisView, offset: int) -> str | None:
     return node_id if isinstance(node_id, str) else None
 
 
-def owner_stack_at(view: AnalysisView, offset: int) -> dict[str, Any] | None:
+def owner_stack_at(view: AnalysisView, offset: int) -> OwnerStack | None:
     """``{"node", "owner_stack"}`` for the node at ``offset``.
 
     ``owner_stack`` lists the active foreach loops outermost first (empty
@@ -59,7 +78,7 @@ def owner_stack_at(view: AnalysisView, offset: int) -> dict[str, Any] | None:
     return {"node": node_id, "owner_stack": None if stack is None else list(stack)}
 
 
-def node_context_at(view: AnalysisView, offset: int) -> dict[str, Any] | None:
+def node_context_at(view: AnalysisView, offset: int) -> NodeContext | None:
     """What ``wfls context FILE NODE --json`` prints for the node at ``offset``."""
     node_id = node_id_at(view, offset)
     return None if node_id is None else node_context(view, node_id)

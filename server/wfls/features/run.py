@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from wf_core.issues import Severity
 from wf_core.records import record
 from wf_core.view import DiagnosedView, WorkspaceView
 
 if TYPE_CHECKING:  # the runtime is imported on the first run, not at server start
+    from wf_core.models.workflow import Workflow
     from wf_core.runtime.json_values import JsonObject
     from wf_core.runtime.preview import Preview
     from wf_core.snapshot import PlacedIssue
@@ -43,12 +44,12 @@ class LastRun:
     observations: Mapping[str, tuple[JsonObject, ...]]
 
 
-def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str, Any]:
+def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str, Workflow]:
     """Every workflow the document's subgraph nodes reach, by name, from the workspace
     (the walk ``wfls run`` makes too)."""
     from wf_core.validation.subgraphs import ChildMissing, called_workflows
 
-    def child(name: str) -> Any:
+    def child(name: str) -> Workflow | None:
         document = workspace.resolve(name) if workspace is not None else None
         if document is None:
             return None
@@ -97,7 +98,7 @@ def run_document(
     *,
     workspace: WorkspaceView | None = None,
     outcomes: Mapping[str, str] | None = None,
-) -> tuple[dict[str, Any], LastRun]:
+) -> tuple[dict[str, object], LastRun]:
     """Run the document's workflow on ``input`` with stand-ins.
 
     Answers ``{"status", "outcome", "output", "error", "activations", "text",

@@ -8,14 +8,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from wf_core.schema_nav import SchemaView
 
 MAX_SCHEMA_CHARS = 4000
 
 
-def resolved_schema(view: SchemaView) -> Any:
+def resolved_schema(view: SchemaView) -> object:
     """The view's schema with a top-level ``$ref`` replaced by its target (siblings kept)."""
     if not view.nodes:
         return {}
@@ -44,7 +43,7 @@ def schema_markdown(view: SchemaView, *, title: str | None = None) -> str:
     return "\n\n".join(parts)
 
 
-def without_defs(schema: Any) -> Any:
+def without_defs(schema: object) -> object:
     """Attached ``$defs`` blocks are noise in a hover; the references still name them."""
     if isinstance(schema, Mapping):
         return {k: v for k, v in schema.items() if k not in ("$defs", "definitions", "$id")}

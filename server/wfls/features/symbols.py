@@ -21,7 +21,6 @@ against the query as a case-insensitive subsequence (``cust`` finds
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from wf_core.locations import Location
 from wf_core.schema_nav import SchemaView
@@ -117,7 +116,8 @@ def _node_outline(view: AnalysisView, *, nest: bool = True) -> list[OutlineSymbo
         entry = source_map.get(("nodes", index))
         if entry is None:
             continue
-        node_id = node.get("id") if isinstance(node.get("id"), str) else None
+        written_id = node.get("id")
+        node_id = written_id if isinstance(written_id, str) else None
         literal = source_map.string(("nodes", index, "id"))
         selection = (
             literal.content if literal is not None else Span(entry.value.start, entry.value.start)
@@ -180,7 +180,7 @@ def _node_outline(view: AnalysisView, *, nest: bool = True) -> list[OutlineSymbo
     ]
 
 
-def _node_detail(node: Mapping[str, Any]) -> str:
+def _node_detail(node: Mapping[str, object]) -> str:
     node_type = node.get("type")
     kind = node_type if isinstance(node_type, str) else "node"
     if node_type == "foreach" and isinstance(node.get("over"), str):

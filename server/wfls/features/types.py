@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, NamedTuple
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, NamedTuple
 
 from wf_core.records import record
 from wf_core.spans import Span
@@ -76,7 +77,7 @@ class CodeAction:
     edits: tuple[TextEdit, ...] | None
     issues: tuple[PlacedIssue, ...] = ()  # what the action fixes
     preferred: bool = False
-    data: dict[str, Any] | None = None
+    data: Mapping[str, object] | None = None
 
 
 class SemanticToken(NamedTuple):
