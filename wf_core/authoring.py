@@ -31,7 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, TypeAlias
+from typing import Literal, TypeAlias
 
 from wf_core.export import to_json, to_toml
 from wf_core.models import (
@@ -73,10 +73,10 @@ __all__ = [
 class Value:
     """A literal in an input binding (a bare string there means a path)."""
 
-    value: Any
+    value: object
 
 
-def value(literal: Any) -> Value:
+def value(literal: object) -> Value:
     return Value(literal)
 
 
@@ -88,15 +88,15 @@ def path(text: str) -> GraphSourcePath:
 PathLike: TypeAlias = GraphSourcePath | str
 Binding: TypeAlias = GraphSourcePath | str | Value
 NodeRef: TypeAlias = AnyStep | str
-ConditionDict: TypeAlias = dict[str, Any]
+ConditionDict: TypeAlias = dict[str, object]
 
 
 def _source(source: PathLike) -> GraphSourcePath:
     return source if isinstance(source, GraphSourcePath) else GraphSourcePath.parse(source)
 
 
-def _input_bindings(bindings: Mapping[str, Binding]) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
+def _input_bindings(bindings: Mapping[str, Binding]) -> list[dict[str, object]]:
+    out: list[dict[str, object]] = []
     for target, source in bindings.items():
         local = LocalPath.parse(target)
         if isinstance(source, Value):
@@ -106,7 +106,7 @@ def _input_bindings(bindings: Mapping[str, Binding]) -> list[dict[str, Any]]:
     return out
 
 
-def _output_bindings(bindings: Mapping[str, StatePath | str]) -> list[dict[str, Any]]:
+def _output_bindings(bindings: Mapping[str, StatePath | str]) -> list[dict[str, object]]:
     return [
         {
             "source": LocalPath.parse(source),
@@ -119,7 +119,7 @@ def _output_bindings(bindings: Mapping[str, StatePath | str]) -> list[dict[str, 
 # -- conditions --------------------------------------------------------------------
 
 
-def _operand(operand: object) -> dict[str, Any]:
+def _operand(operand: object) -> dict[str, object]:
     if isinstance(operand, GraphSourcePath):
         return {"path": operand}
     return {"value": operand}
@@ -172,7 +172,7 @@ def le(left: object, right: object) -> ConditionDict:
 # -- the builder ------------------------------------------------------------------
 
 
-def _open_object() -> dict[str, Any]:
+def _open_object() -> dict[str, object]:
     return {"type": "object"}
 
 
@@ -188,9 +188,9 @@ class WorkflowBuilder:
         self,
         name: str,
         *,
-        input_schema: Mapping[str, Any] | None = None,
-        state_schema: Mapping[str, Any] | None = None,
-        output_schema: Mapping[str, Any] | None = None,
+        input_schema: Mapping[str, object] | None = None,
+        state_schema: Mapping[str, object] | None = None,
+        output_schema: Mapping[str, object] | None = None,
         outcomes: tuple[str, ...] | list[str] = ("ok",),
         start: str | None = None,
     ) -> None:
@@ -203,7 +203,7 @@ class WorkflowBuilder:
         self.node_defs: list[NodeDef] = []
         self.nodes: list[AnyStep] = []
         self.edges: list[dict[str, str]] = []
-        self.output_bindings: list[dict[str, Any]] = []
+        self.output_bindings: list[dict[str, object]] = []
 
     def _add(self, node: AnyStep) -> None:
         self.nodes.append(node)
@@ -214,8 +214,8 @@ class WorkflowBuilder:
         self,
         name: str,
         *,
-        input_schema: Mapping[str, Any] | None = None,
-        output_schema: Mapping[str, Any] | None = None,
+        input_schema: Mapping[str, object] | None = None,
+        output_schema: Mapping[str, object] | None = None,
         outcomes: tuple[str, ...] | list[str] = ("ok",),
         retry: int | None = None,
         timeout_seconds: int | None = None,
@@ -271,7 +271,7 @@ class WorkflowBuilder:
         item_error: Literal["fail", "skip", "collect"] = "fail",
         collect_to: StatePath | str | None = None,
     ) -> ForeachNode:
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "id": node_id,
             "type": "foreach",
             "over": _source(over),
@@ -308,8 +308,8 @@ class WorkflowBuilder:
         input: Mapping[str, Binding] | None = None,
         output: Mapping[str, StatePath | str] | None = None,
         outcomes: tuple[str, ...] | list[str] = ("ok",),
-        input_schema: Mapping[str, Any] | None = None,
-        output_schema: Mapping[str, Any] | None = None,
+        input_schema: Mapping[str, object] | None = None,
+        output_schema: Mapping[str, object] | None = None,
     ) -> SubgraphNode:
         name = workflow if isinstance(workflow, str) else workflow.name
         # Given the child itself, its own contracts are the natural boundary schemas.
@@ -342,10 +342,10 @@ class WorkflowBuilder:
         request: Mapping[str, Binding] | None = None,
         resume: Mapping[str, StatePath | str] | None = None,
         outcomes: tuple[str, ...] | list[str] = ("submitted",),
-        request_schema: Mapping[str, Any] | None = None,
-        resume_schema: Mapping[str, Any] | None = None,
+        request_schema: Mapping[str, object] | None = None,
+        resume_schema: Mapping[str, object] | None = None,
     ) -> InterruptNode:
-        data: dict[str, Any] = {
+        data: dict[str, object] = {
             "id": node_id,
             "type": "interrupt",
             "kind": kind,

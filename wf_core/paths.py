@@ -25,12 +25,12 @@ from collections.abc import Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from itertools import pairwise
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from pydantic_core import core_schema
 
 if TYPE_CHECKING:
-    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler
+    from pydantic import GetCoreSchemaHandler, GetJsonSchemaHandler, JsonValue
     from pydantic.json_schema import JsonSchemaValue
 
 __all__ = [
@@ -288,7 +288,7 @@ def _parse_key_uncached(text: str, kind: str, error: type[PathResolutionError]) 
     if list(document) != [_WRAPPER_KEY]:
         raise error(_toml_path_error(text))
     segments: list[str] = []
-    node: Any = document[_WRAPPER_KEY]
+    node: object = document[_WRAPPER_KEY]
     while isinstance(node, dict):
         if len(node) != 1:
             raise error(_toml_path_error(text))
@@ -354,7 +354,7 @@ def _split_fragments(
 
 
 def _structural_parts(
-    value: Mapping[Any, Any], kind: str, error: type[PathResolutionError]
+    value: Mapping[str, object], kind: str, error: type[PathResolutionError]
 ) -> tuple[str, ...]:
     """Structural ``parts`` are literal segments; a missing ``parts`` means none."""
     parts = value.get("parts", [])
@@ -363,7 +363,7 @@ def _structural_parts(
     return _checked_parts(parts, kind, error)
 
 
-def _path_json_schema(root: dict[str, Any], min_items: int) -> dict[str, Any]:
+def _path_json_schema(root: dict[str, object], min_items: int) -> dict[str, object]:
     return {
         "oneOf": [
             {"type": "string"},
@@ -398,14 +398,14 @@ class _PydanticPath:
     if TYPE_CHECKING:
 
         @classmethod
-        def _coerce(cls, value: Any) -> Any: ...
+        def _coerce(cls, value: object) -> _PydanticPath: ...
 
-    _JSON_ROOT: ClassVar[dict[str, Any]]
+    _JSON_ROOT: ClassVar[dict[str, object]]
     _JSON_MIN_ITEMS: ClassVar[int]
 
     @classmethod
     def __get_pydantic_core_schema__(
-        cls, source: Any, handler: GetCoreSchemaHandler
+        cls, source: object, handler: GetCoreSchemaHandler
     ) -> core_schema.CoreSchema:
         return core_schema.no_info_plain_validator_function(
             cls._coerce,
@@ -436,7 +436,7 @@ class GraphSourcePath(_PydanticPath):
     parts: tuple[str, ...] = ()
 
     _KIND: ClassVar[str] = "graph source"
-    _JSON_ROOT: ClassVar[dict[str, Any]] = {"enum": list(GRAPH_SOURCE_ROOTS)}
+    _JSON_ROOT: ClassVar[dict[str, object]] = {"enum": list(GRAPH_SOURCE_ROOTS)}
     _JSON_MIN_ITEMS: ClassVar[int] = 0
 
     def __post_init__(self) -> None:
@@ -480,7 +480,7 @@ class GraphSourcePath(_PydanticPath):
         return _format_tuple(self.segments)
 
     @classmethod
-    def _coerce(cls, value: Any) -> GraphSourcePath:
+    def _coerce(cls, value: object) -> GraphSourcePath:
         if isinstance(value, str):  # a document's value, the common case: tested first
             return _parse_graph_source(value)
         if isinstance(value, GraphSourcePath):
@@ -504,7 +504,7 @@ class StatePath(_PydanticPath):
     parts: tuple[str, ...]
 
     _KIND: ClassVar[str] = "state"
-    _JSON_ROOT: ClassVar[dict[str, Any]] = {"const": "state"}
+    _JSON_ROOT: ClassVar[dict[str, object]] = {"const": "state"}
     _JSON_MIN_ITEMS: ClassVar[int] = 1
 
     def __post_init__(self) -> None:
@@ -546,7 +546,7 @@ class StatePath(_PydanticPath):
         return _format_tuple(self.segments)
 
     @classmethod
-    def _coerce(cls, value: Any) -> StatePath:
+    def _coerce(cls, value: object) -> StatePath:
         if isinstance(value, str):  # a document's value, the common case: tested first
             return _parse_state(value)
         if isinstance(value, StatePath):
@@ -570,7 +570,7 @@ class LocalPath(_PydanticPath):
     parts: tuple[str, ...] = ()
 
     _KIND: ClassVar[str] = "local"
-    _JSON_ROOT: ClassVar[dict[str, Any]] = {"const": "local"}
+    _JSON_ROOT: ClassVar[dict[str, object]] = {"const": "local"}
     _JSON_MIN_ITEMS: ClassVar[int] = 0
 
     def __post_init__(self) -> None:
@@ -602,7 +602,7 @@ class LocalPath(_PydanticPath):
         return _format_tuple(self.parts) if self.parts else "."
 
     @classmethod
-    def _coerce(cls, value: Any) -> LocalPath:
+    def _coerce(cls, value: object) -> LocalPath:
         if isinstance(value, str):  # a document's value, the common case: tested first
             return _parse_local(value)
         if isinstance(value, LocalPath):
@@ -673,10 +673,10 @@ def is_valid_destination_path(path: object) -> bool:
 def resolve_graph_path(
     path: GraphSourcePath | StatePath | str,
     *,
-    state: Any,
-    workflow_input: Any,
-    context: Any,
-) -> Any:
+    state: object,
+    workflow_input: object,
+    context: object,
+) -> object:
     """Read a value, descending through mappings only (lists have no index syntax)."""
     parsed = _as_graph_path(path)
     current = {"state": state, "input": workflow_input, "context": context}[parsed.root]
@@ -690,9 +690,9 @@ def resolve_graph_path(
 def path_exists(
     path: GraphSourcePath | StatePath | str,
     *,
-    state: Any,
-    workflow_input: Any,
-    context: Any,
+    state: object,
+    workflow_input: object,
+    context: object,
 ) -> bool:
     try:
         resolve_graph_path(path, state=state, workflow_input=workflow_input, context=context)
@@ -701,7 +701,7 @@ def path_exists(
     return True
 
 
-def get_nested_value(data: Any, parts: Sequence[str] | LocalPath) -> Any:
+def get_nested_value(data: JsonValue, parts: Sequence[str] | LocalPath) -> JsonValue:
     """The value at ``parts`` or None; a stored None and a miss read the same."""
     if isinstance(parts, LocalPath):
         parts = parts.parts
@@ -714,7 +714,7 @@ def get_nested_value(data: Any, parts: Sequence[str] | LocalPath) -> Any:
 
 
 def set_nested_value(
-    state: MutableMapping[str, Any], parts: Sequence[str] | LocalPath, value: Any
+    state: dict[str, JsonValue], parts: Sequence[str] | LocalPath, value: JsonValue
 ) -> None:
     """Write ``value`` in place, creating missing or None levels as empty objects.
 
@@ -725,7 +725,7 @@ def set_nested_value(
         parts = parts.parts
     if not parts:
         raise PathResolutionError("cannot set value with empty path")
-    current: Any = state
+    current = state
     for part in parts[:-1]:
         nxt = current.get(part)
         if nxt is None:
