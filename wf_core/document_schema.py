@@ -11,9 +11,8 @@ marked ``deprecated``.
 
 from __future__ import annotations
 
-from typing import Any
-
 from pydantic import BaseModel
+from pydantic.json_schema import JsonSchemaValue
 
 from wf_core.models import Workflow
 from wf_core.models.keys import CONDITION_MODELS, DEPRECATED_KEYS, STEP_MODELS, TOP_LEVEL_EXTRAS
@@ -29,14 +28,14 @@ _CLOSED: tuple[type[BaseModel], ...] = (
 )
 
 
-def _close(schema: dict[str, Any], deprecated: tuple[str, ...]) -> None:
+def _close(schema: JsonSchemaValue, deprecated: tuple[str, ...]) -> None:
     properties = schema.setdefault("properties", {})
     for key in deprecated:
         properties.setdefault(key, {"deprecated": True, "description": "deprecated input form"})
     schema["additionalProperties"] = False
 
 
-def document_json_schema() -> dict[str, Any]:
+def document_json_schema() -> JsonSchemaValue:
     schema = Workflow.model_json_schema(by_alias=True, mode="validation")
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "lda-wf workflow document"

@@ -28,7 +28,9 @@ import os
 import pickle
 import signal
 from collections.abc import Callable
-from typing import Any
+from typing import Generic, TypeVar
+
+_T = TypeVar("_T")
 
 _allowed = False
 
@@ -61,7 +63,7 @@ def set_allowed(value: bool) -> bool:
     return previous
 
 
-class Pending:
+class Pending(Generic[_T]):
     """What a forked child is computing; ``result`` waits for it."""
 
     __slots__ = ("_pid", "_read")
@@ -75,7 +77,7 @@ class Pending:
         """The child's process id."""
         return self._pid
 
-    def result(self) -> Any | None:
+    def result(self) -> _T | None:
         """The child's value; None when it failed. Reads the whole pipe before waiting
         for the child: a child whose value outgrows the pipe's buffer blocks until then."""
         try:
@@ -86,9 +88,10 @@ class Pending:
         if not os.WIFEXITED(status) or os.WEXITSTATUS(status) != 0 or not data:
             return None
         try:
-            return pickle.loads(data)
+            value: _T = pickle.loads(data)  # (what ``work`` returned in the child)
         except Exception:
             return None
+        return value
 
     def cancel(self) -> None:
         """For a parent that will not read the result (its own half failed, or it never
@@ -99,7 +102,7 @@ class Pending:
         os.waitpid(self._pid, 0)
 
 
-def in_child(work: Callable[[], Any]) -> Pending | None:
+def in_child(work: Callable[[], _T]) -> Pending[_T] | None:
     """Start ``work`` in a forked child; None when this process may not fork (then the
     caller does the work itself)."""
     if not _allowed:

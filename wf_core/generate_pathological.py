@@ -19,7 +19,6 @@ import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from wf_core.files import Syntax
 from wf_core.generate import generate_toml
@@ -36,10 +35,10 @@ class Case:
     syntax: Syntax = "toml"
     cursors: tuple[int, ...] = ()
     """Offsets worth asking completion and hover at: inside the pathological part."""
-    run_input: Any = None
+    run_input: object = None
     """A workflow input: the case also runs the workflow with stand-ins."""
     make_folder: Callable[[Path], None] | None = None
-    notes: dict[str, Any] = field(default_factory=dict)
+    notes: dict[str, object] = field(default_factory=dict)
     """Sizes to report beside the outcome (bytes, nodes, ids)."""
 
 
@@ -296,7 +295,7 @@ def regex_backtracking(full: bool) -> Case:
 
 def run_deep_input(full: bool) -> Case:
     """A valid workflow run (stand-ins) on an input of 1,000 nested lists."""
-    deep: list[Any] = []
+    deep: list[object] = []
     for _ in range(1_000):
         deep = [deep]
     text = _one_node('{ target = "x", value = 1 }')

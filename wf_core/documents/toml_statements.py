@@ -140,7 +140,9 @@ with the child given 57% the parent waited 0.2-0.35 s for it). The parent then u
 and places the child's part, at about a third of what reading it would cost."""
 
 
-def _read_ahead(text: str, pieces: list[tuple[int, int, bool]]) -> tuple[int, Pending | None]:
+def _read_ahead(
+    text: str, pieces: list[tuple[int, int, bool]]
+) -> tuple[int, Pending[list[ChunkState | None]] | None]:
     """Where the child's part starts, and the child reading it; no child for a short text
     or a process that may not fork."""
     if len(pieces) < SPLIT_FROM:
@@ -158,7 +160,10 @@ def _states(text: str, pieces: list[tuple[int, int, bool]]) -> list[ChunkState |
 
 
 def _with_read_ahead(
-    text: str, rest: list[tuple[int, int, bool]], pending: Pending, chunks: dict[str, Chunk]
+    text: str,
+    rest: list[tuple[int, int, bool]],
+    pending: Pending[list[ChunkState | None]],
+    chunks: dict[str, Chunk],
 ) -> dict[str, Chunk]:
     """``chunks`` and what the child read, by text (a statement the child gave up on, or
     all of them when it failed, is read where it is met, as without a child)."""
