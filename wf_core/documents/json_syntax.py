@@ -50,7 +50,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # (imported when a text needs a tree: see ``parser._language``)
     from tree_sitter import Node, Tree
@@ -69,7 +69,7 @@ from wf_core.documents.source_map import (
 )
 from wf_core.documents.strings import Problem, scan_json_string
 from wf_core.documents.toml_values import MAX_DEPTH
-from wf_core.locations import Location
+from wf_core.locations import Location, LocationPart
 from wf_core.spans import Span
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
@@ -81,7 +81,7 @@ _NON_FINITE = {"NaN": float("nan"), "Infinity": float("inf"), "-Infinity": float
 CHUNKED_ARRAYS = frozenset({"nodes", "edges", "node_defs", "output"})
 
 # A read value: (python value, kind, start, end, string literal or None).
-Value = tuple[Any, Kind, int, int, StringLiteral | None]
+Value = tuple[object, Kind, int, int, StringLiteral | None]
 JsonProblem = tuple[Span, str, Span | None]
 
 
@@ -94,7 +94,7 @@ class JsonChunk(Chunk):
 
     __slots__ = ("kind", "nesting", "strict", "value")
 
-    def __init__(self, text: str, value: Any, nesting: int, strict: bool) -> None:
+    def __init__(self, text: str, value: object, nesting: int, strict: bool) -> None:
         super().__init__(text)
         self.value = value
         self.kind = Kind.OBJECT if text.startswith("{") else Kind.ARRAY
@@ -107,14 +107,14 @@ class _Duplicate(Exception):
     pass
 
 
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _pairs(pairs: list[tuple[str, object]]) -> dict[str, object]:
     table = dict(pairs)
     if len(table) != len(pairs):
         raise _Duplicate  # json.loads would keep the last value; the readers keep the first
     return table
 
 
-def _no_constant(word: str) -> Any:
+def _no_constant(word: str) -> object:
     raise ValueError(word)
 
 
@@ -158,11 +158,11 @@ def _fill_strict(chunk: Chunk) -> tuple[dict[Location, Compact], list[Occurrence
     # The chunk's own opening bracket; its entry is global, not the chunk's.
     is_object = next(tokens).group(4) == "{"
     loc: Location = ()
-    key: Any = None
+    key: LocationPart = ""
     ks = ke = -1
     index = 0
     # The containers around ``loc``: their state, restored when it closes.
-    stack: list[tuple[Location, bool, Any, int, int, int, int]] = []
+    stack: list[tuple[Location, bool, LocationPart, int, int, int, int]] = []
     for match in tokens:
         if match.lastindex is None:
             continue  # a comma
@@ -191,7 +191,7 @@ def _fill_strict(chunk: Chunk) -> tuple[dict[Location, Compact], list[Occurrence
             loc, is_object, index = child, opening == "{", 0
         elif string is not None:
             vs, ve = match.span(1)
-            literal: Any = "json"
+            literal: StringLiteral | str = "json"
             if "\\" in string:
                 scanned = scan_json_string(text, vs, ve)[0]
                 if scanned._dec:
@@ -207,7 +207,7 @@ def _fill_strict(chunk: Chunk) -> tuple[dict[Location, Compact], list[Occurrence
 def _relative_entries(sink: _Sink, base: int) -> dict[Location, Compact]:
     entries: dict[Location, Compact] = {}
     for loc, (ks, ke, vs, ve, kind, literal) in sink.entries.items():
-        if literal is not None:
+        if isinstance(literal, StringLiteral):  # (the sink's are literals or None)
             # Without escapes the value is the text between the quotes.
             literal = (
                 literal.style
@@ -293,7 +293,7 @@ class _Sink:
         self.problems.extend((span, message, None) for span, message in found)
 
     def member(
-        self, target: dict[str, Any], key: StringLiteral, value: Value | None, child: Location
+        self, target: dict[str, object], key: StringLiteral, value: Value | None, child: Location
     ) -> None:
         ks, ke = key.span.start, key.span.end
         self.occ.append((ks, ke, child, True))
@@ -337,7 +337,7 @@ class _Sink:
 
 def parse_json(
     text: str, tree: Tree, chunks: dict[str, Chunk] | None = None
-) -> tuple[dict[str, Any], SourceMap, list[JsonProblem], dict[str, Chunk]]:
+) -> tuple[dict[str, object], SourceMap, list[JsonProblem], dict[str, Chunk]]:
     """Values, source map and problems of ``text``; also the chunks it used.
 
     ``chunks`` holds the units converted for an earlier version, keyed by their
@@ -359,7 +359,7 @@ def parse_json(
         top = _Recovery(text, sink, cache, hints).document()
     else:
         top = _TreeReader(text, offsets, sink, cache).document(root)
-    values: dict[str, Any] = {}
+    values: dict[str, object] = {}
     if top is not None:
         if isinstance(top[0], dict):
             values = top[0]
@@ -439,7 +439,7 @@ def _clean_containers(root: Node, offsets: ByteOffsets) -> dict[int, int]:
     return found
 
 
-def _number(word: str) -> tuple[Any, Kind] | None:
+def _number(word: str) -> tuple[object, Kind] | None:
     match = _NUMBER.fullmatch(word)
     if match is None:
         return None
@@ -528,7 +528,7 @@ class _TreeReader:
             self.sink.problem(Span(start, start + 1), "nesting is too deep")
             return None
         if kind == "object":
-            out: dict[str, Any] = {}
+            out: dict[str, object] = {}
             previous = ""
             for kid in node.children:
                 kid_type = kid.type
@@ -542,7 +542,7 @@ class _TreeReader:
                 previous = kid_type
             return out, Kind.OBJECT, start, end, None
         if kind == "array":
-            values: list[Any] = []
+            values: list[object] = []
             previous = ""
             element = self.sink.element
             for kid in node.children:
@@ -563,7 +563,7 @@ class _TreeReader:
         self.sink.problem(Span(start, end), "expected a JSON value")
         return None
 
-    def pair(self, node: Node, out: dict[str, Any], loc: Location, depth: int) -> None:
+    def pair(self, node: Node, out: dict[str, object], loc: Location, depth: int) -> None:
         key_node = node.child_by_field_name("key")
         value_node = node.child_by_field_name("value")
         if key_node is None:
@@ -705,7 +705,7 @@ class _Recovery(RecoveryCursor):
         text = self.text
         start = self.pos
         self.pos += 1
-        out: dict[str, Any] = {}
+        out: dict[str, object] = {}
         previous = "{"
         while not self.abort:
             self.skip_ws()
@@ -784,7 +784,7 @@ class _Recovery(RecoveryCursor):
         text = self.text
         start = self.pos
         self.pos += 1
-        items: list[Any] = []
+        items: list[object] = []
         previous = "["
         while not self.abort:
             self.skip_ws()

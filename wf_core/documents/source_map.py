@@ -26,7 +26,6 @@ import bisect
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import field
 from enum import StrEnum
-from typing import Any
 
 from wf_core.locations import Location
 from wf_core.records import record
@@ -154,11 +153,14 @@ class Located:
 # key_start is -1 for list elements. literal is None, a StringLiteral (in the
 # same coordinates as the entry) or, for a one-line literal without escapes, its
 # style: the value is then the text between the quotes.
-Compact = tuple[int, int, int, int, Kind, Any]
+Compact = tuple[int, int, int, int, Kind, StringLiteral | str | None]
+Header = tuple[tuple[tuple[str, int, int], ...], bool, int]
+"""A section's header: its parts ``(name, start, end)``, whether an array of tables,
+where it ends."""
 
 ELEMENT_LISTS = frozenset(("nodes", "edges", "node_defs", "output"))
 """The top-level lists whose elements are read, validated and checked one by one."""
-ElementKey = str | tuple[Any, ...]
+ElementKey = str | tuple[object, ...]
 """What an element is read from: its statement's text, or (a statement extended by
 others) each statement's place in the element and text, or (an element of a top-level
 pair) its index and the pair's text."""
@@ -279,14 +281,14 @@ class Chunk:
         # Fills ``entries`` and ``occ`` of a chunk built without them.
         self.fill: Callable[[Chunk], tuple[dict[Location, Compact], list[Occurrence]]] | None = None
         # The table the statement's pairs filled; for a top-level pair, {key: value}.
-        self.table: dict[str, Any] = {}
+        self.table: dict[str, object] = {}
         # Every other table the statement created: id -> (kind, first_start,
         # first_end, in_section). ``in_section``: created by dotted keys of the
         # section itself (not inside an inline table). A table not listed is
         # an inline table (``INLINE_TABLE``).
         self.tables: dict[int, tuple[str, int, int, bool]] = {}
         # A section's header: ((name, start, end), ...), is_array, end of header.
-        self.header: tuple[tuple[tuple[str, int, int], ...], bool, int] | None = None
+        self.header: Header | None = None
         self.key: str | None = None  # a top-level pair's single key
         self.end = -1  # where the last pair ends (-1: no pairs)
         self.problems: list[tuple[int, int, str, tuple[int, int] | None]] = _NONE  # type: ignore[assignment]
@@ -299,9 +301,9 @@ class Chunk:
     def read(
         cls,
         text: str,
-        table: dict[str, Any],
+        table: dict[str, object],
         tables: dict[int, tuple[str, int, int, bool]],
-        header: tuple[tuple[tuple[str, int, int], ...], bool, int] | None,
+        header: Header | None,
         end: int,
         key: str | None,
         entries: dict[Location, Compact],

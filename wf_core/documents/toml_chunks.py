@@ -25,7 +25,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from wf_core.documents.source_map import Chunk, Compact, Kind, Occurrence
+from wf_core.documents.source_map import (
+    Chunk,
+    Compact,
+    Header,
+    Kind,
+    Occurrence,
+    StringLiteral,
+)
 from wf_core.documents.strings import SIMPLE_BASIC, SIMPLE_LITERAL
 from wf_core.documents.toml_tables import DOTTED
 from wf_core.documents.toml_values import MAX_DEPTH, classify
@@ -80,6 +87,11 @@ _ARRAY_KIND = Kind.ARRAY
 _OBJECT_KIND = Kind.OBJECT
 
 
+_Read = tuple[object, Kind, int, StringLiteral | str | None]
+"""A value read: its Python value, its kind, where it ends, and its literal (as in
+``Compact``)."""
+
+
 class _GiveUp(Exception):
     pass
 
@@ -130,7 +142,7 @@ class _Reader:
             pos = dot.end()
 
     def pair(
-        self, table: dict[str, Any], loc: Location, dotted: set[int], pos: int, depth: int
+        self, table: dict[str, object], loc: Location, dotted: set[int], pos: int, depth: int
     ) -> int:
         """Read ``key = value`` at ``pos`` into ``table``; returns where the value ends."""
         text = self.text
@@ -179,7 +191,7 @@ class _Reader:
 
     def keyed_value(
         self,
-        table: dict[str, Any],
+        table: dict[str, object],
         loc: Location,
         name: str,
         key_start: int,
@@ -194,7 +206,7 @@ class _Reader:
         self.entries[value_loc] = (key_start, key_start + len(name), start, end, kind, lit)
         return end
 
-    def value(self, pos: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
+    def value(self, pos: int, loc: Location, depth: int) -> _Read:
         text = self.text
         ch = text[pos : pos + 1]
         if ch == '"':
@@ -230,10 +242,10 @@ class _Reader:
             raise _GiveUp
         return result[1], result[0], match.end(), None
 
-    def array(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
+    def array(self, start: int, loc: Location, depth: int) -> _Read:
         text = self.text
         entries = self.entries
-        items: list[Any] = []
+        items: list[object] = []
         pos = BLANK.match(text, start + 1).end()  # type: ignore[union-attr]
         flat_item = _FLAT_ITEM.match
         while (ch := text[pos : pos + 1]) != "]":
@@ -256,7 +268,7 @@ class _Reader:
                 raise _GiveUp
         return items, _ARRAY_KIND, pos + 1, None
 
-    def flat_inline_table(self, start: int, loc: Location) -> tuple[Any, Kind, int, Any] | None:
+    def flat_inline_table(self, start: int, loc: Location) -> _Read | None:
         """``{ a = "x", b = 'y' }`` at ``start``: bare keys and one-line strings only, read
         in one match; None for any other inline table, including one of four or more
         pairs (``inline_table`` reads those)."""
@@ -267,12 +279,12 @@ class _Reader:
 
     def _flat_pairs(
         self, match: re.Match[str], pairs: tuple[int, ...], loc: Location
-    ) -> dict[str, Any]:
+    ) -> dict[str, object]:
         """The table a flat inline table's ``match`` read, its pairs' entries recorded;
         ``pairs`` are the indexes (in ``match.groups()``) of each pair's key group, its
         basic and literal contents' groups following it."""
         groups = match.groups()
-        table: dict[str, Any] = {}
+        table: dict[str, object] = {}
         entries = self.entries
         for first in pairs:
             name = groups[first]
@@ -300,9 +312,9 @@ class _Reader:
             )
         return table
 
-    def inline_table(self, start: int, loc: Location, depth: int) -> tuple[Any, Kind, int, Any]:
+    def inline_table(self, start: int, loc: Location, depth: int) -> _Read:
         text = self.text
-        table: dict[str, Any] = {}
+        table: dict[str, object] = {}
         dotted: set[int] = set()
         pos = WS.match(text, start + 1).end()  # type: ignore[union-attr]
         if text[pos : pos + 1] != "}":
@@ -319,11 +331,11 @@ class _Reader:
                     raise _GiveUp  # a trailing comma: the general path reports it
         return table, _OBJECT_KIND, pos + 1, None
 
-    def read(self, section: bool) -> tuple[dict[str, Any], Any, int]:
+    def read(self, section: bool) -> tuple[dict[str, object], Header | None, int]:
         """The whole statement: its table, header and where its last pair ends."""
         text = self.text
         entries = self.entries
-        header: tuple[tuple[tuple[str, int, int], ...], bool, int] | None = None
+        header: Header | None = None
         end = -1
         pos = 0
         simple = _ARRAY_HEADER.match(text) if section else None
@@ -345,7 +357,7 @@ class _Reader:
             if line is None:
                 raise _GiveUp
             pos = line.end()
-        table: dict[str, Any] = {}
+        table: dict[str, object] = {}
         dotted: set[int] = set()
         length = len(text)
         string_line = _STRING_LINE.match
@@ -450,11 +462,11 @@ class StateWriter:
 
 
 def _paths_of(
-    table: dict[str, Any], tables: dict[int, tuple[str, int, int, bool]]
+    table: dict[str, object], tables: dict[int, tuple[str, int, int, bool]]
 ) -> list[tuple[tuple[str | int, ...], tuple[str, int, int, bool]]]:
     """The tables ``tables`` lists (by identity), each as its path in ``table``."""
     found = []
-    stack: list[tuple[tuple[str | int, ...], Any]] = [((), table)]
+    stack: list[tuple[tuple[str | int, ...], object]] = [((), table)]
     while stack:
         path, value = stack.pop()
         if type(value) is dict:

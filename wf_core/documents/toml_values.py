@@ -12,7 +12,6 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
-from typing import Any
 
 from wf_core.documents.source_map import Kind, StringLiteral
 from wf_core.spans import Span
@@ -31,7 +30,7 @@ class KeyPart:
 @dataclass(slots=True)
 class Scalar:
     kind: Kind
-    value: Any
+    value: object
     span: Span
     literal: StringLiteral | None = None
 
@@ -110,7 +109,7 @@ def _micros(text: str | None) -> int:
     return int(text.ljust(6, "0")[:6]) if text else 0
 
 
-def classify(word: str) -> tuple[Kind, Any] | str:
+def classify(word: str) -> tuple[Kind, object] | str:
     """The value of a bare TOML value word, or a message saying what is wrong."""
     if word == "true":
         return Kind.BOOL, True
@@ -137,7 +136,7 @@ def classify(word: str) -> tuple[Kind, Any] | str:
     return f"invalid value '{word}' (strings need quotes)"
 
 
-def _classify_datetime(word: str) -> tuple[Kind, Any] | str:
+def _classify_datetime(word: str) -> tuple[Kind, object] | str:
     match = _DATETIME.fullmatch(word)
     try:
         if match is not None:
