@@ -160,7 +160,7 @@ def _stray_controls(text: str, problems: list[Problem]) -> None:
 Item: TypeAlias = "tuple[int, int, Node | None, bool, Node | None]"
 
 
-def _node_items(child: Node, char: Any, items: list[Item]) -> None:
+def _node_items(child: Node, char: Callable[[int], int], items: list[Item]) -> None:
     """Statements of one top-level node as (start, end, node, broken, table) items.
 
     A table node is split into its header and its children, so one broken
