@@ -9,13 +9,13 @@ Stages, each the code the server runs for it, in process (cProfile sees one
 thread; the server runs analyses on a worker thread, so they are called here
 directly, as that worker does):
 
-- ``open``: ``didOpen`` bookkeeping, then ``WflsServer._compute_diagnostics`` (parse,
+- ``open``: ``didOpen`` bookkeeping, then ``Diagnostics.compute`` (parse,
   model, context model, validation, placing and converting the issues);
 - ``edit``: after the open and two untimed edits, ``EDITS`` edits of a path segment
   in the last body node (its four characters replaced by ``n000``, ``n001``, ...: a
   text no earlier version had, as typing makes), each applied as the client's
   incremental change to the store's text (``convert.edit_at``, as the ``didChange``
-  handler does), and analysed with ``_compute_diagnostics`` again;
+  handler does), and analysed with ``Diagnostics.compute`` again;
 - ``check``: ``wfls check FILE`` (``cli.main``), output discarded.
 
 The time spent in the garbage collector is printed per stage: its full
@@ -81,7 +81,7 @@ class InProcessServer:
 
     def diagnostics(self) -> Any:
         server = self.server
-        return server._compute_diagnostics(
+        return server.diagnostics.compute(
             self.uri, server.result_id(self.uri), server.settings, server.flags
         )
 

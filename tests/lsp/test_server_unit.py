@@ -230,10 +230,10 @@ def test_diagnostics_encoded_by_the_worker_are_what_pygls_would_send() -> None:
     server.protocol.set_writer(by_pygls)
     server.text_document_publish_diagnostics(params)
     server.protocol.set_writer(by_worker)
-    encoded = [server._encode_diagnostic(d) for d in params.diagnostics]
+    encoded = [server.diagnostics.encode_diagnostic(d) for d in params.diagnostics]
     server.protocol.notify_encoded(
         types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS,
-        publish_params(server._worker_converter, params.uri, params.version, encoded),
+        publish_params(server.diagnostics.worker_converter, params.uri, params.version, encoded),
     )
     assert by_worker.data.isascii()
     assert _framed(by_worker.data) == _framed(by_pygls.data)
@@ -253,9 +253,9 @@ async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatc
 
     from wf_core.overlay import EditedSnapshot
     from wf_core.snapshot import DocumentSnapshot
-    from wfls import server as server_module
+    from wfls import scheduling
 
-    monkeypatch.setattr(server_module, "FIRST_INDEX_SHARE", 60.0)
+    monkeypatch.setattr(scheduling, "FIRST_INDEX_SHARE", 60.0)
 
     text = BILLING
     path = "context.foreach.customers.item.name"
@@ -377,9 +377,9 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
 
     from wf_core.overlay import EditedSnapshot
     from wf_core.semantic import build
-    from wfls import server as server_module
+    from wfls import scheduling
 
-    monkeypatch.setattr(server_module, "FIRST_INDEX_SHARE", 0.0)
+    monkeypatch.setattr(scheduling, "FIRST_INDEX_SHARE", 0.0)
     builders: list[object] = []
     made = build.IndexBuilder.__init__
 
@@ -397,7 +397,7 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
     # The build's first two polls (before and after its pause) wait for the test.
     polls: list[threading.Event] = []
     releases = [threading.Event(), threading.Event()]
-    quiet = server.wait_for_quiet
+    quiet = server.scheduler.wait_for_quiet
 
     def held_polls() -> None:
         # Only the build's polls: an analysis also lets an arriving message go first.
@@ -408,9 +408,10 @@ async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatc
             releases[len(polls) - 1].wait(10)
         quiet()
 
-    monkeypatch.setattr(server, "wait_for_quiet", held_polls)
+    monkeypatch.setattr(server.scheduler, "wait_for_quiet", held_polls)
     events: list[str] = []
-    server.on_analysis = lambda uri: events.append(f"analysis {server.store.version(uri)}")
+    store = server.store
+    server.scheduler.on_analysis = lambda uri: events.append(f"analysis {store.version(uri)}")
 
     did_open(server, uri, text, "json")
     await until(
@@ -463,7 +464,7 @@ def answers_before_each_analysis(server, sink, request_id: int) -> list[int]:
     def noted(uri: str) -> None:
         answered.append(sum(m.get("id") == request_id and "result" in m for m in sink.messages))
 
-    server.on_analysis = noted
+    server.scheduler.on_analysis = noted
     return answered
 
 
@@ -472,9 +473,9 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     editor sends right behind it is answered first; an opened document is analysed at
     once."""
 
-    from wfls import server as server_module
+    from wfls import scheduling
 
-    monkeypatch.setattr(server_module, "EDIT_GRACE", 60.0)  # an opened document: no wait
+    monkeypatch.setattr(scheduling, "EDIT_GRACE", 60.0)  # an opened document: no wait
     text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
@@ -484,7 +485,7 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     assert answered == [0]
     # (an edit made while that push is still under way is analysed right after it)
     await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
-    monkeypatch.setattr(server_module, "EDIT_GRACE", 0.3)
+    monkeypatch.setattr(scheduling, "EDIT_GRACE", 0.3)
     edited = text.replace("customers.item.name", "customers.item.", 1)
     did_change(server, uri, 2, edited)
     _completion_at(server, uri, edited, "customers.item.", 7)  # right behind the change
@@ -499,7 +500,7 @@ async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch)
     ends puts the analysis off, grace by grace, until it is answered (up to
     ``EDIT_GRACE_LIMIT``): answered while the analysis runs, it would wait on it."""
 
-    from wfls import server as server_module
+    from wfls import scheduling
 
     text = BILLING
     uri = "file:///w/billing.wf.toml"
@@ -515,16 +516,16 @@ async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch)
         return await context(*args, **kwargs)
 
     monkeypatch.setattr(server, "request_context", held)
-    monkeypatch.setattr(server_module, "EDIT_GRACE", 0.05)
-    monkeypatch.setattr(server_module, "EDIT_GRACE_LIMIT", 60.0)
+    monkeypatch.setattr(scheduling, "EDIT_GRACE", 0.05)
+    monkeypatch.setattr(scheduling, "EDIT_GRACE_LIMIT", 60.0)
     edited = text.replace("customers.item.name", "customers.item.", 1)
     did_change(server, uri, 2, edited)
     _completion_at(server, uri, edited, "customers.item.", 8)
     assert server.protocol.answering
     # The edit's grace has ended (its timer ran before this longer one), and an analysis
     # it started would be queued in the one worker before this no-op, so done after it.
-    await after_the_servers_timers(2 * server_module.EDIT_GRACE)
-    await server.in_worker(lambda: None)
+    await after_the_servers_timers(2 * scheduling.EDIT_GRACE)
+    await server.scheduler.in_worker(lambda: None)
     assert answered == []  # put off: the completion is still being answered
     proceed.set()
     await until(sink, lambda: published(sink, 2), "the diagnostics of the edit")
@@ -553,16 +554,16 @@ class ObservedQuiet(threading.Event):
 async def test_an_analysis_waits_while_a_message_arrives(monkeypatch):
     """The worker's analysis starts only once the message arriving meanwhile has been
     handled (the transport clears ``quiet`` from its first byte until then)."""
-    from wfls import server as server_module
+    from wfls import scheduling
 
     text = BILLING
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     started = threading.Event()
-    server.on_analysis = lambda uri: started.set()
-    monkeypatch.setattr(server_module, "QUIET_WAIT", 60.0)  # not ended by the safety net
+    server.scheduler.on_analysis = lambda uri: started.set()
+    monkeypatch.setattr(scheduling, "QUIET_WAIT", 60.0)  # not ended by the safety net
     quiet = ObservedQuiet(sink)  # cleared: a message is arriving
-    monkeypatch.setattr(server, "quiet", quiet)
+    monkeypatch.setattr(server.scheduler, "quiet", quiet)
     did_open(server, uri, text)
     await until(sink, quiet.waited.is_set, "the analysis to pause")
     assert not started.is_set() and not published(sink, 1)  # paused before it began
@@ -577,7 +578,7 @@ async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypat
     that keep arriving sooner than that do not push it back, so typing faster than the
     grace still gets diagnostics while it goes on (those of the last version after it)."""
 
-    from wfls import server as server_module
+    from wfls import scheduling
 
     text = BILLING
     uri = "file:///w/billing.wf.toml"
@@ -588,12 +589,12 @@ async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypat
         analysed.append(server.store.version(uri))
         sink.poke()
 
-    server.on_analysis = noted
+    server.scheduler.on_analysis = noted
     did_open(server, uri, text)
     # (an edit made while that push is still under way is analysed right after it)
     await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
     grace = 0.4
-    monkeypatch.setattr(server_module, "EDIT_GRACE", grace)
+    monkeypatch.setattr(scheduling, "EDIT_GRACE", grace)
 
     def edit(version: int) -> None:
         edited = text.replace("customers.item.name", f"customers.item.n{version}", 1)
@@ -626,9 +627,9 @@ def _hold_first_index(monkeypatch, sink: Sink) -> tuple[list, object]:
     """Every index build ahead waits until the returned event is set; the list gets each
     snapshot whose build started."""
     from wf_core.snapshot import DocumentSnapshot
-    from wfls import server as server_module
+    from wfls import scheduling
 
-    monkeypatch.setattr(server_module, "FIRST_INDEX_SHARE", 60.0)
+    monkeypatch.setattr(scheduling, "FIRST_INDEX_SHARE", 60.0)
     release = threading.Event()
     builds: list[DocumentSnapshot] = []
     build_index = DocumentSnapshot.build_index
@@ -833,17 +834,17 @@ async def test_the_server_logs_to_the_client_only_between_initialize_and_shutdow
     server = create_server()
     sink = Sink()
     server.protocol.set_writer(sink)
-    assert server.log_to_client(types.MessageType.Info, "too early") is False
+    assert server.connection.log_to_client(types.MessageType.Info, "too early") is False
     server.protocol.handle_message(
         types.InitializeRequest(
             id=1, params=types.InitializeParams(capabilities=capabilities("neovim", None))
         )
     )
-    assert server.log_to_client(types.MessageType.Info, "hello") is True
+    assert server.connection.log_to_client(types.MessageType.Info, "hello") is True
     [log] = [m for m in sink.messages if m.get("method") == types.WINDOW_LOG_MESSAGE]
     assert log["params"] == {"type": types.MessageType.Info.value, "message": "hello"}
     server.protocol.handle_body(b'{"jsonrpc": "2.0", "id": 2, "method": "shutdown"}')
-    assert server.log_to_client(types.MessageType.Info, "too late") is False
+    assert server.connection.log_to_client(types.MessageType.Info, "too late") is False
 
 
 async def test_a_reply_after_shutdown_is_taken_quietly(caplog):

@@ -114,12 +114,12 @@ class ObservedEvent(threading.Event):
 def test_work_that_can_wait_pauses_until_the_message_is_handled(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from wfls import server as server_module
+    from wfls import scheduling
 
-    server = WflsServer()
-    monkeypatch.setattr(server_module, "QUIET_WAIT", 60.0)  # not ended by the safety net
-    server.quiet = quiet = ObservedEvent()  # not set: a message is arriving
-    thread = threading.Thread(target=server.wait_for_quiet)
+    scheduler = WflsServer().scheduler
+    monkeypatch.setattr(scheduling, "QUIET_WAIT", 60.0)  # not ended by the safety net
+    scheduler.quiet = quiet = ObservedEvent()  # not set: a message is arriving
+    thread = threading.Thread(target=scheduler.wait_for_quiet)
     thread.start()
     assert quiet.waited.wait(5)  # the worker is in the pause
     quiet.set()  # the loop handled it

@@ -1,0 +1,297 @@
+"""When the analyses run: the one worker, its pauses for an arriving message, the grace
+after an edit, the pushes of diagnostics and the semantic indexes built ahead.
+
+Everything here but the worker's own functions runs on the event loop. The worker
+(``Scheduler.in_worker``) is one thread: analyses of a document are serialised by its
+lock anyway, and a second CPU-bound thread would only compete with the event loop for
+the interpreter lock. What can wait pauses in it while a message arrives
+(``wait_for_quiet``), so that a request is not answered behind it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from wf_core.collector import collector_paused
+
+if TYPE_CHECKING:
+    from wf_core.snapshot import DocumentSnapshot
+    from wfls.server import WflsServer
+
+logger = logging.getLogger("wfls")
+
+INDEX_AHEAD_DELAY = 0.25
+"""Quiet time after a version's diagnostics before its semantic index is built ahead."""
+FIRST_INDEX_SHARE = 0.25
+"""How long a document's first index is built at a stretch before it lets the analysis
+of a newer version go first (it then goes on from where it stopped)."""
+QUIET_WAIT = 1.0
+"""The longest an index built ahead pauses for one arriving message (a safety net: the
+transport ends every pause once the loop has handled the message)."""
+EDIT_GRACE = 0.005
+"""Seconds an edit's analysis waits before it starts: editors send a completion or
+signature request right behind the change that triggers it, and that request is answered
+first instead of queueing for the interpreter lock behind the analysis."""
+EDIT_GRACE_LIMIT = 0.1
+"""The longest an edit's analysis is put off, grace by grace, while requests are being
+answered (``WflsProtocol.answering``): a request that arrived within the grace but takes
+longer than it to answer (a 6 MB full-document change is read and applied first) would
+otherwise be answered while the analysis holds the interpreter lock, in stretches of
+whole-text operations that do not let it go."""
+SWITCH_INTERVAL = 0.001
+"""Seconds a thread may hold the GIL while another waits (Python's default: 0.005)."""
+
+
+class Scheduler:
+    """The analysis worker of one server, and what it is given to do when."""
+
+    def __init__(self, server: WflsServer) -> None:
+        self._server = server
+        self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wfls-analysis")
+        self.closing = False  # after ``shutdown``: the worker takes nothing more
+        self.quiet = threading.Event()
+        """Set while no message arrives: the transport clears it from a message's first
+        byte until the loop has handled it (``wait_for_quiet``)."""
+        self.quiet.set()
+        self.on_analysis: Callable[[str], None] | None = None
+        """Called on the worker with the document's URI as each analysis for diagnostics
+        begins, after its pause for an arriving message: what a test waits for, or
+        checks the order of, since nothing reaches the client at that moment."""
+        self._pending_push: dict[str, asyncio.Handle] = {}
+        # A document has at most one push in progress; changes meanwhile ask for one more
+        # after it (``schedule_push``), so a burst of edits costs two analyses, not one each.
+        self._pushing: set[str] = set()
+        self._push_again: set[str] = set()
+        self._tasks: set[asyncio.Future[None]] = set()
+        # What the client was last sent for each open document (push clients): a push that
+        # would repeat it is left out, so documents are pushed only when their findings
+        # (or version) changed, however often they are checked again.
+        self._published: dict[str, bytes] = {}
+        # Documents whose first semantic index is being built (``index_ahead``).
+        self._first_indexes: set[str] = set()
+
+    async def in_worker(self, function: Callable[..., Any], *args: Any) -> Any:
+        """Run an analysis off the event loop, so requests keep being answered meanwhile.
+
+        After ``shutdown`` the worker takes nothing more: the caller is cancelled."""
+        if self.closing:
+            raise asyncio.CancelledError
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._analysis, function, *args)
+
+    def wait_for_quiet(self) -> None:
+        """Pause while a message arrives, up to ``QUIET_WAIT``: work that can wait calls
+        this in the worker, so that an arriving edit (which may make that work stale) or
+        request does not queue for the interpreter lock behind it. Never on the loop,
+        which is what ends the pause."""
+        self.quiet.wait(QUIET_WAIT)
+
+    def analysis_due(self, uri: str) -> None:
+        """In the worker, as an analysis for diagnostics of ``uri`` is due: a message
+        arriving goes first (the analysis would take the interpreter lock from the loop
+        answering it), then ``on_analysis`` is told."""
+        self.wait_for_quiet()
+        if self.on_analysis is not None:
+            self.on_analysis(uri)
+
+    # -- pushes ------------------------------------------------------------------------
+
+    def document_changed(self, uri: str, *, edited: bool = False) -> None:
+        """A document was opened or edited: schedule its analysis (and, for a client that
+        does not pull, the push of its diagnostics). Analysing without being asked is what
+        lets the documents that depend on it learn about the change. An edit's analysis
+        starts after ``EDIT_GRACE``, once the requests sent with the edit are in."""
+        self.schedule_push(uri, EDIT_GRACE if edited else 0.0)
+
+    def all_changed(self) -> None:
+        """Settings changed every document's diagnostics: push again, or ask to pull again."""
+        if self._server.flags.pull_diagnostics:
+            self._server.workspace_diagnostic_refresh(None)
+            return
+        for uri in self._server.store.uris():
+            self.schedule_push(uri)
+
+    def schedule_push(self, uri: str, delay: float = 0.0) -> None:
+        """Analyse ``uri`` and push its diagnostics (push clients) once the loop is free
+        and ``delay`` has passed, or, while a push of it is in progress, once more right
+        after that one: the first edit after a pause is analysed without more wait, and
+        edits that arrive during an analysis are coalesced into the next. A push already
+        due keeps its time when a later one would come later: edits arriving faster than
+        ``delay`` never put their analysis off for longer than one ``delay``."""
+        pending = self._pending_push.pop(uri, None)
+        if pending is not None:
+            if delay:
+                self._pending_push[uri] = pending
+                return
+            pending.cancel()
+        if uri in self._pushing:
+            self._push_again.add(uri)
+            return
+        loop = asyncio.get_running_loop()
+        self._pending_push[uri] = (
+            loop.call_later(delay, self._push, uri, loop.time() + EDIT_GRACE_LIMIT)
+            if delay
+            else loop.call_soon(self._push, uri)
+        )
+
+    def _push(self, uri: str, deadline: float | None = None) -> None:
+        """Start the push of ``uri``; one put off by an edit's grace (``deadline``) waits
+        grace by grace, up to the deadline, while a request is being answered."""
+        loop = asyncio.get_running_loop()
+        if deadline is not None and self._server.protocol.answering and loop.time() < deadline:
+            self._pending_push[uri] = loop.call_later(EDIT_GRACE, self._push, uri, deadline)
+            return
+        self._pending_push.pop(uri, None)
+        self._pushing.add(uri)
+        task = self._start(self._push_async(uri))
+        task.add_done_callback(lambda _: self._pushed(uri))
+
+    def _start(self, work: Any) -> asyncio.Future[None]:
+        task: asyncio.Future[None] = asyncio.ensure_future(work)
+        self._tasks.add(task)  # held until done: the loop keeps only weak references
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _pushed(self, uri: str) -> None:
+        self._pushing.discard(uri)
+        if uri in self._push_again and not self.closing:
+            self._push_again.discard(uri)
+            self.schedule_push(uri)
+
+    async def _push_async(self, uri: str) -> None:
+        """Publish only what is current when the result is back on the loop: the latest
+        revision of the document under the settings in force (anything else was
+        superseded, and a newer push is scheduled by whatever superseded it), so a
+        client never sees an older version's diagnostics after a newer one's."""
+        server = self._server
+        generation = server.diagnostics.generation
+        try:
+            result = await server.diagnostics.get(uri)
+        except Exception:
+            logger.exception("analysis of %s failed", uri)
+            return
+        if (
+            result is None
+            or result.revision != server.store.revision(uri)
+            or generation != server.diagnostics.generation
+        ):
+            return
+        if server.flags.pull_diagnostics:
+            return  # analysed for the documents that depend on it; the client pulls its own
+        # The flags are fixed at ``initialize``, so a push client's results always carry
+        # their encoding (``Diagnostics.compute``).
+        assert result.published is not None
+        if self._published.get(uri) == result.published:
+            return  # checked again (a dependency, the index, settings) to the same findings
+        self._published[uri] = result.published
+        server.protocol.notify_encoded(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, result.published)
+
+    def forget(self, uri: str) -> None:
+        """``uri`` was closed: nothing more is pushed for it."""
+        pending = self._pending_push.pop(uri, None)
+        if pending is not None:
+            pending.cancel()
+        self._push_again.discard(uri)
+        self._published.pop(uri, None)
+
+    def stop(self) -> None:
+        """``shutdown``: no push is started, and the worker takes nothing more."""
+        for handle in self._pending_push.values():
+            handle.cancel()
+        self._pending_push.clear()
+        self.closing = True
+        self._analysis.shutdown(wait=False, cancel_futures=True)
+
+    # -- indexes built ahead -----------------------------------------------------------
+
+    def index_ahead(self, uri: str, revision: int) -> None:
+        """Build the semantic index of ``revision`` in the worker, so that the next request
+        does not wait for it.
+
+        A document's first index is built at once and finished even when newer
+        revisions arrive meanwhile: every editor feature reads an index, and until one
+        exists none can see through an edit, so each request would wait for a whole
+        build (five seconds at 16,000 nodes). It gives way to the analysis of an edit
+        after each share of the worker (``FIRST_INDEX_SHARE``) and goes on from where it
+        stopped; requests meanwhile see through it and wait for the rest of it
+        (``DocumentStore.editing_snapshot``).
+        Later indexes are built after a quiet moment and give way (between nodes) as
+        soon as a newer revision arrives, so they never delay its analysis by more than
+        a few nodes' work. Either pauses while a message arrives."""
+        store = self._server.store
+        first = not store.has_indexed(uri)
+        if first and uri in self._first_indexes:
+            return  # the first build is under way: it serves this revision too
+        started = [0.0]  # when the current slice of the build began
+
+        def stale() -> bool:
+            return store.revision(uri) != revision
+
+        def give_way() -> bool:
+            self.wait_for_quiet()
+            if not first:
+                return stale()
+            if store.revision(uri) is None:
+                return True  # closed
+            # The first index pauses for the analysis of a newer version once it has had
+            # its share of the worker, and goes on from where it stopped afterwards.
+            waiting = not store.is_current(uri)
+            return waiting and time.monotonic() - started[0] >= FIRST_INDEX_SHARE
+
+        def build_slice(snapshot: DocumentSnapshot) -> bool:
+            started[0] = time.monotonic()
+            # Frozen rather than scanned when the pause ends (``collector``): a document's
+            # first index lives as long as the document; a later one as long as its
+            # version is the latest, and it is given up when a newer version arrives,
+            # which is when the user types and the completion sent with the change waits
+            # on whatever holds the interpreter lock. A young scan of what the build made
+            # took 80-100 ms at 16,000 nodes, finding it all alive (the snapshot holds it)
+            # and answering that completion after it. No index holds reference cycles: a
+            # replaced version's is freed by reference counting, frozen or not.
+            with collector_paused(lasting=True):
+                return snapshot.build_index(give_way)
+
+        async def build() -> None:
+            if first:
+                snapshot = store.kept_snapshot(uri, revision)
+            else:
+                await asyncio.sleep(INDEX_AHEAD_DELAY)
+                current = store.current_snapshot(uri)
+                snapshot = current[1] if current is not None and not stale() else None
+            if snapshot is None:
+                return
+            if first:
+                store.first_index_under_way(uri, snapshot, revision)
+                # What a completion inside a node reads while this index is under way.
+                await self.in_worker(_node_views_ahead, snapshot)
+            while not (snapshot.has_index or await self.in_worker(build_slice, snapshot)):
+                if not first or store.revision(uri) is None:
+                    return  # given up: a newer version came, or the document was closed
+                # Paused: the newer version is analysed first (its push, queued or not,
+                # finds the analysis done), then the build goes on.
+                await self.in_worker(store.analyse, uri)
+            store.mark_indexed(uri, snapshot, revision if first else None)
+
+        if first:
+            self._first_indexes.add(uri)
+        task = self._start(build())
+        if first:
+            task.add_done_callback(lambda _: self._first_indexes.discard(uri))
+
+
+def _node_views_ahead(snapshot: DocumentSnapshot) -> None:
+    """In the worker: what node views of a document's first indexed snapshot read
+    (``wf_core.node_view.prepare``), which lives as long as that index: frozen, not
+    scanned, when the pause ends (``collector``)."""
+    from wf_core.node_view import prepare
+
+    with collector_paused(lasting=True):
+        prepare(snapshot)
