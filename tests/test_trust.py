@@ -18,8 +18,7 @@ import pytest
 
 from wf_core.inventory import readable_sources_for_node
 from wf_core.snapshot import DocumentSnapshot, analyze_text
-from wfls.cli import reporting
-from wfls.cli import main
+from wfls.cli import main, reporting
 from wfls.cli.reporting import findings_for, render_text
 from wfls.features.completion import complete
 from wfls.features.hover import hover
