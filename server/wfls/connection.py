@@ -15,7 +15,6 @@ import logging
 import os
 import socket
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO, cast
 
@@ -51,7 +50,6 @@ class ClientConnection:
         """Serve over stdio with wfls' transport (``transport``) instead of pygls' read
         loop, until the input ends or the client sends ``exit``."""
         server = self._server
-        server._stop_event = threading.Event()
         output, given = stdout or sys.stdout.buffer, stdin or sys.stdin.buffer
         for end in (given, output):
             transport.widen_pipe(end)
@@ -80,7 +78,6 @@ class ClientConnection:
         reading and keeps pygls' read loop; here the accepted socket is taken over from
         asyncio (a duplicate of its descriptor, in blocking mode) and served like stdio.
         A listening error (a busy port) is raised as ``OSError``."""
-        self._server._stop_event = threading.Event()
         asyncio.run(self._serve_tcp(host, port))
 
     async def _serve_tcp(self, host: str, port: int) -> None:
@@ -136,7 +133,7 @@ class ClientConnection:
 
     def _can_log(self) -> bool:
         protocol = self._server.protocol
-        return not (self._gone or protocol._shutdown or protocol.writer is None)
+        return not (self._gone or protocol.shut_down or protocol.writer is None)
 
     def _send_log(self, params: types.LogMessageParams) -> None:
         if not self._can_log():

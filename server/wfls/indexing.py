@@ -167,7 +167,7 @@ class WorkspaceIndexing:
 
     async def _watch_files(self) -> None:
         server = self._server
-        if not server.flags.watched_files or server.protocol._shutdown:
+        if not server.flags.watched_files or server.protocol.shut_down:
             return  # (after ``shutdown`` the server starts nothing new with the client)
         patterns = ["**/*.wf.toml", "**/*.wf.json", *server.settings.extra_globs]
         registration = types.Registration(

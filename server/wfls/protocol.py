@@ -5,6 +5,9 @@ before ``initialize``, ``InvalidRequest`` after ``shutdown`` or for a second
 ``initialize``, ``InvalidParams`` for params that do not decode, ``ParseError`` for a
 body that is not JSON); notifications the server does not know are dropped quietly;
 edits are applied with the same position rules as requests.
+
+Only pygls' public API is used here; what wfls changes of pygls' private behaviour is
+in ``pygls_internals``.
 """
 
 from __future__ import annotations
@@ -25,28 +28,20 @@ from pygls.exceptions import (
     JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
-from pygls.protocol import LanguageServerProtocol, lsp_method
+from pygls.protocol import lsp_method
 
 from wf_core.edits import apply_in_order
 from wf_core.records import record
 from wf_core.spans import LineIndex
 from wfls import convert, transport
+from wfls.pygls_internals import AdaptedProtocol
 
 if TYPE_CHECKING:
-    from wfls.server import WflsServer
+    from cattrs import Converter
+
+    from wfls.context import Session
 
 logger = logging.getLogger("wfls")
-
-
-class _DecodeNoise(logging.Filter):
-    """pygls logs a traceback for every request it cannot decode; wfls answers those
-    with ``InvalidParams`` and logs one line, so the traceback is noise."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not record.getMessage().startswith("Unable to deserialize message")
-
-
-logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
 
 
 @record
@@ -59,37 +54,37 @@ class RejectedRequest:
     jsonrpc: str = "2.0"
 
 
-class WflsProtocol(LanguageServerProtocol):
-    """pygls' protocol with the LSP lifecycle enforced and the futures it leaves behind
-    for notifications pruned.
+class WflsProtocol(AdaptedProtocol):
+    """pygls' protocol with the LSP lifecycle enforced."""
 
-    pygls 2.1.1 stores a future per notification handled through a built-in
-    handler (didOpen/didChange/didClose...) and never removes it, so a long
-    editing session would grow without bound. A finished future is of no use to
-    anyone: responses and cancellations look futures up by id and tolerate a
-    missing one.
-    """
-
-    _server: WflsServer
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        # Ids of the requests dispatched to a handler and not yet answered: an id is
-        # added before dispatch and removed when its response (or error) is sent. (Set
-        # first: pygls looks the protocol's attributes over while it is made.)
-        self._unanswered: set[Any] = set()
-        super().__init__(*args, **kwargs)
+    def __init__(self, server: Session, converter: Converter) -> None:
+        # The session whose documents ``didChange`` edits (pygls makes the protocol with
+        # the server it serves, which is that session).
+        self.session = server
+        self.shut_down = False
+        """Whether ``shutdown`` was handled: the server then takes nothing but ``exit``."""
+        super().__init__(server, converter)
 
     def notify_encoded(self, method: str, params: bytes) -> None:
         """Send a notification whose params are JSON already (``publish_params``): a
         large document's diagnostics are encoded by the worker, and the event loop only
-        frames and writes them, with the framing pygls gives every message."""
-        if self.writer is None:
-            logger.error("cannot send %s: no transport", method)
-            return
+        frames and writes them."""
         body = b'{"jsonrpc": "2.0", "method": %s, "params": %s}' % (
             json.dumps(method).encode(),
             params,
         )
+        self._write(body, method)
+
+    def _reply_error(self, msg_id: Any, error: JsonRpcException) -> None:
+        """Answer a request pygls is not given (refused, or that does not decode)."""
+        reply = {"jsonrpc": "2.0", "id": msg_id, "error": _error_object(error)}
+        self._write(json.dumps(reply).encode(), "a reply")
+
+    def _write(self, body: bytes, what: str) -> None:
+        """Write one message, with the framing pygls gives every message."""
+        if self.writer is None:
+            logger.error("cannot send %s: no transport", what)
+            return
         header = (
             f"Content-Length: {len(body)}\r\n"
             f"Content-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n"
@@ -116,17 +111,6 @@ class WflsProtocol(LanguageServerProtocol):
 
     _initialize_seen = False
 
-    @property
-    def answering(self) -> bool:
-        """Whether a request has been dispatched and not yet answered."""
-        return bool(self._unanswered)
-
-    def _send_response(
-        self, msg_id: Any, result: Any | None = None, error: Any | None = None
-    ) -> None:
-        self._unanswered.discard(msg_id)
-        super()._send_response(msg_id, result=result, error=error)
-
     def handle_message(self, message: Any) -> None:
         """Apply the LSP lifecycle before pygls dispatches (pygls would answer requests
         before ``initialize``, run a second ``initialize``, and leave requests after
@@ -137,7 +121,7 @@ class WflsProtocol(LanguageServerProtocol):
             method is not None and getattr(message, "id", None) is not None
         )
         refusal: JsonRpcException | None = None
-        if method is None and self._shutdown and not isinstance(message, RejectedRequest):
+        if method is None and self.shut_down and not isinstance(message, RejectedRequest):
             # The client's reply to a request the server sent before ``shutdown``, which
             # cancelled it: nothing waits for it. (pygls would warn on stderr, which
             # editors log as an error, of what is the client's ordinary behaviour.)
@@ -149,17 +133,17 @@ class WflsProtocol(LanguageServerProtocol):
             refusal = JsonRpcServerNotInitialized(f"{method}: the server is not initialized yet")
         elif self._initialize_seen and method == types.INITIALIZE:
             refusal = JsonRpcInvalidRequest("initialize may only be sent once")
-        elif self._shutdown:
+        elif self.shut_down:
             refusal = JsonRpcInvalidRequest(f"{method}: the server is shutting down")
         if refusal is not None:
             if request:
-                self._send_response(message.id, error=refusal.to_response_error())
+                self._reply_error(message.id, refusal)
             else:
                 logger.debug("dropped %s: %s", method, refusal.message)
             return
         if isinstance(message, RejectedRequest):
             logger.warning("%s: %s", message.method, message.error.message)
-            self._send_response(message.id, error=message.error.to_response_error())
+            self._reply_error(message.id, message.error)
             return
         if method == types.INITIALIZE:
             self._initialize_seen = True
@@ -167,21 +151,7 @@ class WflsProtocol(LanguageServerProtocol):
             # Unknown notifications, ``$/`` ones included, may be ignored (LSP).
             logger.debug("ignored the notification %s", method)
             return
-        if request:
-            self._unanswered.add(message.id)
-        super().handle_message(message)
-
-    def _send_handler_result(self, future: Any, *, msg_id: Any) -> None:
-        """Answer a request. An error the handler raised on purpose (``RequestFailed``
-        for a refused rename, ``InvalidParams``) is the answer, not a server failure:
-        pygls would log a traceback at error level for each; one info line here."""
-        if not future.cancelled() and isinstance(future.exception(), JsonRpcException):
-            error: JsonRpcException = future.exception()
-            self._request_futures.pop(msg_id, None)
-            logger.info("request %s answered with error %d: %s", msg_id, error.code, error.message)
-            self._send_response(msg_id, error=error.to_response_error())
-            return
-        super()._send_handler_result(future, msg_id=msg_id)
+        self.dispatch(message, request=request)
 
     def _handles(self, method: str | None) -> bool:
         return method == types.CANCEL_REQUEST or (
@@ -198,16 +168,15 @@ class WflsProtocol(LanguageServerProtocol):
                 else JsonRpcInvalidRequest("the message is not a JSON-RPC 2.0 message")
             )
             logger.warning("%s (%d bytes): %s", error.message, len(body), body[:80])
-            self._send_data({"jsonrpc": "2.0", "id": None, "error": _error_object(error)})
+            self._reply_error(None, error)
             return
         try:
             message = self.structure_message(data)
         except JsonRpcException as error:
             logger.warning("%s: ignored a message that does not decode", data.get("method"))
             if "method" not in data:  # a reply to the server's request: fail that request
-                future = self._request_futures.pop(data["id"], None)
-                if future is not None and not future.done():
-                    future.set_exception(error)
+                failed = types.ResponseError(code=error.code, message=error.message)
+                self.handle_message(types.ResponseErrorMessage(id=data["id"], error=failed))
             return
         self.handle_message(message)
 
@@ -233,21 +202,22 @@ class WflsProtocol(LanguageServerProtocol):
             return
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
             yield handler, (params,), None
-        text = self._server.store.text(uri)
+        text = self.session.store.text(uri)
         if text is None:
-            encoding = self._server.flags.position_encoding
+            encoding = self.session.flags.position_encoding
             edits = [convert.edit_at(change, encoding) for change in params.content_changes]
             text = apply_in_order(LineIndex(document.source), edits)[0].text
         document.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
         document.version = params.text_document.version
 
-    def _handle_notification(self, method_name: str, params: Any) -> None:
-        super()._handle_notification(method_name, params)
-        futures = self._request_futures
-        if futures:
-            for key in [k for k, f in futures.items() if f.done()]:
-                del futures[key]
+    @lsp_method(types.SHUTDOWN)
+    def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' ``shutdown`` (the wfls handler, then every request under way
+        cancelled), after which the server takes nothing but ``exit``."""
+        yield from super().lsp_shutdown(*args)
+        self.shut_down = True
 
 
 def _error_object(error: JsonRpcException) -> dict[str, Any]:
-    return {"code": error.code, "message": error.message}
+    found = {"code": error.code, "message": error.message}
+    return found if error.data is None else {**found, "data": error.data}

@@ -347,4 +347,4 @@ def serve(tcp: str | None = None) -> int:
             return 2
     else:
         server.start_io()
-    return 0 if server.protocol._shutdown else 1
+    return 0 if server.protocol.shut_down else 1

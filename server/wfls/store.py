@@ -146,7 +146,7 @@ class OpenDocument:
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # What its analyses derived, found again by content (``wf_core.derived``).
     derived: Derivations = field(default_factory=Derivations, repr=False)
-    # Read and written by the analysis worker only (``WflsServer._compute_diagnostics``).
+    # Read and written by the analysis worker only (``Diagnostics.compute``).
     diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)
 
     @property

@@ -2,7 +2,7 @@
 
 The analysis worker computes diagnostics while the event loop takes edits and
 settings changes; the loop adopts a result only if neither moved meanwhile
-(``WflsServer.diagnostics_async``, ``_push_async``). These tests send the three
+(``Diagnostics.get``, ``Scheduler._push_async``). These tests send the three
 without waiting for anything and check every diagnostic that comes back:
 
 - its version is never older than one already published for the document,

@@ -93,18 +93,6 @@ def did_change(server, uri: str, version: int, text: str) -> None:
     )
 
 
-async def test_notifications_leave_no_futures_behind():
-    server, sink = initialized_server("neovim")
-    uri = "file:///w/leak.wf.toml"
-    did_open(server, uri, "")
-    for version in range(2, 202):
-        did_change(server, uri, version, "x")
-    # Pushed: every notification was handled, and what they started has finished.
-    await until(sink, lambda: published(sink, 201), "the diagnostics of the last version")
-    assert len(server.protocol._request_futures) <= 2
-    assert server.store.version(uri) == 201
-
-
 async def test_pull_clients_get_no_push_registration_and_push_clients_no_pull():
     pulling, sink = initialized_server(PULLING)
     [response] = sink.messages
@@ -858,7 +846,7 @@ async def test_a_reply_after_shutdown_is_taken_quietly(caplog):
     )
     request_id = sink.messages[-1]["id"]
     server.protocol.handle_body(b'{"jsonrpc": "2.0", "id": 2, "method": "shutdown"}')
-    assert server.protocol._shutdown
+    assert server.protocol.shut_down
     with caplog.at_level(logging.DEBUG):
         reply = {"jsonrpc": "2.0", "id": request_id, "result": [None]}
         server.protocol.handle_body(json.dumps(reply).encode())

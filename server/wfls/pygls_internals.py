@@ -1,0 +1,95 @@
+"""What wfls changes of pygls' private behaviour, where pygls 2.1 offers no public way.
+
+Everything else of the protocol uses pygls' public API (``handle_message``,
+``structure_message``, ``writer``, the built-in features overridden with
+``lsp_method``). Three things cannot be: each is done here, by overriding or reading
+one private name of ``pygls.protocol.JsonRPCProtocol``, and
+``tests/lsp/test_pygls_internals.py`` checks that each name still has the shape used
+here and that each behaviour is still what wfls makes it, so a pygls upgrade that
+changes one fails a test instead of undoing the change in silence.
+
+- ``_send_response`` (overridden): pygls sends every reply through it, so it is where
+  a request is known to be answered (``answering``, which an edit's analysis waits
+  on). pygls has no hook for a reply sent.
+- ``_send_handler_result`` (overridden): pygls answers a request whose handler raised
+  a ``JsonRpcException`` with that error, but logs a traceback at error level first,
+  which editors show as a server failure; wfls raises such errors on purpose (a
+  refused rename is ``RequestFailed``), so they are logged as one info line.
+- ``_request_futures`` (read): pygls 2.1.1 stores a future per notification handled
+  through a built-in handler (didOpen/didChange/didClose...) or by a coroutine, under
+  an id of its own, and never removes it, so a long editing session would grow
+  without bound. A finished future is of no use to anyone: replies and cancellations
+  look futures up by id and tolerate a missing one, so the finished ones are dropped
+  after each message that is not a request.
+
+And one thing pygls logs: a traceback at error level for every request it cannot decode
+(``_DecodeNoise``), which wfls answers with ``InvalidParams`` and one line of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from concurrent.futures import Future
+from typing import Any
+
+from pygls.exceptions import JsonRpcException
+from pygls.protocol import LanguageServerProtocol
+
+logger = logging.getLogger("wfls")
+
+
+class _DecodeNoise(logging.Filter):
+    """pygls logs a traceback for every request it cannot decode; wfls answers those
+    with ``InvalidParams`` and logs one line, so the traceback is noise."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith("Unable to deserialize message")
+
+
+logging.getLogger("pygls.protocol.json_rpc").addFilter(_DecodeNoise())
+
+
+class AdaptedProtocol(LanguageServerProtocol):
+    """pygls' protocol with replies tracked, deliberate errors answered quietly and the
+    futures pygls leaves behind pruned."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Ids of the requests dispatched to a handler and not yet answered: an id is
+        # added before dispatch and removed when its reply is sent. (Set first: pygls
+        # looks the protocol's attributes over while it is made.)
+        self._unanswered: set[Any] = set()
+        super().__init__(*args, **kwargs)
+
+    @property
+    def answering(self) -> bool:
+        """Whether a request has been dispatched and not yet answered."""
+        return bool(self._unanswered)
+
+    def dispatch(self, message: Any, *, request: bool) -> None:
+        """Hand ``message`` to pygls: a request is unanswered until its reply is sent;
+        after any other message, the futures pygls finished with are dropped."""
+        if request:
+            self._unanswered.add(message.id)
+        super().handle_message(message)
+        if not request:
+            futures = self._request_futures
+            for key in [k for k, f in futures.items() if f.done()]:
+                del futures[key]
+
+    def _send_response(
+        self, msg_id: Any, result: Any | None = None, error: Any | None = None
+    ) -> None:
+        self._unanswered.discard(msg_id)
+        super()._send_response(msg_id, result=result, error=error)
+
+    def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
+        """Answer a request. An error the handler raised on purpose (``RequestFailed``
+        for a refused rename, ``InvalidParams``) is the answer, not a server failure:
+        one info line, where pygls would log a traceback at error level."""
+        error = None if future.cancelled() else future.exception()
+        if isinstance(error, JsonRpcException):
+            self._request_futures.pop(msg_id, None)
+            logger.info("request %s answered with error %d: %s", msg_id, error.code, error.message)
+            self._send_response(msg_id, error=error.to_response_error())
+            return
+        super()._send_handler_result(future, msg_id=msg_id)

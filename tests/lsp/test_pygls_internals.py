@@ -1,0 +1,165 @@
+"""What wfls changes of pygls' private behaviour (``wfls.pygls_internals``).
+
+Each change is checked twice: plain pygls still behaves as the change assumes (a test
+that fails when an upgrade changes that, so the change can be dropped or redone), and
+wfls' server behaves as changed (a test that fails when an upgrade renames what the
+change overrides, which would undo it in silence).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+
+import pytest
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import JsonRPCProtocol
+from test_server_unit import (
+    Sink,
+    _answer,
+    did_change,
+    did_open,
+    initialized_server,
+    published,
+    until,
+)
+
+from wfls.pygls_internals import _DecodeNoise
+
+KEYWORD = inspect.Parameter.KEYWORD_ONLY
+EITHER = inspect.Parameter.POSITIONAL_OR_KEYWORD
+
+
+@pytest.mark.parametrize(
+    ("name", "parameters"),
+    [
+        ("_send_response", [("msg_id", EITHER), ("result", EITHER), ("error", EITHER)]),
+        ("_send_handler_result", [("future", EITHER), ("msg_id", KEYWORD)]),
+    ],
+)
+def test_the_methods_wfls_overrides_are_pygls_own_with_their_parameters(name, parameters):
+    method = vars(JsonRPCProtocol)[name]
+    found = list(inspect.signature(method).parameters.values())[1:]
+    assert [(p.name, p.kind) for p in found] == parameters
+
+
+def plain_server() -> tuple[LanguageServer, Sink]:
+    """A pygls server as pygls makes it, initialized, writing to a ``Sink``."""
+    server = LanguageServer("plain", "0")
+    sink = Sink()
+    server.protocol.set_writer(sink)
+    server.protocol.handle_message(
+        types.InitializeRequest(
+            id=1, params=types.InitializeParams(capabilities=types.ClientCapabilities())
+        )
+    )
+    return server, sink
+
+
+def opened(uri: str) -> types.DidOpenTextDocumentNotification:
+    document = types.TextDocumentItem(uri=uri, language_id="toml", version=1, text="")
+    return types.DidOpenTextDocumentNotification(
+        params=types.DidOpenTextDocumentParams(text_document=document)
+    )
+
+
+async def test_pygls_keeps_a_future_for_every_notification_it_handles():
+    server, _ = plain_server()
+    before = len(server.protocol._request_futures)
+    for n in range(5):
+        server.protocol.handle_message(opened(f"file:///w/{n}.wf.toml"))
+    futures = server.protocol._request_futures
+    assert len(futures) == before + 5
+    assert all(future.done() for future in futures.values())
+
+
+async def test_wfls_drops_the_futures_pygls_finished_with():
+    server, sink = initialized_server("neovim")
+    uri = "file:///w/leak.wf.toml"
+    did_open(server, uri, "")
+    for version in range(2, 202):
+        did_change(server, uri, version, "x")
+    # Pushed: every notification was handled, and what they started has finished.
+    await until(sink, lambda: published(sink, 201), "the diagnostics of the last version")
+    assert len(server.protocol._request_futures) <= 2
+    assert server.store.version(uri) == 201
+
+
+def hover_request(request_id: int, uri: str) -> types.HoverRequest:
+    return types.HoverRequest(
+        id=request_id,
+        params=types.HoverParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=types.Position(line=0, character=0),
+        ),
+    )
+
+
+async def test_pygls_logs_a_traceback_for_an_error_a_handler_raises(caplog):
+    server, sink = plain_server()
+
+    @server.feature(types.TEXT_DOCUMENT_HOVER)
+    def hover(ls: LanguageServer, params: types.HoverParams) -> None:
+        raise JsonRpcInvalidParams("no hover here")
+
+    server.protocol.handle_message(hover_request(2, "file:///w/a.wf.toml"))
+    assert _answer(sink, 2)["error"] == {"code": -32602, "message": "no hover here"}
+    [failure] = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert failure.exc_info is not None and failure.name == "pygls.protocol.json_rpc"
+
+
+async def test_wfls_answers_an_error_raised_on_purpose_with_one_info_line(caplog):
+    """A rename where there is no name is refused (``RequestFailed``): the refusal is
+    the answer, logged as one line, and the reply marks the request answered."""
+    server, sink = initialized_server("visual-studio-code")
+    uri = "file:///w/empty.wf.toml"
+    did_open(server, uri, "\n")
+    caplog.set_level(logging.INFO)
+    server.protocol.handle_message(
+        types.RenameRequest(
+            id=3,
+            params=types.RenameParams(
+                text_document=types.TextDocumentIdentifier(uri=uri),
+                position=types.Position(line=0, character=0),
+                new_name="other",
+            ),
+        )
+    )
+    assert server.protocol.answering  # dispatched: answered once its reply is sent
+    await until(sink, lambda: _answer(sink, 3) is not None, "the answer")
+    assert not server.protocol.answering
+    error = _answer(sink, 3)["error"]
+    assert error["code"] == -32803 and "rename" in error["message"]
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    assert f"request 3 answered with error -32803: {error['message']}" in caplog.messages
+
+
+BAD_HOVER = {
+    "jsonrpc": "2.0",
+    "id": 4,
+    "method": types.TEXT_DOCUMENT_HOVER,
+    "params": {"textDocument": {"uri": "file:///w/a.wf.toml"}, "position": "here"},
+}
+
+
+async def test_pygls_logs_a_traceback_for_a_request_it_cannot_decode(caplog, monkeypatch):
+    server, _ = plain_server()
+    monkeypatch.setattr(logging.getLogger("pygls.protocol.json_rpc"), "filters", [])
+    with pytest.raises(JsonRpcInvalidParams):
+        server.protocol.structure_message(json.loads(json.dumps(BAD_HOVER)))
+    [failure] = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert not _DecodeNoise().filter(failure)  # what wfls leaves out
+
+
+async def test_wfls_answers_a_request_it_cannot_decode_with_one_warning(caplog):
+    server, sink = initialized_server("visual-studio-code")
+    server.protocol.handle_body(json.dumps(BAD_HOVER).encode())
+    assert _answer(sink, 4)["error"]["code"] == -32602
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
+    [warning] = [r for r in caplog.records if r.levelno == logging.WARNING]
+    assert warning.getMessage().startswith("textDocument/hover: Invalid Params")
+    await asyncio.sleep(0)  # (lets the tasks the initialize scheduled start and end)
