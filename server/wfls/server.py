@@ -38,7 +38,7 @@ import importlib
 import logging
 import sys
 import threading
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -250,7 +250,7 @@ class WflsServer(LanguageServer):
     def cancel_pending(self) -> None:
         self.scheduler.stop()
 
-    def apply_settings(self, raw: Any, origin: str) -> None:
+    def apply_settings(self, raw: object, origin: str) -> None:
         """Adopt settings from ``origin``; bad entries fall back and are reported, once for
         the same invalid configuration however often it is read (``ProblemReports``)."""
         settings, problems = parse_settings(raw)
