@@ -56,6 +56,7 @@ from wfls.scheduling import SWITCH_INTERVAL, Scheduler
 from wfls.settings import ProblemReports, Settings, parse_settings
 
 if TYPE_CHECKING:
+    from wf_core.semantic.index import SemanticIndex
     from wf_core.snapshot import DocumentSnapshot
     from wf_core.view import AnalysisView
     from wfls.features.run import LastRun
@@ -169,7 +170,7 @@ class WflsServer(LanguageServer):
             if local is not None:
                 view = local
             else:
-                await self.scheduler.in_worker(getattr, indexable, "index")
+                await self.scheduler.in_worker(_index_of, indexable)
                 self.store.mark_indexed(uri, indexable)
         return RequestContext(
             uri,
@@ -287,6 +288,11 @@ class WflsServer(LanguageServer):
         raw = result[0] if result else None
         if raw is not None:
             self.apply_settings(raw, "the workspace configuration")
+
+
+def _index_of(snapshot: DocumentSnapshot) -> SemanticIndex:
+    """In the worker: the snapshot's semantic index, built when first read."""
+    return snapshot.index
 
 
 def _inlay_settings(settings: Settings) -> tuple[bool, ...]:
