@@ -70,7 +70,10 @@ P = TypeVar("P")
 R = TypeVar("R")
 
 Registered = Callable[..., Any]
-"""The function pygls calls with a message's params (and the registrations' kind)."""
+"""What a route registers with pygls: a function of the message's params alone. Its
+session is the one it was registered for; pygls passes its server as a first argument
+only to a function whose first parameter is named ``ls`` or annotated with the
+server's class, which these are not."""
 
 
 def always(flags: ClientFlags) -> bool:
