@@ -121,8 +121,9 @@ class NodeIndex(SemanticIndex):
     the document's own index is still being built (seconds at 16,000 nodes). Only the
     queries that look at an offset inside the entry are answered; any other raises
     ``IndexIncomplete``, and the request is then answered from the whole index, once
-    built (``wfls.registry``, which asks again). Invariant, checked in ``tests/test_node_index.py``: its
-    occurrences and paths are exactly the whole index's inside ``span``.
+    built (``wfls.registry``, which asks again). Invariant, checked in
+    ``tests/test_node_index.py``: its occurrences and paths are exactly the whole
+    index's inside ``span``.
     """
 
     def __init__(
