@@ -422,7 +422,7 @@ def target_rows(rows: list[dict[str, Any]]) -> list[tuple[str, str, bool]]:
         for key, goal, limit in (
             ("edit", "edit → diagnostics ≤ half of yaml-language-server's, both sync kinds", 0.5),
             ("open", "open → diagnostics ≤ yaml-language-server's", 1.0),
-            ("initialize", "initialize ≤ yaml-language-server's", 1.0),
+            ("initialize", "initialize ≤ 1.5 times yaml-language-server's", 1.5),
         ):
             measured = "; ".join(
                 f"{ratio(r[key], yaml[key])} with {r['sync']} sync "
