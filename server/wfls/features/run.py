@@ -54,12 +54,11 @@ def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str,
         if document is None:
             return None
         snapshot = document.snapshot
-        found = workspace.issues_of(document.uri, snapshot) if workspace is not None else None
-        errors = [i for i in found or () if i.severity == Severity.ERROR]
+        errors = _errors(document.uri, snapshot, (), workspace)
         if errors:
             raise RunRefused(
                 f"the child workflow '{name}' has {len(errors)} error(s); fix them before "
-                f"running it (first: {errors[0].code}: {errors[0].message})"
+                f"running it (first: {errors[0]})"
             )
         if snapshot.workflow is None:
             raise RunRefused(f"the child workflow '{name}' could not be built; fix it first")
@@ -79,14 +78,17 @@ def _children(view: DiagnosedView, workspace: WorkspaceView | None) -> dict[str,
         ) from None
 
 
-def _errors(view: DiagnosedView, workspace: WorkspaceView | None) -> list[str]:
-    """Every error of the document, its own and across files, as ``code: message``.
+def _errors(
+    uri: str | None, view: object, own: Sequence[PlacedIssue], workspace: WorkspaceView | None
+) -> list[str]:
+    """Every error of the document ``uri`` analysed as ``view``, its own and across files,
+    as ``code: message``.
 
-    The workspace's findings of a document already contain its own (adjusted for
-    what the other files say), so they replace ``view.issues`` rather than add to it."""
-    issues: Sequence[PlacedIssue] = view.issues
-    if workspace is not None and view.uri is not None:
-        in_workspace = workspace.issues_of(view.uri, view)
+    The workspace's findings of a document already contain its own (``own``, adjusted
+    for what the other files say), so they replace them rather than add to them."""
+    issues = own
+    if workspace is not None and uri is not None:
+        in_workspace = workspace.issues_of(uri, view)
         if in_workspace is not None:
             issues = in_workspace
     return [f"{i.code}: {i.message}" for i in issues if i.severity == Severity.ERROR]
@@ -111,7 +113,7 @@ def run_document(
     from wf_core.runtime import DEFAULT_MAX_STEPS
     from wf_core.runtime.preview import observed_contexts, preview_run
 
-    errors = _errors(view, workspace)
+    errors = _errors(view.uri, view, view.issues, workspace)
     if errors:
         raise RunRefused(
             f"the workflow has {len(errors)} error(s); fix them before running it "
