@@ -16,6 +16,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.features.fixture import apply
 from wf_core.inventory import readable_sources_for_node
 from wf_core.path_scan import scan_path
 from wf_core.snapshot import DocumentSnapshot, analyze_text
@@ -167,6 +168,5 @@ def test_inventory_completion_and_validation_agree(document: dict[str, Any], rnd
         # typed: a dotted loop id typed unquoted), validates clean too.
         for label in rnd.sample(sorted(offered), min(3, len(offered))):
             candidate = offered[label]
-            replace = candidate.replace
-            accepted = text[: replace.start] + candidate.insert_text + text[replace.end :]
+            accepted = apply(text, [(candidate.replace, candidate.insert_text)])
             assert _read_findings(analyze_text(accepted, "json"), index) == [], (parent, label)

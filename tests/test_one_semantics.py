@@ -28,6 +28,7 @@ from typing import Any
 from hypothesis import event, given, settings
 from workspaces import INPUT, Shape, shapes, write
 
+from tests.features.fixture import apply
 from wf_core.semantic.build import ROOTS
 from wf_core.snapshot import DocumentSnapshot, analyze_text
 from wf_core.spans import Span
@@ -54,22 +55,24 @@ def written(shape: Shape) -> Iterator[Path]:
         yield write(shape, Path(folder))
 
 
-def indexed(caller: Path) -> tuple[Workspace, str]:
-    """The workspace the editor has of the caller's folder, and the caller's URI."""
+def indexed(caller: Path) -> tuple[Workspace, str, DocumentSnapshot]:
+    """The workspace the editor has of the caller's folder, the caller's URI and its
+    analysis there."""
     workspace = Workspace(Roots([caller.parent]))
     workspace.scan()
-    return workspace, caller.resolve().as_uri()
+    uri = caller.resolve().as_uri()
+    document = workspace.document(uri)
+    assert document is not None
+    return workspace, uri, document.snapshot
 
 
 # -- check, wfls run and the editor's run ------------------------------------------------
 
 
 def editor_run(caller: Path) -> dict[str, Any]:
-    workspace, uri = indexed(caller)
-    document = workspace.document(uri)
-    assert document is not None
+    workspace, _, snapshot = indexed(caller)
     try:
-        answer, _ = run_document(document.snapshot, INPUT, workspace=workspace)
+        answer, _ = run_document(snapshot, INPUT, workspace=workspace)
     except RunRefused as refused:
         return {"status": "refused before the run", "error": str(refused)}
     return answer
@@ -151,10 +154,7 @@ def _accepted(text: str, replace: Span, insert: str, literal_end: int) -> tuple[
 @given(shapes())
 def test_every_path_completion_offers_resolves_in_check(shape: Shape) -> None:
     with written(shape) as caller:
-        workspace, uri = indexed(caller)
-        document = workspace.document(uri)
-        assert document is not None
-        snapshot = document.snapshot
+        workspace, uri, snapshot = indexed(caller)
         text = snapshot.text
         probes: dict[str, tuple[str, int, Span]] = {}
         for path in snapshot.index.paths:
@@ -197,10 +197,7 @@ def test_every_outcome_completion_offers_is_declared(shape: Shape) -> None:
     each accepted is no ``undeclared_edge_outcome``, and the edge's own is among them
     exactly when ``check`` finds it declared."""
     with written(shape) as caller:
-        workspace, uri = indexed(caller)
-        document = workspace.document(uri)
-        assert document is not None
-        snapshot = document.snapshot
+        workspace, uri, snapshot = indexed(caller)
         text = snapshot.text
         found = document_issues(workspace, uri)
         offers = []
@@ -212,7 +209,6 @@ def test_every_outcome_completion_offers_is_declared(shape: Shape) -> None:
             assert (edge["outcome"] in offered) == declared, (edge, sorted(offered))
             offers.extend((index, edge, candidate) for candidate in offered.values())
         for index, edge, candidate in offers:
-            probe = text[: candidate.replace.start] + candidate.insert_text
-            probe += text[candidate.replace.end :]
+            probe = apply(text, [(candidate.replace, candidate.insert_text)])
             undeclared = _undeclared(_probe(workspace, uri, snapshot, probe), index)
             assert undeclared == [], (edge, candidate.label, undeclared)
