@@ -24,7 +24,7 @@ from wf_core.analysis.context_scopes import ContextModel, context_model
 from wf_core.collector import collector_paused
 from wf_core.derived import MISSING, Derivations, Run
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
-from wf_core.documents.source_map import ElementKey, plain_span
+from wf_core.documents.source_map import ElementKey, key_at, plain_span
 from wf_core.issues import Issue, Related, Severity
 from wf_core.locations import Location, NodeRef, format_location
 from wf_core.models.loading import LoadResult, load_workflow
@@ -248,7 +248,7 @@ class DocumentSnapshot:
         keys = self.parsed.source_map.element_keys(kind)
         if kind in self.load.complete:
             return keys
-        return [keys[p] if p < len(keys) else None for p in positions]
+        return [key_at(keys, p) for p in positions]
 
     @cached_property
     def document_checks(self) -> tuple[Issue, ...]:

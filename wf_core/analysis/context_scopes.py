@@ -37,7 +37,7 @@ from wf_core.context_contracts import (
     structured_foreach_contract,
 )
 from wf_core.derived import Derivations
-from wf_core.documents.source_map import ElementKey
+from wf_core.documents.source_map import ElementKey, key_at
 from wf_core.locations import format_location
 from wf_core.models.steps import AnyStep, ForeachNode
 from wf_core.models.workflow import Edge, Workflow, nodes_by_id
@@ -479,19 +479,15 @@ def context_model(
     structure = (
         _outer_key(workflow),
         tuple(
-            nodes.get(_at(node_keys, i), partial(_node_key, node))
+            nodes.get(key_at(node_keys, i), partial(_node_key, node))
             for i, node in enumerate(workflow.nodes)
         ),
         tuple(
-            edges.get(_at(edge_keys, i), partial(_edge_key, edge))
+            edges.get(key_at(edge_keys, i), partial(_edge_key, edge))
             for i, edge in enumerate(workflow.edges)
         ),
     )
     return derived.latest("context", structure, partial(_warm_model, workflow))
-
-
-def _at(keys: Sequence[ElementKey | None], index: int) -> ElementKey | None:
-    return keys[index] if index < len(keys) else None
 
 
 def _warm_model(workflow: Workflow) -> ContextModel:

@@ -164,6 +164,14 @@ ElementKey = str | tuple[object, ...]
 """What an element is read from: its statement's text, or (a statement extended by
 others) each statement's place in the element and text, or (an element of a top-level
 pair) its index and the pair's text."""
+
+
+def key_at(keys: Sequence[ElementKey | None], index: int) -> ElementKey | None:
+    """The key of the element at ``index`` of a list's ``keys`` (``SourceMap.element_keys``,
+    which ends at the last element read from statements): None past its end."""
+    return keys[index] if index < len(keys) else None
+
+
 Occurrence = tuple[int, int, Location, bool]
 
 

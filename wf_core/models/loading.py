@@ -24,7 +24,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
 from wf_core.derived import Derivations
-from wf_core.documents.source_map import ElementKey
+from wf_core.documents.source_map import ElementKey, key_at
 from wf_core.issues import Issue, ProjectCode, Severity
 from wf_core.locations import Location, LocationPart
 from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
@@ -504,8 +504,7 @@ def load_workflow(
             location: Location = (key, index)
             try:
                 if run is not None:
-                    element = element_keys[index] if index < len(element_keys) else None
-                    model = run.get(element, partial(validate, raw))
+                    model = run.get(key_at(element_keys, index), partial(validate, raw))
                 else:
                     model = validate(raw)
                 kept_models.append(model)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 
 from wf_core.derived import Derivations
-from wf_core.documents.source_map import ElementKey
+from wf_core.documents.source_map import ElementKey, key_at
 from wf_core.issues import Issue
 from wf_core.mappings import is_mapping
 from wf_core.models.deprecations import (
@@ -67,7 +67,7 @@ def document_checks(
         found[kind] = [
             run.at(
                 i,
-                element[i] if i < len(element) else None,
+                key_at(element, i),
                 partial(element_checks, kind, i, item),
             )
             for i, item in enumerate(items)

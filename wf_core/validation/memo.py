@@ -22,7 +22,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from wf_core.derived import Derivations
-from wf_core.documents.source_map import ElementKey
+from wf_core.documents.source_map import ElementKey, key_at
 from wf_core.issues import Issue
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import declared_outcomes
@@ -61,7 +61,7 @@ class ValidationRuns:
         }
 
     def element(self, index: int) -> ElementKey | None:
-        return self._keys[index] if index < len(self._keys) else None
+        return key_at(self._keys, index)
 
     def get(self, part: Part, index: int, make: Callable[[], Findings]) -> Findings:
         """A node's findings name its index: they are found again at the same index for an
