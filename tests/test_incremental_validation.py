@@ -12,6 +12,7 @@ from builders import APPROVALS_WITH_MISTAKES, BILLING_WITH_MISTAKES
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from wf_core.edits import Edit, apply_edits
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
 from wfls.store import DocumentStore
 
@@ -63,14 +64,19 @@ def edit_sequences(draw: st.DrawFn) -> tuple[str, list[tuple[float, bool, int, s
     return name, steps
 
 
-def apply(text: str, where: float, in_string: bool, delete: int, insert: str) -> str:
+def edit_of(text: str, where: float, in_string: bool, delete: int, insert: str) -> Edit:
+    """An edit of ``text``, inside a string literal (where typing mostly happens) or anywhere."""
     strings = [m.span() for m in _STRINGS.finditer(text)]
     if in_string and strings:
         start, end = strings[int(where * len(strings))]
         at = start + 1 + int(where * 997) % max(1, end - start - 1)
     else:
         at = int(where * (len(text) + 1))
-    return text[:at] + insert + text[at + delete :]
+    return Edit(at, min(at + delete, len(text)), insert)
+
+
+def apply(text: str, where: float, in_string: bool, delete: int, insert: str) -> str:
+    return apply_edits(text, [edit_of(text, where, in_string, delete, insert)])
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -4,13 +4,13 @@ wait for an index build they can do without."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_incremental_validation import edit_of
 
 from wf_core.edits import Edit
 from wf_core.overlay import EditedSnapshot
@@ -210,7 +210,6 @@ def test_an_index_build_prepares_locating_offsets(ahead: bool) -> None:
 
 # -- edits: the store's text, line index and analyses follow any chain of them ----------
 
-_STRINGS = re.compile(r'"(?:[^"\\\n]|\\.)*"')
 _PIECES = st.sampled_from(["x", "", ".", "é", "😀", '"', "\n", "item.", " ", "]", "na"])
 _STEP = st.tuples(
     st.lists(
@@ -220,17 +219,6 @@ _STEP = st.tuples(
     ),
     st.sampled_from(["none", "analyse", "editing", "index"]),
 )
-
-
-def _edit(text: str, where: float, in_string: bool, delete: int, insert: str) -> Edit:
-    """An edit of ``text``, inside a string literal (where typing mostly happens) or anywhere."""
-    strings = [m.span() for m in _STRINGS.finditer(text)]
-    if in_string and strings:
-        start, end = strings[int(where * len(strings))]
-        at = start + 1 + int(where * 997) % max(1, end - start - 1)
-    else:
-        at = int(where * (len(text) + 1))
-    return Edit(at, min(at + delete, len(text)), insert)
 
 
 def _findings(snapshot: DocumentSnapshot) -> list[tuple[Any, ...]]:
@@ -254,7 +242,7 @@ def test_any_chain_of_edits_gives_what_a_fresh_analysis_of_its_text_gives(
     for version, (specs, action) in enumerate(steps, start=2):
         edits = []
         for spec in specs:
-            edit = _edit(text, *spec)
+            edit = edit_of(text, *spec)
             edits.append(edit)
             text = edit.apply(text)
         assert store.update(uri, edits, version)
