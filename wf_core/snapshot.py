@@ -168,7 +168,7 @@ class DocumentSnapshot:
         if self._derived is None:
             return ContextModel(workflow)
         edges = self._model_keys("edges", self.load.edge_positions)
-        return context_model(workflow, self._derived, self._node_keys(), edges)
+        return context_model(workflow, self._derived, self._node_keys, edges)
 
     @cached_property
     def index(self) -> SemanticIndex:
@@ -232,9 +232,10 @@ class DocumentSnapshot:
             self.workflow,
             context=self.context,
             derived=self._derived,
-            node_keys=self._node_keys(),
+            node_keys=self._node_keys,
         )
 
+    @cached_property
     def _node_keys(self) -> Sequence[ElementKey | None]:
         """The content key of each of the model's nodes (the document's node it was
         loaded from), for the values derived from them."""
