@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -23,9 +22,8 @@ from conftest import CLIENTS, WAIT, Session, start_session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
+from test_one_semantics import cli
 from workspaces import INPUT, Shape, write
-
-from wfls.cli import main
 
 SHAPES = {
     "no node schemas": Shape(),
@@ -46,17 +44,10 @@ _SEVERITY = {
 }
 
 
-def cli(*argv: str) -> tuple[int, str]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
-        code = main(list(argv))
-    return code, out.getvalue()
-
-
 def checked(caller: Path) -> list[Finding]:
     """``wfls check --format json`` of the caller, as LSP ranges (the documents are
     ASCII: columns are the same in every encoding)."""
-    _, out = cli("check", str(caller), "--format", "json")
+    _, out, _ = cli("check", str(caller), "--format", "json")
     return sorted(
         (
             f["start"]["line"] - 1,
@@ -127,11 +118,9 @@ async def test_the_editor_agrees_with_check_and_run(
 ) -> None:
     caller = write(shape, tmp_path)
     expected = checked(caller)
-    _, everything = cli("check", str(tmp_path), "--format", "json")
+    _, everything, _ = cli("check", str(tmp_path), "--format", "json")
     accepted = not any(f["severity"] == "error" for f in json.loads(everything))
-    ran = io.StringIO()
-    with contextlib.redirect_stdout(ran), contextlib.redirect_stderr(io.StringIO()):
-        main(["run", str(caller), "--input", str(tmp_path / "input.json"), "--format", "json"])
+    _, ran, _ = cli("run", str(caller), "--input", str(tmp_path / "input.json"), "--format", "json")
 
     preset, encoding = client_kind
     session = await start_session(bare_client, request, tmp_path, preset, encoding)
@@ -139,7 +128,7 @@ async def test_the_editor_agrees_with_check_and_run(
     assert await diagnostics_once(session, uri, expected) == expected
     answer = await editor_run(session, uri)
     if accepted:
-        result = json.loads(ran.getvalue())
+        result = json.loads(ran)
         assert result["status"] == "completed"
         assert (answer["status"], answer["outcome"], answer["output"]) == (
             result["status"],
@@ -147,5 +136,5 @@ async def test_the_editor_agrees_with_check_and_run(
             result["output"],
         )
     else:
-        assert ran.getvalue() == ""
+        assert ran == ""
         assert answer["status"] == "refused before the run", answer
