@@ -133,6 +133,12 @@ class LineIndex:
         line = self._line(offset)
         return line, offset - self._start(line)
 
+    def one_based(self, offset: int) -> tuple[int, int]:
+        """``position`` as the machine outputs print it (``wfls check --format json``, the
+        graph's JSON): line and column both counted from 1, the column in code points."""
+        line, column = self.position(offset)
+        return line + 1, column + 1
+
     def offset(self, line: int, column: int) -> int:
         if line < 0:
             return 0

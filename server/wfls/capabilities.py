@@ -17,7 +17,8 @@ from wf_core.records import record
 OWNER_STACK = "wfls.ownerStack"
 NODE_CONTEXT = "wfls.nodeContext"
 RUN_WORKFLOW = "wfls.runWorkflow"
-COMMANDS = (OWNER_STACK, NODE_CONTEXT, RUN_WORKFLOW)
+GRAPH = "wfls.graph"
+COMMANDS = (OWNER_STACK, NODE_CONTEXT, RUN_WORKFLOW, GRAPH)
 
 
 @record

@@ -59,6 +59,7 @@ if TYPE_CHECKING:
     from wf_core.semantic.index import SemanticIndex
     from wf_core.snapshot import DocumentSnapshot
     from wf_core.view import AnalysisView
+    from wf_core.workspace.index import Workspace
     from wfls.features.run import LastRun
     from wfls.store import DocumentStore
 
@@ -212,6 +213,11 @@ class WflsServer(LanguageServer):
         uris = self.store.uris()
         documents = self.indexing.workflows.documents()
         return [*uris, *(d.uri for d in documents if d.uri not in uris)]
+
+    @property
+    def workflows(self) -> Workspace:
+        """The workspace index: every workflow document, open or on disk."""
+        return self.indexing.workflows
 
     def indexed(self, uri: str) -> AnalysisView | None:
         """The workspace index's analysis of a document (from disk when it is not open)."""

@@ -354,7 +354,12 @@ def test_initialize_is_answered_before_the_analysis_is_imported() -> None:
         "wf_core.workspace.index",
         "wfls.store",
     }
-    assert seen["commands"] == ["wfls.ownerStack", "wfls.nodeContext", "wfls.runWorkflow"]
+    assert seen["commands"] == [
+        "wfls.ownerStack",
+        "wfls.nodeContext",
+        "wfls.runWorkflow",
+        "wfls.graph",
+    ]
 
 
 async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatch):

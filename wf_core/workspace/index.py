@@ -68,7 +68,7 @@ class WorkspaceDocument:
         self.name: str | None
         self.uses: tuple[SubgraphUse, ...]
         if snapshot is not None:
-            self.name, self.uses = _outline(snapshot.parsed.values)
+            self.name, self.uses = outline(snapshot.parsed.values)
         else:
             self.name, self.uses = name, ()
 
@@ -103,8 +103,9 @@ def quick_name(text: str, syntax: str) -> str | None:
     return found[0] if len(found) == 1 else None
 
 
-def _outline(values: object) -> tuple[str | None, tuple[SubgraphUse, ...]]:
-    """The workflow's ``name`` and its subgraph uses, read from the document's values."""
+def outline(values: object) -> tuple[str | None, tuple[SubgraphUse, ...]]:
+    """The workflow's ``name`` and its subgraph uses, read from the document's values: what
+    the index keeps of each document, and the graph's subgraph calls (``wf_core.graph``)."""
     if not isinstance(values, Mapping):
         return None, ()
     written = values.get("name")

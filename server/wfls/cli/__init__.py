@@ -1,4 +1,4 @@
-"""The ``wfls`` command line: serve, check, context, export, schema, run.
+"""The ``wfls`` command line: serve, check, context, graph, export, schema, run.
 
 Exit statuses are a contract (language-server.md): 0 no errors, 1 errors (or
 warnings with ``--strict``), 2 unreadable paths or bad arguments.
@@ -76,6 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="print one JSON object: node, owner_stack, schema and paths",
     )
 
+    from wfls.cli.graph import add_graph_arguments
+
+    add_graph_arguments(
+        commands.add_parser("graph", help="the workflow graph as JSON, Graphviz DOT or Mermaid")
+    )
+
     export = commands.add_parser("export", help="convert between TOML and JSON")
     export.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
     export.add_argument(
@@ -99,7 +105,7 @@ def build_parser() -> argparse.ArgumentParser:
 # counting), so the collector only costs time (a fifth of ``wfls check`` on 14,000
 # nodes). ``serve`` and ``run`` (whose users' handlers may make cyclic garbage) turn it
 # on after their imports (``_collect_after_imports``).
-_BATCH_COMMANDS = frozenset(("check", "context", "export", "schema"))
+_BATCH_COMMANDS = frozenset(("check", "context", "graph", "export", "schema"))
 
 
 def _collect_after_imports() -> None:
@@ -205,6 +211,10 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             from wfls.cli.context import run_context
 
             return run_context(args.file, args.node, as_json=args.as_json)
+        if args.command == "graph":
+            from wfls.cli.graph import run_graph
+
+            return run_graph(args.file, fmt=args.fmt, root=args.root)
         if args.command == "export":
             from wfls.cli.export import run_export
 

@@ -153,25 +153,23 @@ def _finding_maker(
     has_lines = lines.line_count > 0
 
     def position(offset: int) -> Position:
-        line, column = lines.position(offset)
-        return Position(line + 1, column + 1)
+        return Position(*lines.one_based(offset))
 
     # One finding per line of output: at 14,000 nodes, 11,200 of them. Hence the issue's
     # fields read once and the fields passed in order.
     def make(p: PlacedIssue, cause: int | None) -> Finding:
         issue = p.issue
         span = p.span
-        line, column = lines.position(span.start)
-        end_line, end_column = lines.position(span.end)
+        line, column = lines.one_based(span.start)
         return Finding(
             file,
-            Position(line + 1, column + 1),
-            Position(end_line + 1, end_column + 1),
+            Position(line, column),
+            Position(*lines.one_based(span.end)),
             _SEVERITY_NAMES[issue.severity],
             issue.code,
             p.model_path if model_paths else None,
             issue.message,
-            lines.line_text(line) if has_lines else "",
+            lines.line_text(line - 1) if has_lines else "",
             p.help,
             tuple(
                 place
@@ -203,8 +201,7 @@ def _related_place(
     name, lines = found
 
     def there(offset: int) -> Position:
-        line, column = lines.position(offset)
-        return Position(line + 1, column + 1)
+        return Position(*lines.one_based(offset))
 
     return RelatedPlace(there(span.start), there(span.end), related.message, name)
 

@@ -1,4 +1,5 @@
-"""``workspace/executeCommand``: the node under the cursor, and running the workflow.
+"""``workspace/executeCommand``: the node under the cursor, the workflow's graph, and
+running the workflow.
 
 The node commands take one argument ``{"uri": str, "position": {"line", "character"}}``
 (the position in the negotiated encoding) and answer for the ``[[nodes]]``
@@ -17,6 +18,13 @@ scan to finish, so its children are those ``wfls run`` would find. A document wi
 errors, or whose child workflow cannot be found or has errors, gets a
 ``RequestFailed`` reply saying why.
 
+``wfls.graph`` takes ``{"uri": str}`` and answers what ``wfls graph FILE`` prints
+(``wf_core.graph``): positions in it are 1-based lines and code-point columns, as on
+the command line, whatever the negotiated encoding. The document may be open or only
+in the workspace index; the graph waits for the workspace's scan, so its subgraph
+calls name the documents ``wfls check --root`` would. A document the server does not
+know gets null.
+
 Malformed arguments get an ``InvalidParams`` error reply.
 """
 
@@ -30,7 +38,7 @@ from typing import Any, TypeGuard
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from wfls.capabilities import NODE_CONTEXT, OWNER_STACK, RUN_WORKFLOW
+from wfls.capabilities import GRAPH, NODE_CONTEXT, OWNER_STACK, RUN_WORKFLOW
 from wfls.context import RequestFailed, Session
 
 logger = logging.getLogger("wfls")
@@ -111,9 +119,35 @@ async def run_workflow(session: Session, arguments: Any) -> Any:
     return answer
 
 
+def _graph_argument(arguments: Any) -> str:
+    """The uri of ``[{"uri"}]``, or InvalidParams."""
+    argument = arguments[0] if isinstance(arguments, list) and len(arguments) == 1 else None
+    uri = argument.get("uri") if isinstance(argument, dict) else None
+    if not isinstance(uri, str):
+        raise JsonRpcInvalidParams('expected one argument {"uri"}')
+    return uri
+
+
+async def graph(session: Session, arguments: Any) -> Any:
+    uri = _graph_argument(arguments)
+    from wf_core.graph import build_graph
+    from wf_core.snapshot import DocumentSnapshot
+
+    # Its subgraph calls name their children: never in a workspace not read to the end.
+    await session.workspace_scanned()
+    view = await session.analysed(uri) if uri in session.store else session.indexed(uri)
+    if not isinstance(view, DocumentSnapshot):
+        return None
+    workspace = session.workflows
+    # (off the event loop: a document only indexed is analysed now, and its findings made)
+    return await asyncio.to_thread(lambda: build_graph(view, workspace).to_json())
+
+
 async def handle(session: Session, params: types.ExecuteCommandParams) -> Any:
     if params.command == RUN_WORKFLOW:
         return await run_workflow(session, params.arguments)
+    if params.command == GRAPH:
+        return await graph(session, params.arguments)
     feature = _node_command(params.command)
     if feature is None:
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
