@@ -1,5 +1,5 @@
-"""The document store: one analysis per text, and requests while typing that never
-wait for an index build they can do without."""
+"""The document store: one analysis per text, requests while typing answered through
+the latest analysis, and the semantic index's parts found again across versions."""
 
 from __future__ import annotations
 
@@ -46,94 +46,33 @@ def test_a_version_whose_text_was_analysed_reuses_that_analysis() -> None:
     assert [p.code for p in second.issues] != [p.code for p in third.issues]
 
 
-def test_while_typing_a_request_sees_through_the_last_indexed_version() -> None:
+def test_while_typing_a_request_sees_through_the_latest_analysis() -> None:
     store = opened()
     base = store.snapshot(URI)
     assert base is not None
-    base.index  # noqa: B018 - built, as a first request would
-    store.mark_indexed(URI, base)
-    # Two edits inside the path, each analysed (for diagnostics) but not indexed.
     for version, name in ((2, "nam"), (3, "na")):
         store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
-        analysed = store.snapshot(URI)
-        assert analysed is not None and not analysed.has_index
         view = store.editing_snapshot(URI)
         assert isinstance(view, EditedSnapshot)
         assert view.base is base and view.version == version
-        assert not analysed.has_index  # nothing built on the way
-    # Back to the indexed text: that analysis itself, under the new version.
-    store.replace(URI, BILLING, 4)
+        assert view.index.path_at(view.text.index(PATH[:-4]) + 3) is not None
+    analysed = store.snapshot(URI)  # the push's analysis of version 3
+    assert analysed is not None and store.editing_snapshot(URI) is analysed
+    store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "n"), 4)
     view = store.editing_snapshot(URI)
-    assert view is not None and view.version == 4 and view.text == BILLING
-    assert not isinstance(view, EditedSnapshot) and view.index is base.index
-
-
-def test_an_index_finished_after_a_newer_analysis_is_still_seen_through() -> None:
-    """A request while typing sees through the analysis it found; the worker may finish
-    the next version's analysis before that index. The index must not be thrown away,
-    or every such request would build a whole index again."""
-    store = opened()
-    base = store.snapshot(URI)
-    assert base is not None
-    edited = BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "nam")
-    store.replace(URI, edited, 2)
-    seen = store.editing_snapshot(URI)
-    assert isinstance(seen, EditedSnapshot) and seen.base is base
-    newer = store.snapshot(URI)  # the push's analysis of version 2 lands first
-    assert newer is not None and newer is not base
-    base.index  # noqa: B018 - then the request's index build of version 1
-    store.mark_indexed(URI, base)
-    store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "na"), 3)
+    assert isinstance(view, EditedSnapshot) and view.base is analysed
+    # Back to the analysed text: that analysis itself, under the new version.
+    store.replace(URI, analysed.text, 5)
     view = store.editing_snapshot(URI)
-    assert isinstance(view, EditedSnapshot) and view.base is base and view.version == 3
-    older = analyze_text(BILLING, "toml")
-    older.index  # noqa: B018
-    store.mark_indexed(URI, older)  # an analysis the store never made is not recorded
-    view = store.editing_snapshot(URI)
-    assert isinstance(view, EditedSnapshot) and view.base is base
-
-
-def test_a_documents_first_index_is_recorded_whatever_its_revision() -> None:
-    """The first index, built while edits went on, is recorded with its revision even
-    though the store no longer keeps that analysis; later ones only as before."""
-    store = opened()
-    revision = store.revision(URI)
-    base = store.snapshot(URI)
-    assert base is not None and revision is not None
-    assert store.kept_snapshot(URI, revision) is base
-    for version, name in ((2, "nam"), (3, "na")):
-        store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
-        assert store.snapshot(URI) is not None  # analysed, not indexed
-    assert store.kept_snapshot(URI, revision) is None  # two analyses later
-    base.index  # noqa: B018 - the first build finishes now
-    assert not store.has_indexed(URI)
-    store.mark_indexed(URI, base, revision)
-    assert store.has_indexed(URI)
-    view = store.editing_snapshot(URI)
-    assert isinstance(view, EditedSnapshot) and view.base is base and view.version == 3
-    older = analyze_text(BILLING, "toml")
-    older.index  # noqa: B018
-    store.mark_indexed(URI, older, revision)  # an index is recorded already: not replaced
-    view = store.editing_snapshot(URI)
-    assert isinstance(view, EditedSnapshot) and view.base is base
+    assert view is not None and view.version == 5 and view.text == analysed.text
+    assert not isinstance(view, EditedSnapshot) and view.index is analysed.index
 
 
 def test_an_edit_outside_strings_is_not_answered_through_an_old_version() -> None:
     store = opened()
-    base = store.snapshot(URI)
-    assert base is not None
-    base.index  # noqa: B018
-    store.mark_indexed(URI, base)
+    assert store.snapshot(URI) is not None
     store.replace(URI, BILLING.replace('id = "charge"', 'id = "charge"\ndesc = "x"'), 2)
     assert store.editing_snapshot(URI) is None  # the request waits for the analysis
-
-
-def test_a_background_index_build_gives_way() -> None:
-    snapshot = analyze_text(BILLING, "toml")
-    assert snapshot.build_index(lambda: True) is False
-    assert not snapshot.has_index
-    assert snapshot.build_index(lambda: False) is True
-    assert snapshot.has_index and snapshot.index.path_at(BILLING.index(PATH)) is not None
 
 
 def many_nodes(count: int) -> str:
@@ -156,22 +95,36 @@ def index_contents(index: Any) -> tuple[list[Any], list[Any]]:
     return list(index.occurrences), paths
 
 
+def test_a_background_index_build_gives_way() -> None:
+    snapshot = analyze_text(many_nodes(300), "json")
+    assert snapshot.index.complete(lambda: True) is False
+    assert not snapshot.index.is_complete
+    assert snapshot.index.complete(lambda: False) is True
+    assert snapshot.index.is_complete
+
+
 @pytest.mark.parametrize("give_way_at", [[1], [2, 1], [1, 1, 1, 1], [3]])
 def test_a_build_given_up_goes_on_from_where_it_stopped(give_way_at: list[int]) -> None:
-    """Each entry: how many polls the build runs before it gives way at the next one."""
+    """Each entry: how many polls the build runs before it gives way at the next one.
+    What a build given up made is kept, for its version and the next ones."""
     text = many_nodes(300)
     expected = index_contents(analyze_text(text, "json").index)
-    snapshot = analyze_text(text, "json")
-    for polls in give_way_at:
+    store = DocumentStore()
+    uri = "file:///w/many.wf.json"
+    store.open(uri, text, 1)
+    for version, polls in enumerate(give_way_at, start=2):
+        snapshot = store.snapshot(uri)
+        assert snapshot is not None
         left = [polls]
 
         def give_way(left: list[int] = left) -> bool:
             left[0] -= 1
             return left[0] < 0
 
-        assert snapshot.build_index(give_way) is False
-        assert not snapshot.has_index
-    # Read on first use, the index goes on from the build given up, to the end.
+        assert snapshot.index.complete(give_way) is False
+        store.replace(uri, text + " " * version, version)  # a newer version, same elements
+    snapshot = store.snapshot(uri)
+    assert snapshot is not None
     assert index_contents(snapshot.index) == expected
 
 
@@ -192,12 +145,12 @@ def test_path_role_at_names_exactly_the_paths_the_index_holds(example: str) -> N
 @pytest.mark.parametrize("ahead", [False, True])
 def test_an_index_build_prepares_locating_offsets(ahead: bool) -> None:
     """The first request that locates an offset in a version does not build the source
-    map's offset index while the user waits: the semantic index build made it."""
+    map's offset index while the user waits: the index's build ahead made it."""
     snapshot = analyze_text(BILLING, "toml")
     if ahead:
-        assert snapshot.build_index(lambda: False)
+        assert snapshot.index.complete(lambda: False)
     else:
-        snapshot.index  # noqa: B018
+        snapshot.index.path_at(BILLING.index(PATH) + 3)
     source_map = snapshot.parsed.source_map
     assert source_map.locate_prepared
     located = source_map.locate(BILLING.index(PATH) + 3)
@@ -258,10 +211,13 @@ def test_any_chain_of_edits_gives_what_a_fresh_analysis_of_its_text_gives(
             assert snapshot is not None and snapshot.text == text
             assert _findings(snapshot) == _findings(analyze_text(text, syntax))
             if action == "index":
-                snapshot.index  # noqa: B018 - built, as a request would
-                store.mark_indexed(uri, snapshot)
+                # Every part, most of them found again by content, is what a fresh
+                # index of the text holds.
+                assert index_contents(snapshot.index) == index_contents(
+                    analyze_text(text, syntax).index
+                )
         document = store._documents[uri]
-        for known in (document.analysed, document.previous, document.indexed):
+        for known in (document.analysed,):
             if known is not None:
                 old = known[1].text
                 region = document.current.region_since(known[0])

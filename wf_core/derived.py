@@ -110,15 +110,28 @@ class Derivations:
         self._latest[query] = (key, made)
         return made
 
-    def begin(self, query: str, dependencies: Any = None) -> Run:
+    def begin(self, query: str, dependencies: Any = None, *, lazy: bool = False) -> Run:
         """Start a run of ``query`` under ``dependencies`` (compared by identity, element by
         element for a tuple): the last run's values are read back only when it ran under
-        the same ones."""
+        the same ones.
+
+        A ``lazy`` run is one whose values are asked for a few at a time, over the life
+        of a version (the semantic index's parts: a completion asks for one node's): it
+        starts with everything the last run kept and keeps it, so a value the last
+        version never asked for is still found by the next one; a value it makes again
+        (its key changed) replaces the old one at its index, so what is kept stays one
+        entry per element ever seen. Its values are found by ``at`` and made at most once
+        per run."""
         last = self._runs.get(query)
         same = last is not None and _same(last[0], dependencies)
-        kept: dict[Hashable, Any] = {}
+        before = last[1] if same and last is not None else {}
+        if lazy:
+            kept = dict(before)  # a copy made at once, under the interpreter lock
+            self._runs[query] = (dependencies, kept)
+            return Run(kept, kept)
+        kept = {}
         self._runs[query] = (dependencies, kept)
-        return Run(last[1] if same and last is not None else {}, kept)
+        return Run(before, kept)
 
 
 def _same(a: Any, b: Any) -> bool:

@@ -7,6 +7,10 @@ analysed version, :func:`derive_edited_snapshot` answers with the analysed
 version's model and context plus that one literal re-read from the new text:
 the owner stacks and schemas that decide a completion cannot have changed.
 
+Its semantic index is the analysed version's parts (``wf_core.semantic.parts``) seen
+through the edit: the edited element's part written again from the new text, the
+parts after it placed further by the edit's change of length.
+
 Invariant: an :class:`EditedSnapshot` is only ever built for such an edit, and
 it reports every span in the *new* text's offsets (spans after the edit are
 shifted by its length change).
@@ -14,6 +18,7 @@ shifted by its length change).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cached_property
@@ -25,16 +30,10 @@ from wf_core.edits import Region
 from wf_core.issues import Issue
 from wf_core.locations import Location
 from wf_core.records import record
-from wf_core.semantic.build import PathResolver, path_occurrence, path_role_at, segment_occurrences
+from wf_core.semantic.build import PartWriter, PathResolver, path_role_at
 from wf_core.semantic.cursor import in_literal
-from wf_core.semantic.index import IndexView, SemanticIndex
-from wf_core.semantic.model import (
-    Occurrence,
-    PathOccurrence,
-    Role,
-    Symbol,
-    SymbolKind,
-)
+from wf_core.semantic.index import SemanticIndex
+from wf_core.semantic.parts import IndexPart, PartKind, PartSource, holder_of
 from wf_core.snapshot import DocumentSnapshot
 from wf_core.spans import LineIndex, Span
 from wf_core.view import SourceMapView
@@ -154,122 +153,91 @@ class _OverlayParsed:
     issues: tuple[Issue, ...] = ()
 
 
-def _shift_occurrence(occurrence: Occurrence, shift: _Shift) -> Occurrence:
-    return replace(occurrence, span=shift.span(occurrence.span))
+def _with_value(values: dict[str, object], location: Location, value: str) -> dict[str, object]:
+    """``values`` with the string at ``location`` replaced by ``value``: the containers on
+    the way copied (the others shared, never mutated), as the new text reads."""
+
+    def put(container: object, rest: Location) -> object:
+        if not rest:
+            return value
+        head = rest[0]
+        if isinstance(container, dict) and isinstance(head, str) and head in container:
+            copied = dict(container)
+            copied[head] = put(container[head], rest[1:])
+            return copied
+        if isinstance(container, list) and isinstance(head, int) and 0 <= head < len(container):
+            items = list(container)
+            items[head] = put(container[head], rest[1:])
+            return items
+        return container
+
+    edited = put(values, location)
+    return edited if isinstance(edited, dict) else values
 
 
-def _shift_path(path: PathOccurrence, shift: _Shift) -> PathOccurrence:
-    return replace(
-        path,
-        literal=_shift_literal(path.literal, shift),
-        segments=tuple(replace(s, span=shift.span(s.span)) for s in path.segments),
-    )
+class EditedParts:
+    """The analysed version's index parts seen through the edit (``PartSource``).
 
-
-class _EditedIndex:
-    """The analysed version's index seen through the edit.
-
-    Everything outside the edited literal is the base's, shifted; the edited
-    literal is resolved again with the base's resolver (same schemas, same
-    stacks: the edit cannot have changed them).
+    The part of the element holding the edited string is written again from the new
+    text, with the analysed version's resolver (same schemas, same owner stacks: the
+    edit cannot have changed them); a part after the edit is the analysed version's,
+    placed ``delta`` further; the rest of the document is written again (it is small).
     """
 
     def __init__(
         self,
-        base: SemanticIndex,
+        base: PartSource,
         shift: _Shift,
-        old: StringLiteral,
         location: Location,
-        literal: StringLiteral,
+        source_map: _OverlaySourceMap,
+        values: dict[str, object],
     ) -> None:
         self._base = base
         self._shift = shift
-        self._old = old.span
-        self._span = literal.span
-        self.resolver: PathResolver = base.resolver
-        self._path: PathOccurrence | None = None
-        self._occurrences: list[Occurrence] = []
-        old_path = base.path_at(old.content.start)
-        if old_path is not None and old_path.location == location:
-            self._path = path_occurrence(
-                base.resolver,
-                location,
-                old_path.role,
-                literal,
-                old_path.node_index,
-                old_path.node_id,
-            )
-            self._occurrences = list(segment_occurrences(self._path))
-            return
-        old_name = base.occurrence_at(old.content.start)
-        if old_name is not None and old_name.location == location:
-            symbol = old_name.symbol
-            if old_name.kind == SymbolKind.NODE:
-                known = literal.value in base.resolver.node_ids
-                symbol = Symbol(SymbolKind.NODE, (literal.value,), literal.value) if known else None
-            elif literal.value != old_name.name:
-                symbol = None
-            self._occurrences = [
-                replace(old_name, name=literal.value, span=literal.content, symbol=symbol)
-            ]
-
-    def _inside_old(self, span: Span) -> bool:
-        return self._old.start <= span.start and span.end <= self._old.end
-
-    def occurrence_at(self, offset: int) -> Occurrence | None:
-        if self._span.start <= offset <= self._span.end:
-            return next((o for o in self._occurrences if o.span.contains(offset)), None)
-        found = self._base.occurrence_at(self._shift.back(offset))
-        if found is None or self._inside_old(found.span):
-            return None
-        return _shift_occurrence(found, self._shift)
-
-    def path_at(self, offset: int) -> PathOccurrence | None:
-        if self._span.start <= offset <= self._span.end:
-            return self._path
-        found = self._base.path_at(self._shift.back(offset))
-        if found is None or found.literal.span == self._old:
-            return None
-        return _shift_path(found, self._shift)
+        self._source_map = source_map
+        self._writer = PartWriter(values, source_map, base.resolver)
+        self._edited = holder_of(location)
+        self._fresh: dict[tuple[PartKind, int], IndexPart] = {}
+        self._document: IndexPart | None = None
+        self._lock = threading.Lock()
 
     @property
-    def occurrences(self) -> Iterator[Occurrence]:
-        edited = iter(self._occurrences)
-        for occurrence in self._base.occurrences:
-            if self._inside_old(occurrence.span):
-                yield from edited
-                continue
-            yield _shift_occurrence(occurrence, self._shift)
-        yield from edited
+    def resolver(self) -> PathResolver:
+        return self._base.resolver
 
-    @property
-    def paths(self) -> Iterator[PathOccurrence]:
-        for path in self._base.paths:
-            if path.literal.span == self._old:
-                if self._path is not None:
-                    yield self._path
-                continue
-            yield _shift_path(path, self._shift)
+    def count(self, kind: PartKind) -> int:
+        return self._base.count(kind)
 
-    def occurrences_of(self, symbol: Symbol) -> list[Occurrence]:
-        return [o for o in self.occurrences if o.symbol is not None and _same(o.symbol, symbol)]
+    def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
+        shift = self._shift
+        if (kind, index) != self._edited:
+            part, base = self._base.part(kind, index)
+            if base >= shift.old_end:
+                return part, base + shift.delta
+            extent = part.extent
+            if extent is None or base + extent.end < shift.start:
+                return part, base
+            # Placed at a base before the edit but written after it (elements of one
+            # ``edges = [...]`` share the pair's base): written again from the new text.
+        with self._lock:
+            fresh = self._fresh.get((kind, index))
+            if fresh is None:
+                write = self._writer.node if kind == "nodes" else self._writer.edge
+                fresh = self._fresh[(kind, index)] = write(index, 0)
+        return fresh, 0
 
-    def definitions(self, symbol: Symbol) -> list[Occurrence]:
-        return [o for o in self.occurrences_of(symbol) if o.role == Role.DEFINITION]
+    def document(self) -> IndexPart:
+        with self._lock:
+            if self._document is None:
+                self._document = self._writer.document()
+            return self._document
 
-    def references(self, symbol: Symbol, *, include_declaration: bool = True) -> list[Occurrence]:
-        return [
-            o
-            for o in self.occurrences_of(symbol)
-            if include_declaration or o.role == Role.REFERENCE
-        ]
+    def holder(self, offset: int) -> tuple[PartKind, int] | None:
+        located = self._source_map.locate(offset)
+        return holder_of(located.location) if located is not None else None
 
-    def symbols(self) -> Iterator[Symbol]:
-        return iter(self._base.symbols())
-
-
-def _same(a: Symbol, b: Symbol) -> bool:
-    return a.kind == b.kind and a.key == b.key
+    def prepare(self) -> None:
+        self._base.prepare()
 
 
 class EditedSnapshot:
@@ -280,26 +248,11 @@ class EditedSnapshot:
     here: they wait for the full analysis.
     """
 
-    def __init__(
-        self,
-        base: DocumentSnapshot,
-        parsed: _OverlayParsed,
-        version: int | None,
-        base_index: SemanticIndex | None = None,
-    ):
+    def __init__(self, base: DocumentSnapshot, parsed: _OverlayParsed, version: int | None):
         self.base = base
         self.parsed = parsed
         self.version = version
         self.uri = base.uri
-        self._base_index = base_index  # None: the base's whole index
-
-    def over_index(self, base_index: SemanticIndex) -> EditedSnapshot:
-        """This snapshot seen through ``base_index`` (one node's, ``wf_core.node_view``)
-        instead of the base's whole index; ``IndexIncomplete`` when the edited string
-        is not in it."""
-        edited = EditedSnapshot(self.base, self.parsed, self.version, base_index)
-        _ = edited.index
-        return edited
 
     @property
     def text(self) -> str:
@@ -332,14 +285,15 @@ class EditedSnapshot:
         return self.base.node_at_document_index(index)
 
     @cached_property
-    def index(self) -> IndexView:
+    def index(self) -> SemanticIndex:
         overlay = self.parsed.source_map
-        old = self.base.parsed.source_map.string(overlay.edited_location)
-        assert old is not None  # the edit was found inside this literal
-        base = self._base_index if self._base_index is not None else self.base.index
-        return _EditedIndex(
-            base, overlay.shift, old, overlay.edited_location, overlay.edited_literal
+        values = _with_value(
+            self.parsed.values, overlay.edited_location, overlay.edited_literal.value
         )
+        parts = EditedParts(
+            self.base.index.parts, overlay.shift, overlay.edited_location, overlay, values
+        )
+        return SemanticIndex(parts)
 
 
 _READ_AS_TEXT = frozenset(("start", "from", "to", "outcome", "node", "op", "type"))

@@ -18,7 +18,6 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import cached_property, partial
-from typing import TYPE_CHECKING
 
 from wf_core.analysis.context_scopes import ContextModel, context_model
 from wf_core.collector import collector_paused
@@ -37,9 +36,6 @@ from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.document_checks import document_checks
 from wf_core.validation.issues import ValidationReport
-
-if TYPE_CHECKING:
-    from wf_core.semantic.build import IndexBuilder
 
 NO_CONTEXT_SCHEMA = "no context schema for this program location"
 _SEVERITY_ORDER = {
@@ -127,8 +123,8 @@ class DocumentSnapshot:
         # The text's line index when the caller has it (the store derives it edit by edit).
         if lines is not None:
             vars(self)["lines"] = lines  # where cached_property keeps it
-        # A semantic index build given up part way, and the lock of whoever walks it.
-        self._partial_index: IndexBuilder | None = None
+        # The semantic index, made once by whichever thread asks first.
+        self._index: SemanticIndex | None = None
         self._index_lock = threading.Lock()
 
     @property
@@ -170,59 +166,36 @@ class DocumentSnapshot:
         edges = self._model_keys("edges", self.load.edge_positions)
         return context_model(workflow, self._derived, self._node_keys, edges)
 
-    @cached_property
+    @property
     def index(self) -> SemanticIndex:
-        """Every name and path of this version (built on first use)."""
-        return self._build_index(None)
-
-    def _build_index(self, cancelled: Callable[[], bool] | None) -> SemanticIndex:
-        """The one place an index is built (``IndexCancelled`` when ``cancelled`` turns
-        true). A build given up part way is kept, and the next call, whether ahead of
-        use or on first use, goes on from where it stopped; the lock keeps calls from
-        two threads (the worker building ahead, a cross-file request on the event
-        loop) from walking one builder at once. Every reader of the index locates an
-        offset first, so the source map's offset index is built with it."""
-        from wf_core.semantic.build import IndexBuilder, IndexCancelled
-
-        with self._index_lock, collector_paused():
-            builder = self._partial_index
-            if builder is None:
-                builder = IndexBuilder(self.parsed.values, self.parsed.source_map, self.context)
-            builder.cancelled = cancelled
-            try:
-                index = builder.build()
-            except IndexCancelled:
-                self._partial_index = builder
-                raise
-            self._partial_index = None
-            self.parsed.source_map.prepare_locate()
+        """Every name and path of this version, each part made when first asked for
+        (``wf_core.semantic.index``)."""
+        index = self._index
+        if index is None:
+            with self._index_lock:
+                index = self._index
+                if index is None:
+                    index = self._index = self._make_index()
         return index
+
+    def _make_index(self) -> SemanticIndex:
+        from wf_core.semantic.build import PathResolver
+        from wf_core.semantic.parts import SnapshotParts
+
+        values = self.parsed.values
+        resolver = PathResolver(values, self.context)
+        source_map = self.parsed.source_map
+        return SemanticIndex(
+            SnapshotParts(values, source_map, self.context, self._derived, resolver)
+        )
 
     def with_version(self, version: int | None) -> DocumentSnapshot:
         """The same analysis under another version number: a version whose text equals
         an analysed one's (an undo, a save that changed nothing) is not analysed again."""
+        _ = self.index  # made first, so that both share it (its parts are made lazily)
         twin = copy.copy(self)  # shares every part computed so far; none of them holds the version
         twin.version = version
         return twin
-
-    @property
-    def has_index(self) -> bool:
-        return "index" in vars(self)
-
-    def build_index(self, cancelled: Callable[[], bool]) -> bool:
-        """Build the index ahead of use unless ``cancelled`` turns true first; whether
-        the index is there. A given-up build is kept: the next call, or ``index`` when
-        read, goes on from where it stopped."""
-        from wf_core.semantic.build import IndexCancelled
-
-        if self.has_index:
-            return True
-        try:
-            index = self._build_index(cancelled)
-        except IndexCancelled:
-            return False
-        vars(self).setdefault("index", index)  # where cached_property keeps its value
-        return True
 
     @cached_property
     def report(self) -> ValidationReport:

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -94,16 +94,6 @@ def text_document_uri(params: Any) -> str | None:
     return uri
 
 
-class AtAPlace(Protocol):
-    @property
-    def position(self) -> types.Position: ...
-
-
-def cursor(params: AtAPlace) -> types.Position:
-    """The place a request about the cursor names."""
-    return params.position
-
-
 def nothing(params: object) -> None:
     """The answer of a route with nothing to say (a notification has nobody to answer)."""
     return None
@@ -121,9 +111,9 @@ class DocumentRequest(Generic[P, R]):
     # May be answered from the previous analysis seen through the edits since, while the
     # author types (``WflsServer.request_context``).
     while_typing: bool = False
-    # Where a request about one place is (``cursor``): it may be answered from the index
-    # of the node there, before the document's index is built.
-    at: Callable[[P], types.Position] | None = None
+    # A request about one place (completion, hover): it reads the semantic index's parts
+    # there, made on the spot, rather than wait for every part (``request_context``).
+    local: bool = False
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
 
@@ -137,20 +127,12 @@ class DocumentRequest(Generic[P, R]):
                 uri = self.uri_of(params)
                 if not uri:
                     return self.empty(params)
-                at = self.at(params) if self.at is not None else None
-                ctx = await session.request_context(uri, while_typing=self.while_typing, at=at)
+                ctx = await session.request_context(
+                    uri, while_typing=self.while_typing, local=self.local
+                )
                 if ctx is None:
                     return self.empty(params)
-                try:
-                    return self.handle(ctx, params)
-                except Exception as error:
-                    from wf_core.semantic.index import IndexIncomplete  # loaded with the analysis
-
-                    if at is None or not isinstance(error, IndexIncomplete):
-                        raise
-                # It needed more than that node's index: asked again, it waits for the whole.
-                ctx = await session.request_context(uri, while_typing=self.while_typing)
-                return self.handle(ctx, params) if ctx is not None else self.empty(params)
+                return self.handle(ctx, params)
             except Refusal as refusal:
                 raise RequestFailed(str(refusal)) from None
             except JsonRpcException:
@@ -261,10 +243,10 @@ def routes() -> list[Route]:
             completion.empty,
             types.CompletionOptions(trigger_characters=[".", '"', "'"]),
             while_typing=True,
-            at=cursor,
+            local=True,
         ),
         DocumentRequest(
-            types.TEXT_DOCUMENT_HOVER, hover.handle, hover.empty, while_typing=True, at=cursor
+            types.TEXT_DOCUMENT_HOVER, hover.handle, hover.empty, while_typing=True, local=True
         ),
         DocumentRequest(types.TEXT_DOCUMENT_DEFINITION, definition.handle, definition.empty),
         DocumentRequest(types.TEXT_DOCUMENT_REFERENCES, references.handle, references.empty),

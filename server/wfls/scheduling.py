@@ -13,7 +13,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
@@ -30,9 +29,6 @@ logger = logging.getLogger("wfls")
 
 INDEX_AHEAD_DELAY = 0.25
 """Quiet time after a version's diagnostics before its semantic index is built ahead."""
-FIRST_INDEX_SHARE = 0.25
-"""How long a document's first index is built at a stretch before it lets the analysis
-of a newer version go first (it then goes on from where it stopped)."""
 QUIET_WAIT = 1.0
 """The longest an index built ahead pauses for one arriving message (a safety net: the
 transport ends every pause once the loop has handled the message)."""
@@ -62,6 +58,9 @@ class Scheduler:
         byte until the loop has handled it (``wait_for_quiet``)."""
         self.quiet.set()
         self.on_analysis: Callable[[str], None] | None = None
+        self.on_index: Callable[[str, bool], None] | None = None
+        """Called on the worker with the document's URI when an index build ahead ends,
+        and whether it completed the index (``index_ahead``): what a test waits for."""
         """Called on the worker with the document's URI as each analysis for diagnostics
         begins, after its pause for an arriving message: what a test waits for, or
         checks the order of, since nothing reaches the client at that moment."""
@@ -75,8 +74,6 @@ class Scheduler:
         # would repeat it is left out, so documents are pushed only when their findings
         # (or version) changed, however often they are checked again.
         self._published: dict[str, bytes] = {}
-        # Documents whose first semantic index is being built (``index_ahead``).
-        self._first_indexes: set[str] = set()
 
     async def in_worker(self, function: Callable[..., Any], *args: Any) -> Any:
         """Run an analysis off the event loop, so requests keep being answered meanwhile.
@@ -213,85 +210,36 @@ class Scheduler:
     # -- indexes built ahead -----------------------------------------------------------
 
     def index_ahead(self, uri: str, revision: int) -> None:
-        """Build the semantic index of ``revision`` in the worker, so that the next request
-        does not wait for it.
+        """After a quiet moment, make every part of the semantic index of ``revision`` in
+        the worker, so that a request about the whole document (references, rename,
+        tokens) does not wait for them.
 
-        A document's first index is built at once and finished even when newer
-        revisions arrive meanwhile: every editor feature reads an index, and until one
-        exists none can see through an edit, so each request would wait for a whole
-        build (five seconds at 16,000 nodes). It gives way to the analysis of an edit
-        after each share of the worker (``FIRST_INDEX_SHARE``) and goes on from where it
-        stopped; requests meanwhile see through it and wait for the rest of it
-        (``DocumentStore.editing_snapshot``).
-        Later indexes are built after a quiet moment and give way (between nodes) as
-        soon as a newer revision arrives, so they never delay its analysis by more than
-        a few nodes' work. Either pauses while a message arrives."""
+        The build gives way, between parts, as soon as a newer revision arrives, and
+        pauses while a message arrives. What it made is kept either way: the parts are
+        derived values (``wf_core.semantic.parts``), so the next revision's build finds
+        them and makes only what is left and what its edits changed. A request about
+        one place never waits for this: it makes the part it reads."""
         store = self._server.store
-        first = not store.has_indexed(uri)
-        if first and uri in self._first_indexes:
-            return  # the first build is under way: it serves this revision too
-        started = [0.0]  # when the current slice of the build began
-
-        def stale() -> bool:
-            return store.revision(uri) != revision
 
         def give_way() -> bool:
             self.wait_for_quiet()
-            if not first:
-                return stale()
-            if store.revision(uri) is None:
-                return True  # closed
-            # The first index pauses for the analysis of a newer version once it has had
-            # its share of the worker, and goes on from where it stopped afterwards.
-            waiting = not store.is_current(uri)
-            return waiting and time.monotonic() - started[0] >= FIRST_INDEX_SHARE
+            return store.revision(uri) != revision
 
-        def build_slice(snapshot: DocumentSnapshot) -> bool:
-            started[0] = time.monotonic()
-            # Frozen rather than scanned when the pause ends (``collector``): a document's
-            # first index lives as long as the document; a later one as long as its
-            # version is the latest, and it is given up when a newer version arrives,
-            # which is when the user types and the completion sent with the change waits
-            # on whatever holds the interpreter lock. A young scan of what the build made
-            # took 80-100 ms at 16,000 nodes, finding it all alive (the snapshot holds it)
-            # and answering that completion after it. No index holds reference cycles: a
-            # replaced version's is freed by reference counting, frozen or not.
+        def complete(snapshot: DocumentSnapshot) -> bool:
+            # Frozen rather than scanned when the pause ends (``collector``): the parts
+            # live as long as their elements' texts, and a young scan of what a first
+            # build made took 80-100 ms at 16,000 nodes, finding it all alive.
             with collector_paused(lasting=True):
-                return snapshot.build_index(give_way)
+                done = snapshot.index.complete(give_way)
+            if self.on_index is not None:
+                self.on_index(uri, done)
+            return done
 
         async def build() -> None:
-            if first:
-                snapshot = store.kept_snapshot(uri, revision)
-            else:
-                await asyncio.sleep(INDEX_AHEAD_DELAY)
-                current = store.current_snapshot(uri)
-                snapshot = current[1] if current is not None and not stale() else None
-            if snapshot is None:
-                return
-            if first:
-                store.first_index_under_way(uri, snapshot, revision)
-                # What a completion inside a node reads while this index is under way.
-                await self.in_worker(_node_views_ahead, snapshot)
-            while not (snapshot.has_index or await self.in_worker(build_slice, snapshot)):
-                if not first or store.revision(uri) is None:
-                    return  # given up: a newer version came, or the document was closed
-                # Paused: the newer version is analysed first (its push, queued or not,
-                # finds the analysis done), then the build goes on.
-                await self.in_worker(store.analyse, uri)
-            store.mark_indexed(uri, snapshot, revision if first else None)
+            await asyncio.sleep(INDEX_AHEAD_DELAY)
+            current = store.current_snapshot(uri)
+            if current is None or current[0] != revision:
+                return  # a newer version came: its own build follows its diagnostics
+            await self.in_worker(complete, current[1])
 
-        if first:
-            self._first_indexes.add(uri)
-        task = self._start(build())
-        if first:
-            task.add_done_callback(lambda _: self._first_indexes.discard(uri))
-
-
-def _node_views_ahead(snapshot: DocumentSnapshot) -> None:
-    """In the worker: what node views of a document's first indexed snapshot read
-    (``wf_core.node_view.prepare``), which lives as long as that index: frozen, not
-    scanned, when the pause ends (``collector``)."""
-    from wf_core.node_view import prepare
-
-    with collector_paused(lasting=True):
-        prepare(snapshot)
+        self._start(build())

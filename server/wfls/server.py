@@ -56,7 +56,6 @@ from wfls.scheduling import SWITCH_INTERVAL, Scheduler
 from wfls.settings import ProblemReports, Settings, parse_settings
 
 if TYPE_CHECKING:
-    from wf_core.semantic.index import SemanticIndex
     from wf_core.snapshot import DocumentSnapshot
     from wf_core.view import AnalysisView
     from wf_core.workspace.index import Workspace
@@ -141,60 +140,34 @@ class WflsServer(LanguageServer):
         return snapshot
 
     async def request_context(
-        self, uri: str, *, while_typing: bool = False, at: types.Position | None = None
+        self, uri: str, *, while_typing: bool = False, local: bool = False
     ) -> RequestContext | None:
         """The context of a request about ``uri``; None when it is not an open workflow.
 
         With ``while_typing``, an edit confined to one string literal is answered from
-        the previous analysis seen through that edit (``DocumentStore.editing_snapshot``)
+        the latest analysis seen through that edit (``DocumentStore.editing_snapshot``)
         while the full analysis of the latest version is pending; otherwise the
-        request waits for that analysis, which runs off the event loop, as does the
-        first build of a snapshot's semantic index. A request about the place ``at``
-        inside a node is not kept waiting for that index: it sees the analysis through
-        the index of that node alone (``wf_core.node_view``), and, should it need more,
-        raises ``IndexIncomplete`` and is asked again without ``at``.
+        request waits for that analysis, which runs off the event loop. A ``local``
+        request (about one place) reads the parts of the semantic index there, made on
+        the spot; any other first has every part made, off the loop, unless they are.
         """
         view: AnalysisView | None = self.store.editing_snapshot(uri) if while_typing else None
         if view is None:
             view = await self.analysed(uri)
         if view is None:
             return None
-        from wf_core.overlay import EditedSnapshot
-        from wf_core.snapshot import DocumentSnapshot
-
-        # The semantic index of a large document takes a while to build: off the loop.
-        indexable = view.base if isinstance(view, EditedSnapshot) else view
-        # (a node's view has the lines of the view it is made from)
-        codec = convert.PositionCodec(view.lines, self.flags.position_encoding)
-        if isinstance(indexable, DocumentSnapshot) and not indexable.has_index:
-            local = self._at_node(view, codec.offset(at)) if at is not None else None
-            if local is not None:
-                view = local
-            else:
-                await self.scheduler.in_worker(_index_of, indexable)
-                self.store.mark_indexed(uri, indexable)
+        if not local and not view.index.is_complete:
+            await self.scheduler.in_worker(view.index.complete)
         return RequestContext(
             uri,
             view,
-            codec,
+            convert.PositionCodec(view.lines, self.flags.position_encoding),
             self.flags,
             self.settings,
             self,
             self.indexing.workflows,
             self._last_runs.get(uri),
         )
-
-    def _at_node(self, view: AnalysisView, offset: int) -> AnalysisView | None:
-        """``view`` through the index of the node at ``offset`` (few milliseconds, on the
-        loop), or None when the offset is not inside a node, or when making that view
-        failed (logged): the request then waits for the whole index."""
-        from wf_core.node_view import at_node
-
-        try:
-            return at_node(view, offset)
-        except Exception:
-            logger.exception("the index of the node at offset %d could not be made", offset)
-            return None
 
     def remember_run(self, uri: str, run: LastRun) -> None:
         """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""
@@ -294,11 +267,6 @@ class WflsServer(LanguageServer):
         raw = result[0] if result else None
         if raw is not None:
             self.apply_settings(raw, "the workspace configuration")
-
-
-def _index_of(snapshot: DocumentSnapshot) -> SemanticIndex:
-    """In the worker: the snapshot's semantic index, built when first read."""
-    return snapshot.index
 
 
 def _inlay_settings(settings: Settings) -> tuple[bool, ...]:

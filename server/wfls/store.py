@@ -26,21 +26,17 @@ Invariants:
   never pairs one version's text with another's number. Only the event loop
   calls ``open``, ``update`` and ``close``.
 - The regions of the updates are kept back to the oldest revision something
-  may still read a change from (the parser's text, the kept analyses, the
-  indexed one), and analyses only move forward (the parser reads the latest
-  text under the lock), so the region from any of them to the latest text is
-  known. Were it not (a log cut short), the parser parses afresh and the
-  overlay is not used: slower, never wrong.
-- While a full analysis is pending, completion and hover may answer from an
-  :class:`~wf_core.overlay.EditedSnapshot`: the last analysed version seen
-  through an edit confined to one string literal. The version they prefer to
-  see through is the latest one whose semantic index is built (``indexed``):
-  the newest analysis may not have one yet, and building it costs more than
-  the analysis itself on a large document. An index is recorded for the latest
-  analysis or the one before it (``previous``): a request sees through the
-  analysis it found, and the worker often finishes the next one first. The
-  first index of a document is recorded whatever its revision (``mark_indexed``
-  with the revision): until one exists, every request waits for a build.
+  may still read a change from (the parser's text, the latest analysis), and
+  analyses only move forward (the parser reads the latest text under the lock),
+  so the region from either of them to the latest text is known. Were it not (a
+  log cut short), the parser parses afresh and the overlay is not used: slower,
+  never wrong.
+- One analysis is kept per document, the latest made. While the analysis of a
+  newer version is pending, completion and hover may answer from an
+  :class:`~wf_core.overlay.EditedSnapshot`: that analysis seen through an edit
+  confined to one string literal. Its semantic index needs no build of its own:
+  the index is made of parts, derived by content, made when asked for
+  (``wf_core.semantic.parts``).
 """
 
 from __future__ import annotations
@@ -134,15 +130,8 @@ class OpenDocument:
     parser: DocumentParser
     # The revision whose text the parser read last (None: it read none yet).
     parsed: int | None = field(default=None, repr=False)
+    # The latest analysis made, with its revision.
     analysed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
-    # The analysis ``analysed`` replaced: a request that arrived while the latest one
-    # was being made sees through it, and may build its index meanwhile.
-    previous: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
-    # The latest analysis whose semantic index is built, with its revision.
-    indexed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
-    # The analysis whose first index is being built while ``indexed`` is None, with its
-    # revision: that build gives way to newer analyses, and requests see through it.
-    indexing: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     # What its analyses derived, found again by content (``wf_core.derived``).
     derived: Derivations = field(default_factory=Derivations, repr=False)
@@ -163,12 +152,8 @@ class OpenDocument:
 
     def oldest_read(self) -> int | None:
         """The oldest revision a change may still be read from: the parser's text's, or
-        a kept analysis's (None when there is none of them)."""
-        held = [
-            known[0]
-            for known in (self.analysed, self.previous, self.indexed, self.indexing)
-            if known is not None
-        ]
+        the latest analysis's (None when there is neither)."""
+        held = [self.analysed[0]] if self.analysed is not None else []
         if self.parsed is not None:
             held.append(self.parsed)
         return min(held, default=None)
@@ -181,23 +166,6 @@ class OpenDocument:
     def analysis_of(self, revision: int) -> DocumentSnapshot | None:
         analysed = self.analysed
         return analysed[1] if analysed is not None and analysed[0] == revision else None
-
-    def kept_analysis_of(self, revision: int) -> DocumentSnapshot | None:
-        """The analysis of ``revision`` if it is still kept (the latest or the one before)."""
-        for known in (self.analysed, self.previous):
-            if known is not None and known[0] == revision:
-                return known[1]
-        return None
-
-
-def _same_text(
-    text: str, *analyses: tuple[int, DocumentSnapshot] | None
-) -> DocumentSnapshot | None:
-    """The first analysis whose text is ``text`` (a C-speed comparison)."""
-    for analysis in analyses:
-        if analysis is not None and analysis[1].text == text:
-            return analysis[1]
-    return None
 
 
 def _seen_through(
@@ -320,9 +288,9 @@ class DocumentStore:
             if cached is not None:
                 return revision, cached
             source = analysable(text)
-            same = _same_text(source, document.indexed, document.analysed)
-            if same is not None:
-                snapshot = same.with_version(version)
+            same = document.analysed
+            if same is not None and same[1].text == source:  # an undo, a save: C speed
+                snapshot = same[1].with_version(version)
             else:
                 region = None if document.parsed is None else current.region_since(document.parsed)
                 parsed = document.parser.parse(source, region)
@@ -336,92 +304,30 @@ class DocumentStore:
                 )
             snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             if document.analysed is None or document.analysed[0] <= revision:
-                if document.analysed is not None and document.analysed[0] < revision:
-                    document.previous = document.analysed
                 document.analysed = (revision, snapshot)
         return revision, snapshot
 
     def editing_snapshot(self, uri: str) -> AnalysisView | None:
-        """The latest version's snapshot if analysed, else one derived from the last analysed
-        version through an edit inside one string literal; None when neither exists."""
+        """The latest version's analysis if made, else the latest analysis seen through
+        the edits since, when they lie inside one string literal; None when neither."""
         document = self._documents.get(uri)
         if document is None:
             return None
         current = document.current
-        version, revision = current.version, current.revision
         analysed = document.analysed
-        if analysed is not None and analysed[0] == revision and analysed[1].has_index:
-            return analysed[1]
-        source = analysable(current.text)
-        indexed = document.indexed
-        if indexed is not None:
-            if indexed[0] == revision:
-                return indexed[1]
-            if indexed[1].text == source:
-                return indexed[1].with_version(version)
-            derived = _seen_through(indexed, current, source)
-            if derived is not None:
-                return derived
-        elif document.indexing is not None:
-            # Seen through the analysis whose first index is under way: the request
-            # waits for the rest of that index rather than build a whole one of its own
-            # (a completion or hover inside a node answers from that node's index instead:
-            # ``WflsServer.request_context``).
-            derived = _seen_through(document.indexing, current, source)
-            if derived is not None:
-                return derived
         if analysed is None:
             return None
-        if analysed[0] == revision:
+        if analysed[0] == current.revision:
             return analysed[1]
+        source = analysable(current.text)
+        if analysed[1].text == source:
+            return analysed[1].with_version(current.version)
         return _seen_through(analysed, current, source)
-
-    def mark_indexed(
-        self, uri: str, snapshot: DocumentSnapshot, revision: int | None = None
-    ) -> None:
-        """``snapshot``'s index is built: while-typing requests may see through it.
-
-        Recorded when ``snapshot`` is the latest analysis or the one before it (their
-        revisions are known) and newer than the version recorded so far. The one
-        before matters: a request that arrived while the latest analysis was being
-        made saw through it, and its index is often finished only after that analysis.
-        With its ``revision`` given, ``snapshot`` is recorded when no index is yet,
-        however old it is: the document's first index, built while edits went on.
-        """
-        document = self._documents.get(uri)
-        if document is None or not snapshot.has_index:
-            return
-        if revision is not None and document.indexed is None:
-            document.indexed = (revision, snapshot)
-            document.indexing = None
-            return
-        for known in (document.analysed, document.previous):
-            if known is not None and known[1] is snapshot:
-                if document.indexed is None or document.indexed[0] <= known[0]:
-                    document.indexed = known
-                return
-
-    def first_index_under_way(self, uri: str, snapshot: DocumentSnapshot, revision: int) -> None:
-        """``snapshot``'s index, the document's first, is being built (``editing_snapshot``);
-        ``snapshot`` is the analysis of ``revision``, kept by the store."""
-        document = self._documents.get(uri)
-        if document is not None and document.indexed is None:
-            document.indexing = (revision, snapshot)
 
     def has_analysed(self, uri: str) -> bool:
         """Whether some version of ``uri`` has been analysed since it was opened."""
         document = self._documents.get(uri)
         return document is not None and document.analysed is not None
-
-    def has_indexed(self, uri: str) -> bool:
-        """Whether some analysis of ``uri`` has its semantic index built and recorded."""
-        document = self._documents.get(uri)
-        return document is not None and document.indexed is not None
-
-    def kept_snapshot(self, uri: str, revision: int) -> DocumentSnapshot | None:
-        """The analysis of ``revision`` if the store still keeps it (never analyses)."""
-        document = self._documents.get(uri)
-        return document.kept_analysis_of(revision) if document is not None else None
 
     def current_snapshot(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
         """The latest revision and its analysis if it is done already (never analyses)."""

@@ -46,8 +46,8 @@ class Sink:
 
 
 def initialized_server(preset: str):
-    """A server after ``initialize``, writing to a ``Sink``; recording an index also
-    wakes ``until`` (nothing is sent to the client then)."""
+    """A server after ``initialize``, writing to a ``Sink``; the end of an index build
+    ahead also wakes ``until`` (nothing is sent to the client then)."""
     server = create_server()
     sink = Sink()
     server.protocol.set_writer(sink)
@@ -57,15 +57,22 @@ def initialized_server(preset: str):
             params=types.InitializeParams(capabilities=capabilities(preset, None)),
         )
     )
-    store = server.store
-    mark_indexed = store.mark_indexed
+    indexed: set[str] = set()
 
-    def marked(*args, **kwargs) -> None:
-        mark_indexed(*args, **kwargs)
+    def ended(uri: str, done: bool) -> None:
+        if done:
+            indexed.add(uri)
         sink.poke()
 
-    store.mark_indexed = marked
+    server.scheduler.on_index = ended
+    server.indexed_ahead = indexed  # read by ``index_complete``
     return server, sink
+
+
+def index_complete(server, uri: str) -> bool:
+    """Whether a build ahead completed the index of ``uri`` (read without making the
+    index: a test may check on which thread that is made)."""
+    return uri in server.indexed_ahead
 
 
 def did_open(server, uri: str, text: str, language_id: str = "toml") -> None:
@@ -232,57 +239,6 @@ def test_diagnostics_encoded_by_the_worker_are_what_pygls_would_send() -> None:
     }
 
 
-async def test_a_documents_first_index_is_finished_while_edits_arrive(monkeypatch):
-    """The first semantic index of a document is built right after its first diagnostics
-    and, within its share of the worker, finished even though edits arrive meanwhile
-    (not given up for them); requests while typing then see through it instead of each
-    waiting for a whole build of their own."""
-    import threading
-
-    from wf_core.overlay import EditedSnapshot
-    from wf_core.snapshot import DocumentSnapshot
-    from wfls import scheduling
-
-    monkeypatch.setattr(scheduling, "FIRST_INDEX_SHARE", 60.0)
-
-    text = BILLING
-    path = "context.foreach.customers.item.name"
-    server, sink = initialized_server("visual-studio-code")
-    uri = "file:///w/billing.wf.toml"
-    release = threading.Event()
-    builds: list[DocumentSnapshot] = []
-    build_index = DocumentSnapshot.build_index
-
-    def held_build(snapshot: DocumentSnapshot, cancelled) -> bool:
-        builds.append(snapshot)
-        sink.poke()
-        release.wait(10)  # the edits below arrive while the build runs
-        return build_index(snapshot, cancelled)
-
-    monkeypatch.setattr(DocumentSnapshot, "build_index", held_build)
-
-    did_open(server, uri, text)
-    await until(
-        sink, lambda: published(sink, 1) and builds, "the first diagnostics and index build"
-    )
-    first = builds[0]
-    assert first.version == 1
-    for version, name in ((2, "nam"), (3, "na")):
-        edited = text.replace(path, path[: path.rindex(".") + 1] + name)
-        did_change(server, uri, version, edited)
-    # The store has both versions once the notifications are handled: what the build
-    # asks, whether a newer version waits, is answered "yes" from now on.
-    assert server.store.version(uri) == 3
-    release.set()
-    await until(sink, lambda: first.has_index and server.store.has_indexed(uri), "the first index")
-    assert len(builds) == 1  # not abandoned for the newer versions, not started again
-    context = await server.request_context(uri, while_typing=True)
-    assert context is not None
-    view = context.view
-    assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
-    await until(sink, lambda: published(sink, 3), "the diagnostics of the last edit")
-
-
 def test_every_route_is_of_the_kind_its_handler_is() -> None:
     """pygls runs a coroutine function as a task and a function at once, in the order
     the messages come: a session task's handler is a coroutine function, every other
@@ -362,76 +318,62 @@ def test_initialize_is_answered_before_the_analysis_is_imported() -> None:
     ]
 
 
-async def test_a_documents_first_index_gives_way_to_an_edits_analysis(monkeypatch):
-    """The first index pauses (after its share of the worker) for the analysis of a newer
-    version, whose diagnostics are published before the index is done; it then goes on
-    from where it stopped with the same builder, and requests meanwhile see through it."""
-    import threading
+async def test_an_index_built_ahead_gives_way_to_an_edit_and_the_next_build_goes_on(
+    monkeypatch,
+):
+    """A version's index is completed ahead, in the worker, after its diagnostics. An edit
+    arriving meanwhile makes the build give way between parts; the edit's diagnostics
+    come first; and the next version's build makes only the parts left and the part of
+    the node the edit changed: every other part is found again, none is made twice."""
+    from wf_core.semantic.build import PartWriter
 
-    from wf_core.overlay import EditedSnapshot
-    from wf_core.semantic import build
-    from wfls import scheduling
-
-    monkeypatch.setattr(scheduling, "FIRST_INDEX_SHARE", 0.0)
-    builders: list[object] = []
-    made = build.IndexBuilder.__init__
-
-    def counted(self, *args, **kwargs) -> None:
-        builders.append(self)
-        made(self, *args, **kwargs)
-
-    monkeypatch.setattr(build.IndexBuilder, "__init__", counted)
     monkeypatch.syspath_prepend(str(Path(__file__).parents[1]))
     from test_store import many_nodes
 
+    written: list[int] = []
+    write = PartWriter.node
+
+    def counted(self: PartWriter, index: int, base: int):
+        written.append(index)
+        return write(self, index, base)
+
+    monkeypatch.setattr(PartWriter, "node", counted)
     text = many_nodes(300)
     uri = "file:///w/many.wf.json"
     server, sink = initialized_server("visual-studio-code")
-    # The build's first two polls (before and after its pause) wait for the test.
-    polls: list[threading.Event] = []
-    releases = [threading.Event(), threading.Event()]
+    # The build's second poll (after 64 parts) waits for the test.
+    polls: list[bool] = []
+    release = threading.Event()
     quiet = server.scheduler.wait_for_quiet
 
     def held_polls() -> None:
         # Only the build's polls: an analysis also lets an arriving message go first.
-        if sys._getframe(1).f_code.co_name == "give_way" and len(polls) < len(releases):
-            polls.append(threading.Event())
-            polls[-1].set()
-            sink.poke()
-            releases[len(polls) - 1].wait(10)
+        if sys._getframe(1).f_code.co_name == "give_way":
+            polls.append(True)
+            if len(polls) == 2:
+                sink.poke()
+                release.wait(10)
         quiet()
 
     monkeypatch.setattr(server.scheduler, "wait_for_quiet", held_polls)
     events: list[str] = []
     store = server.store
     server.scheduler.on_analysis = lambda uri: events.append(f"analysis {store.version(uri)}")
-
     did_open(server, uri, text, "json")
     await until(
-        sink, lambda: published(sink, 1) and len(polls) == 1, "the first diagnostics, the build"
+        sink, lambda: published(sink, 1) and len(polls) == 2, "the first diagnostics, the build"
     )
-    first = server.store.kept_snapshot(uri, server.store.revision(uri))
-    assert first is not None and not first.has_index
-    did_change(server, uri, 2, text.replace("loop.item.name", "loop.item.nam", 1))
-    assert server.store.version(uri) == 2  # in the store once the notification is handled
-    releases[0].set()  # the build sees version 2 waiting: it gives way
+    assert len(written) == 64  # held part way
+    did_change(server, uri, 2, text.replace("loop.item.name", "loop.item.nam", 1))  # in t0
+    release.set()  # the build sees version 2: it gives way
     await until(
-        sink, lambda: published(sink, 2) and len(polls) == 2, "the edit's diagnostics, the build"
+        sink,
+        lambda: published(sink, 2) and index_complete(server, uri),
+        "the edit's diagnostics, then its index",
     )
-    assert not first.has_index  # the edit's diagnostics came before the index
-    # Typing meanwhile is seen through the analysis being indexed.
-    did_change(server, uri, 3, text.replace("loop.item.name", "loop.item.na", 1))
-    view = server.store.editing_snapshot(uri)
-    assert isinstance(view, EditedSnapshot) and view.base is first and view.version == 3
-    releases[1].set()
-    await until(sink, lambda: server.store.has_indexed(uri), "the first index")
-    assert first.has_index
-    assert len(builders) == 1  # paused and resumed, never started again
-    context = await server.request_context(uri, while_typing=True)
-    assert context is not None
-    assert isinstance(context.view, EditedSnapshot) and context.view.base is first
-    await until(sink, lambda: published(sink, 3), "the diagnostics of the last edit")
-    assert events == ["analysis 1", "analysis 2", "analysis 3"]
+    assert events == ["analysis 1", "analysis 2"]
+    # Every node once, and t0 (``nodes[1]``, made before the edit) once more.
+    assert sorted(written) == sorted([*range(301), 1])
 
 
 def _completion_at(server, uri: str, text: str, needle: str, request_id: int) -> None:
@@ -477,7 +419,7 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     await until(sink, lambda: published(sink, 1), "the diagnostics of the opened document")
     assert answered == [0]
     # (an edit made while that push is still under way is analysed right after it)
-    await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
+    await until(sink, lambda: index_complete(server, uri), "the first push and index")
     monkeypatch.setattr(scheduling, "EDIT_GRACE", 0.3)
     edited = text.replace("customers.item.name", "customers.item.", 1)
     did_change(server, uri, 2, edited)
@@ -499,7 +441,7 @@ async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch)
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
     did_open(server, uri, text)
-    await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
+    await until(sink, lambda: index_complete(server, uri), "the first push and index")
     answered = answers_before_each_analysis(server, sink, 8)
     context = server.request_context
     proceed = asyncio.Event()
@@ -585,7 +527,7 @@ async def test_edits_faster_than_the_grace_do_not_put_the_analysis_off(monkeypat
     server.scheduler.on_analysis = noted
     did_open(server, uri, text)
     # (an edit made while that push is still under way is analysed right after it)
-    await until(sink, lambda: server.store.has_indexed(uri), "the first push and index")
+    await until(sink, lambda: index_complete(server, uri), "the first push and index")
     grace = 0.4
     monkeypatch.setattr(scheduling, "EDIT_GRACE", grace)
 
@@ -616,25 +558,22 @@ def _position(text: str, offset: int) -> types.Position:
     return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
 
 
-def _hold_first_index(monkeypatch, sink: Sink) -> tuple[list, object]:
-    """Every index build ahead waits until the returned event is set; the list gets each
-    snapshot whose build started."""
-    from wf_core.snapshot import DocumentSnapshot
-    from wfls import scheduling
-
-    monkeypatch.setattr(scheduling, "FIRST_INDEX_SHARE", 60.0)
+def _hold_index_builds(server, sink: Sink) -> tuple[list, threading.Event]:
+    """Every index build ahead waits at its first poll until the returned event is set;
+    the list gets a mark as each build is held."""
     release = threading.Event()
-    builds: list[DocumentSnapshot] = []
-    build_index = DocumentSnapshot.build_index
+    held: list[bool] = []
+    quiet = server.scheduler.wait_for_quiet
 
-    def held_build(snapshot: DocumentSnapshot, cancelled) -> bool:
-        builds.append(snapshot)
-        sink.poke()
-        release.wait(10)
-        return build_index(snapshot, cancelled)
+    def held_polls() -> None:
+        if sys._getframe(1).f_code.co_name == "give_way":
+            held.append(True)
+            sink.poke()
+            release.wait(10)
+        quiet()
 
-    monkeypatch.setattr(DocumentSnapshot, "build_index", held_build)
-    return builds, release
+    server.scheduler.wait_for_quiet = held_polls
+    return held, release
 
 
 def _answer(sink, request_id: int):
@@ -651,8 +590,8 @@ async def _opened_while_the_first_index_is_held(monkeypatch, uri: str, text: str
     (the billing example) is open too, its index built."""
     server, sink = initialized_server("visual-studio-code")
     did_open(server, INDEXED, BILLING)
-    await until(sink, lambda: server.store.has_indexed(INDEXED), "the index of INDEXED")
-    builds, release = _hold_first_index(monkeypatch, sink)
+    await until(sink, lambda: index_complete(server, INDEXED), "the index of INDEXED")
+    builds, release = _hold_index_builds(server, sink)
     did_open(server, uri, text)
     try:
         await until(
@@ -685,15 +624,15 @@ async def _answered_after(server, sink, request_id: int) -> None:
     assert _answer(sink, 99)["result"] is not None
 
 
-async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(monkeypatch):
-    """While a document's first index is being built (seconds at 16,000 nodes), a
-    completion inside a node is answered from the index of that node alone."""
-    import threading
-
+async def test_a_completion_while_the_index_is_built_answers_from_the_part_there(
+    monkeypatch,
+):
+    """While a document's index is being built ahead (seconds at 16,000 nodes), a
+    completion inside a node is answered at once from the part of that node, made on
+    the spot."""
     from wf_core.semantic.build import PathResolver
 
-    # The tables that node views read are made by the worker when the first index
-    # starts (``node_view.prepare``), not on the event loop by the first request.
+    # The resolver the parts are written with is made in the worker, by the build.
     made_on: list[threading.Thread] = []
     original = PathResolver.__init__
 
@@ -703,13 +642,13 @@ async def test_a_completion_before_the_first_index_answers_from_its_nodes_index(
 
     monkeypatch.setattr(PathResolver, "__init__", recorded)
     uri = "file:///w/billing.wf.toml"
-    server, sink, builds, release = await _opened_while_the_first_index_is_held(
+    server, sink, _, release = await _opened_while_the_first_index_is_held(
         monkeypatch, uri, BILLING
     )
     try:
         _completion_at(server, uri, BILLING, "customers.item.", 9)
         await until(sink, lambda: _answer(sink, 9) is not None, "the completion")
-        assert not builds[0].has_index  # answered while the first index was held
+        assert not index_complete(server, uri)  # answered while the build was held
         labels = {item["label"] for item in _answer(sink, 9)["result"]["items"]}
         assert {"name", "orders"} <= labels
         assert made_on and threading.current_thread() not in made_on
@@ -735,47 +674,20 @@ to = "__end__"
 """
 
 
-async def test_a_hover_that_needs_the_whole_index_waits_for_it(monkeypatch):
-    """A property's hover counts its readers in the whole document: asked before the
-    first index is built, it is answered once that index is."""
+async def test_a_hover_that_needs_the_whole_index_makes_the_parts_it_reads(monkeypatch):
+    """A property's hover counts its readers in the whole document: asked while the index
+    is being built ahead, it makes the parts it reads and answers without waiting."""
     uri = "file:///w/parent.wf.toml"
-    server, sink, builds, release = await _opened_while_the_first_index_is_held(
+    server, sink, _, release = await _opened_while_the_first_index_is_held(
         monkeypatch, uri, SUBGRAPH_CALLER
     )
     try:
         _hover_at(server, uri, SUBGRAPH_CALLER, SUBGRAPH_CALLER.index("total = { type"), 10)
-        await _answered_after(server, sink, 10)
-        assert _answer(sink, 10) is None  # waiting for the whole index
+        await until(sink, lambda: _answer(sink, 10) is not None, "the hover")
+        assert not index_complete(server, uri)
     finally:
         release.set()
-    await until(sink, lambda: _answer(sink, 10) is not None, "the hover")
-    assert builds[0].has_index
     assert "**property `total`**" in _answer(sink, 10)["result"]["contents"]["value"]
-
-
-async def test_a_node_view_that_fails_leaves_the_request_to_the_whole_index(monkeypatch, caplog):
-    """Should making the node's index fail, the request is answered from the whole index
-    once built, and the failure is logged."""
-    from wf_core import node_view
-
-    def broken(view, offset):
-        raise RuntimeError("broken node view")  # (INDEXED has its index: never asked)
-
-    monkeypatch.setattr(node_view, "at_node", broken)
-    uri = "file:///w/billing.wf.toml"
-    server, sink, builds, release = await _opened_while_the_first_index_is_held(
-        monkeypatch, uri, BILLING
-    )
-    try:
-        _completion_at(server, uri, BILLING, "customers.item.", 11)
-        await _answered_after(server, sink, 11)
-        assert _answer(sink, 11) is None  # waiting for the whole index
-    finally:
-        release.set()
-    await until(sink, lambda: _answer(sink, 11) is not None, "the completion")
-    assert builds[0].has_index
-    assert {"name", "orders"} <= {item["label"] for item in _answer(sink, 11)["result"]["items"]}
-    assert "could not be made" in caplog.text
 
 
 # -- log lines and settings problems ------------------------------------------------------

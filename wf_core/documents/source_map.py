@@ -468,59 +468,86 @@ class SourceMap:
         self._anchor_sizes = sorted({len(anchor) for anchor in self._anchors}, reverse=True)
         self._index: _Index | None = None
         self._bases: list[int] | None = None
-        self._element_keys: dict[str, Sequence[ElementKey | None]] | None = None
+        self._element_keys: (
+            tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]] | None
+        ) = None
 
     def element_keys(self, kind: str) -> Sequence[ElementKey | None]:
         """What the value of each element of the document's list ``kind`` (``nodes``,
         ``edges``, ``node_defs`` or ``output``) is a function of: the text of the statement
         it was read from (a ``[[nodes]]`` section; with the statements that extend it, each
-        with where it lies in the element), or its index in a top-level pair's text
-        (``edges = [...]``). Two versions whose element has an equal key have equal
-        values there, whatever else changed, so what is derived from the element alone
-        may be found again by this key (``wf_core.derived``). None (or an index past the
-        end) where the element was not read from statements alone: nothing is found
-        again for it.
+        with where it lies in the element and how far from the first it starts), or its
+        index in a top-level pair's text (``edges = [...]``). Two versions whose element
+        has an equal key have equal values there, whatever else changed, and the same
+        text around them relative to ``element_bases``, so what is derived from the
+        element alone may be found again by this key (``wf_core.derived``), its offsets
+        kept relative to that base. None (or an index past the end) where the element was
+        not read from statements alone: nothing is found again for it.
 
         A statement's text is the very string object in every version that holds the
         statement (its chunk is reused), so comparing keys is mostly comparing identities."""
-        keys = self._element_keys
-        if keys is None:
-            keys = self._element_keys = self._make_element_keys()
-        return keys.get(kind, ())
+        return self._elements()[0].get(kind, ())
 
-    def _make_element_keys(self) -> dict[str, Sequence[ElementKey | None]]:
-        sections: dict[str, dict[int, str]] = {}
-        extended: dict[tuple[str, int], list[tuple[Location, str]]] = {}
-        pairs: dict[str, Chunk] = {}
+    def element_bases(self, kind: str) -> Sequence[int]:
+        """Where the text each of ``element_keys(kind)`` names begins (its first
+        statement's offset); meaningful only where the key is not None."""
+        return self._elements()[1].get(kind, ())
+
+    def _elements(
+        self,
+    ) -> tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]]:
+        elements = self._element_keys
+        if elements is None:
+            elements = self._element_keys = self._make_element_keys()
+        return elements
+
+    def _make_element_keys(
+        self,
+    ) -> tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]]:
+        sections: dict[str, dict[int, tuple[str, int]]] = {}
+        extended: dict[tuple[str, int], list[tuple[Location, str, int]]] = {}
+        pairs: dict[str, Placement] = {}
         for placement in self._placements:
             loc, chunk = placement.table_loc, placement.chunk
             if not loc:
                 if chunk.key in ELEMENT_LISTS:
-                    pairs[chunk.key] = chunk
+                    pairs[chunk.key] = placement
             elif len(loc) >= 2 and loc[0] in ELEMENT_LISTS and isinstance(loc[1], int):
                 if len(loc) == 2:
-                    sections.setdefault(loc[0], {})[loc[1]] = chunk.text
+                    sections.setdefault(loc[0], {})[loc[1]] = (chunk.text, placement.base)
                 else:
-                    extended.setdefault((loc[0], loc[1]), []).append((loc[2:], chunk.text))
+                    extended.setdefault((loc[0], loc[1]), []).append(
+                        (loc[2:], chunk.text, placement.base)
+                    )
         keys: dict[str, Sequence[ElementKey | None]] = {}
-        for kind, chunk in pairs.items():
+        bases: dict[str, Sequence[int]] = {}
+        for kind, pair in pairs.items():
             # Written both ways, a mistake the front-end reports, the place of an element
             # does not tell which statement it came from: no keys.
             if kind not in sections and not any(k == kind for k, _ in extended):
-                keys[kind] = chunk.element_keys()
+                keys[kind] = pair.chunk.element_keys()
+                bases[kind] = [pair.base] * len(keys[kind])
         for kind, texts in sections.items():
             if kind in pairs:
                 continue
-            found: list[ElementKey | None] = [None] * (max(texts) + 1)
-            for index, text in texts.items():
+            size = max(texts) + 1
+            found: list[ElementKey | None] = [None] * size
+            starts = [0] * size
+            for index, (text, base) in texts.items():
                 found[index] = text
-            keys[kind] = found
+                starts[index] = base
+            keys[kind], bases[kind] = found, starts
         for (kind, index), parts in extended.items():
             found_keys = keys.get(kind)
             if isinstance(found_keys, list) and index < len(found_keys):
                 head = found_keys[index]
-                found_keys[index] = None if head is None else (((), head), *parts)
-        return keys
+                first = bases[kind][index]
+                found_keys[index] = (
+                    None
+                    if head is None
+                    else (((), head), *((loc, text, base - first) for loc, text, base in parts))
+                )
+        return keys, bases
 
     def _find(self, loc: Location) -> tuple[Placement, Compact] | None:
         """The placement whose chunk holds ``loc``'s entry, tried from the longest anchor

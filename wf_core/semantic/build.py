@@ -1,6 +1,7 @@
-"""Building the semantic index of one document version.
+"""Building the parts of the semantic index of one document version.
 
-One walk over the document's values finds every name and every path string;
+A walk over one part of the document's values (a node, an edge, the rest) finds
+every name and every path string there;
 each path segment is resolved at the node that reads it (its owner stack from
 the context model) against the document's schemas. Nodes that failed to load
 are still walked: their names and paths are written, so they are indexed, and
@@ -25,13 +26,13 @@ from wf_core.context_contracts import (
     STANDARD_CONTEXT_NAMES,
     is_valid_alias,
 )
-from wf_core.documents import SourceMap, StringLiteral
+from wf_core.documents import StringLiteral
+from wf_core.documents.source_map import shift_literal
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF, NODE_TABLE, outcomes_as_written
 from wf_core.models.workflow import first_index_by_id
 from wf_core.path_scan import PathScan, scan_path
 from wf_core.schema_nav import SchemaView
-from wf_core.semantic.index import NodeIndex, SemanticIndex
 from wf_core.semantic.model import (
     NameSyntax,
     Occurrence,
@@ -43,9 +44,11 @@ from wf_core.semantic.model import (
     Symbol,
     SymbolKind,
 )
+from wf_core.semantic.parts import IndexPart
 from wf_core.semantic.schemas import SchemaSite, property_declarations
 from wf_core.spans import Span
 from wf_core.tokens import END
+from wf_core.view import SourceMapView
 
 ROOTS = ("input", "state", "context")
 
@@ -64,8 +67,9 @@ def _list(value: object) -> list[object]:
 
 
 class PathResolver:
-    """Classifies the segments of path strings; kept by the index so that a path being
-    typed can be resolved again against the same document (see ``wf_core.overlay``)."""
+    """Classifies the segments of path strings, one per document version: the index's
+    parts of that version are written with it, and a path being typed is resolved again
+    with it (``wf_core.overlay``)."""
 
     def __init__(self, values: Mapping[str, object], context: ContextModel | None) -> None:
         self.values = values
@@ -81,7 +85,6 @@ class PathResolver:
         self._sites: dict[Location, SchemaSite | None] = {}
         self._origins: dict[str, tuple[SchemaSite, SchemaView] | None] = {}
         self._kinds: dict[tuple[object, ...], _Kinds] = {}
-        self._in_progress: set[str] = set()
 
     # -- schemas ------------------------------------------------------------------
 
@@ -121,18 +124,44 @@ class PathResolver:
     # -- foreach items ------------------------------------------------------------
 
     def item_origin(self, owner: str) -> tuple[SchemaSite, SchemaView] | None:
-        """Where a foreach's item schema is written: the ``items`` its ``over`` reads."""
-        if owner in self._origins:
-            return self._origins[owner]
-        if owner in self._in_progress:
+        """Where a foreach's item schema is written: the ``items`` its ``over`` reads.
+
+        An ``over`` may read the item of an outer loop, whose ``over`` reads the item of
+        one further out, and so on: the chain is followed outwards first and resolved
+        from its outermost loop in, each loop's origin memoised before the next needs it,
+        so nesting a thousand deep never recurses a thousand deep. Loops whose ``over``s
+        read each other's items in a cycle have no origin (whichever is asked first)."""
+        origins = self._origins
+        if owner in origins:
+            return origins[owner]
+        chain: list[str] = []
+        seen: set[str] = set()
+        current: str | None = owner
+        while current is not None and current not in origins and current not in seen:
+            seen.add(current)
+            chain.append(current)
+            current = self._read_owner(current)
+        if current is not None and current in seen:
+            for member in chain[chain.index(current) :]:
+                origins[member] = None
+        for member in reversed(chain):
+            if member not in origins:
+                origins[member] = self._item_origin(member)
+        return origins[owner]
+
+    def _read_owner(self, owner: str) -> str | None:
+        """The foreach whose item the ``over`` of foreach ``owner`` reads, if any."""
+        index = self.node_ids.get(owner)
+        if index is None or self.nodes[index].get("type") != "foreach":
             return None
-        self._in_progress.add(owner)
-        try:
-            found = self._item_origin(owner)
-        finally:
-            self._in_progress.discard(owner)
-        self._origins[owner] = found
-        return found
+        over = self.nodes[index].get("over")
+        if not isinstance(over, str):
+            return None
+        scan = scan_path(over)
+        parts = scan.values
+        if not scan.valid or len(parts) < 2 or parts[0] != "context":
+            return None
+        return self._item_owner(parts[1:], self.stack_at(owner) or ())[0]
 
     def _item_origin(self, owner: str) -> tuple[SchemaSite, SchemaView] | None:
         index = self.node_ids.get(owner)
@@ -331,46 +360,51 @@ class PathResolver:
         return self._members(site, view, list(members))
 
 
-class IndexCancelled(Exception):
-    """The build was given up: a newer version made it pointless."""
+class PartWriter:
+    """Writes the parts of one document version's index (``wf_core.semantic.parts``):
+    one ``nodes`` entry's, one ``edges`` entry's, or the rest of the document's, each
+    in offsets relative to where its text begins (``base``), so that a part made for
+    one version serves every later one whose element has the same text, wherever it
+    now lies. One caller at a time (the resolver memoises as it answers)."""
 
-
-class IndexBuilder:
-    """Walks one document version's values once (see the module docstring).
-
-    ``cancelled`` is polled before every 64th node: a background build (done ahead
-    of the first request) gives way as soon as it is told to. What it built is kept,
-    and calling :meth:`build` again goes on from the node where it stopped; once
-    done, ``build`` hands out the same index. One caller at a time.
-    """
-
-    def __init__(
-        self,
-        values: object,
-        source_map: SourceMap,
-        context: ContextModel | None,
-        cancelled: Callable[[], bool] | None = None,
-        resolver: PathResolver | None = None,
-    ) -> None:
-        self.cancelled = cancelled
+    def __init__(self, values: object, source_map: SourceMapView, resolver: PathResolver) -> None:
         self.values: Mapping[str, object] = _dict(values)
         self.source_map = source_map
-        # (one of the same values and context may be shared: it only memoises)
-        self.resolver = resolver or PathResolver(self.values, context)
+        self.resolver = resolver
+        self.base = 0
         self.occurrences: list[Occurrence] = []
         self.paths: list[PathOccurrence] = []
-        self._next_node = 0  # the first node not walked yet
-        self._index: SemanticIndex | None = None
 
-    def build(self) -> SemanticIndex:
-        if self._index is None:
-            self._nodes()
+    def _part(self, base: int, write: Callable[[], None]) -> IndexPart:
+        self.base, self.occurrences, self.paths = base, [], []
+        write()
+        return IndexPart(self.occurrences, self.paths)
+
+    def node(self, index: int, base: int) -> IndexPart:
+        """Every name and path written in ``nodes[index]``, a subgraph's schemas included."""
+
+        def write() -> None:
+            self._node(index)
+            if self._node_value(index).get("type") == "subgraph":
+                self._schema_properties(
+                    [("nodes", index, "input_schema"), ("nodes", index, "output_schema")]
+                )
+
+        return self._part(base, write)
+
+    def edge(self, index: int, base: int) -> IndexPart:
+        """The node and outcome names written in ``edges[index]``."""
+        return self._part(base, lambda: self._edge(index))
+
+    def document(self) -> IndexPart:
+        """Everything written outside ``nodes`` and ``edges``, at its own offsets."""
+
+        def write() -> None:
             self._node_defs()
             self._workflow()
-            self._edges()
             self._schemas()
-            self._index = SemanticIndex(self.occurrences, self.paths, self.resolver)
-        return self._index
+
+        return self._part(0, write)
 
     # -- names written as string values -----------------------------------------------
 
@@ -380,6 +414,7 @@ class IndexBuilder:
         literal = self.source_map.string(location)
         if literal is None:
             return
+        literal = shift_literal(literal, -self.base)
         self.occurrences.append(
             Occurrence(
                 kind,
@@ -393,36 +428,19 @@ class IndexBuilder:
             )
         )
 
+    def _node_value(self, index: int) -> Mapping[str, object]:
+        """``nodes[index]`` of the writer's values (which, seen through an edit, may hold
+        the edited string where the resolver's do not)."""
+        return _dict(_at(_list(self.values.get("nodes")), index))
+
     def _node_symbol(self, node_id: object) -> Symbol | None:
         if isinstance(node_id, str) and node_id in self.resolver.node_ids:
             return Symbol(SymbolKind.NODE, (node_id,), node_id)
         return None
 
-    def node_index(self, index: int, span: Span) -> NodeIndex:
-        """The index of ``nodes[index]`` alone, whose text is ``span`` (``NodeIndex``):
-        what ``build`` writes for that entry, and nothing else. Call on a builder of
-        its own."""
-        self._node(index)
-        if self.resolver.nodes[index].get("type") == "subgraph":
-            self._schema_properties(
-                [("nodes", index, "input_schema"), ("nodes", index, "output_schema")]
-            )
-        return NodeIndex(self.occurrences, self.paths, self.resolver, span)
-
-    def _nodes(self) -> None:
-        nodes = self.resolver.nodes
-        cancelled = self.cancelled
-        first = self._next_node
-        for index in range(first, len(nodes)):
-            if cancelled is not None and index % 64 == 0 and cancelled():
-                self._next_node = index
-                raise IndexCancelled
-            self._node(index)
-        self._next_node = len(nodes)
-
     def _node(self, index: int) -> None:
         """Every name and path written in ``nodes[index]`` (its schemas aside)."""
-        node = self.resolver.nodes[index]
+        node = self._node_value(index)
         base: Location = ("nodes", index)
         written_id = node.get("id")
         node_id = written_id if isinstance(written_id, str) else None
@@ -528,30 +546,25 @@ class IndexBuilder:
             if "path" in binding:
                 self._path(("output", j, "path"), PathRole.OUTPUT, None, None)
 
-    def _edges(self) -> None:
-        nodes = self.resolver.nodes
-        for index, edge in enumerate(_list(self.values.get("edges"))):
-            edge = _dict(edge)
-            source = edge.get("from")
+    def _edge(self, index: int) -> None:
+        edge = _dict(_at(_list(self.values.get("edges")), index))
+        source = edge.get("from")
+        self._string(
+            ("edges", index, "from"), SymbolKind.NODE, Role.REFERENCE, self._node_symbol(source)
+        )
+        target = edge.get("to")
+        if target != END:
             self._string(
-                ("edges", index, "from"), SymbolKind.NODE, Role.REFERENCE, self._node_symbol(source)
+                ("edges", index, "to"), SymbolKind.NODE, Role.REFERENCE, self._node_symbol(target)
             )
-            target = edge.get("to")
-            if target != END:
-                self._string(
-                    ("edges", index, "to"),
-                    SymbolKind.NODE,
-                    Role.REFERENCE,
-                    self._node_symbol(target),
-                )
-            outcome = edge.get("outcome")
-            if not isinstance(outcome, str):
-                continue
-            symbol = None
-            node_index = self.resolver.node_ids.get(source) if isinstance(source, str) else None
-            if node_index is not None:
-                symbol = self._outcome_of(nodes[node_index], outcome)
-            self._string(("edges", index, "outcome"), SymbolKind.OUTCOME, Role.REFERENCE, symbol)
+        outcome = edge.get("outcome")
+        if not isinstance(outcome, str):
+            return
+        symbol = None
+        node_index = self.resolver.node_ids.get(source) if isinstance(source, str) else None
+        if node_index is not None:
+            symbol = self._outcome_of(self.resolver.nodes[node_index], outcome)
+        self._string(("edges", index, "outcome"), SymbolKind.OUTCOME, Role.REFERENCE, symbol)
 
     def _outcome_of(self, node: Mapping[str, object], outcome: str) -> Symbol | None:
         """What declares ``outcome`` for edges leaving ``node`` (the node-type table's
@@ -565,9 +578,6 @@ class IndexBuilder:
         roots: list[Location] = [(key,) for key in _SCHEMA_KEYS]
         for index in range(len(_list(self.values.get("node_defs")))):
             roots += [("node_defs", index, "input_schema"), ("node_defs", index, "output_schema")]
-        for index, node in enumerate(self.resolver.nodes):
-            if node.get("type") == "subgraph":
-                roots += [("nodes", index, "input_schema"), ("nodes", index, "output_schema")]
         self._schema_properties(roots)
 
     def _schema_properties(self, roots: list[Location]) -> None:
@@ -579,11 +589,12 @@ class IndexBuilder:
                 entry = self.source_map.get(location)
                 if entry is None or entry.key is None:
                     continue
+                key = Span(entry.key.start - self.base, entry.key.end - self.base)
                 self.occurrences.append(
                     Occurrence(
                         SymbolKind.PROPERTY,
                         name,
-                        entry.key,
+                        key,
                         Role.DEFINITION,
                         NameSyntax.KEY,
                         location,
@@ -599,6 +610,7 @@ class IndexBuilder:
         literal = self.source_map.string(location)
         if literal is None:
             return
+        literal = shift_literal(literal, -self.base)
         occurrence = path_occurrence(self.resolver, location, role, literal, node_index, node_id)
         self.paths.append(occurrence)
         self.occurrences.extend(segment_occurrences(occurrence))

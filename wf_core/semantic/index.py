@@ -1,39 +1,41 @@
 """The semantic index of one document version: every name, every path, by place and by symbol.
 
-Built once per snapshot (lazily, the first time a feature asks) by
-``wf_core.semantic.build``. References, rename, highlights, tokens, hover and
-definition all answer from here, so they agree on what every name means.
+Made of parts (``wf_core.semantic.parts``): a question about one place makes the part
+holding that place; a question about the whole document (every reference of a symbol,
+every path) makes every part, and after an edit only the parts whose text changed are
+made again. References, rename, highlights, tokens, hover and definition all answer
+from here, so they agree on what every name means.
+
+Invariant: every span it answers with is a document span of the version it belongs to
+(a part's relative spans are placed at the part's base before they leave this module).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import TYPE_CHECKING, Protocol
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from wf_core.semantic.model import (
-    Occurrence,
-    PathOccurrence,
-    Role,
-    SpanIndex,
-    Symbol,
+from wf_core.semantic.model import Occurrence, PathOccurrence, Role, Symbol
+from wf_core.semantic.parts import (
+    PART_KINDS,
+    IndexPart,
+    PartSource,
+    occurrence_span,
+    path_span,
+    shift_occurrence,
+    shift_path,
+    symbol_key,
 )
 from wf_core.spans import Span
 
 if TYPE_CHECKING:
     from wf_core.semantic.build import PathResolver
 
-
-def _occurrence_span(item: Occurrence) -> Span:
-    return item.span
-
-
-def _path_span(item: PathOccurrence) -> Span:
-    return item.literal.span
+T = TypeVar("T")
 
 
 class IndexView(Protocol):
-    """The queries features make of an index; the full index and the while-typing
-    overlay (``wf_core.overlay``) both answer them."""
+    """The queries features make of an index."""
 
     @property
     def resolver(self) -> PathResolver: ...
@@ -41,6 +43,8 @@ class IndexView(Protocol):
     def occurrences(self) -> Iterable[Occurrence]: ...
     @property
     def paths(self) -> Iterable[PathOccurrence]: ...
+    def occurrences_in(self, span: Span) -> list[Occurrence]: ...
+    def paths_in(self, span: Span) -> list[PathOccurrence]: ...
     def occurrence_at(self, offset: int) -> Occurrence | None: ...
     def path_at(self, offset: int) -> PathOccurrence | None: ...
     def occurrences_of(self, symbol: Symbol) -> list[Occurrence]: ...
@@ -48,49 +52,151 @@ class IndexView(Protocol):
     def references(
         self, symbol: Symbol, *, include_declaration: bool = True
     ) -> list[Occurrence]: ...
-    def symbols(self) -> Iterable[Symbol]: ...
+    @property
+    def is_complete(self) -> bool: ...
+    def complete(self, cancelled: Callable[[], bool] | None = None) -> bool: ...
+
+
+def _in(span: Span, lo: int, hi: int) -> bool:
+    return span.end >= lo and span.start <= hi
 
 
 class SemanticIndex:
-    def __init__(
-        self,
-        occurrences: list[Occurrence],
-        paths: list[PathOccurrence],
-        resolver: PathResolver,
-    ) -> None:
-        self._occurrences = SpanIndex(occurrences, _occurrence_span)
-        self._paths = SpanIndex(paths, _path_span)
-        self._resolver = resolver
-        self._by_symbol: dict[tuple[object, ...], list[Occurrence]] = {}
-        for occurrence in self._occurrences:
-            if occurrence.symbol is not None:
-                self._by_symbol.setdefault(_key(occurrence.symbol), []).append(occurrence)
+    """One version's index, its parts made as they are asked for (see the module)."""
+
+    def __init__(self, parts: PartSource) -> None:
+        self._parts = parts
+        self._complete = False
 
     @property
     def resolver(self) -> PathResolver:
-        return self._resolver
+        return self._parts.resolver
 
     @property
-    def occurrences(self) -> Iterable[Occurrence]:
-        """Every occurrence, in document order."""
-        return self._occurrences
+    def parts(self) -> PartSource:
+        return self._parts
+
+    # -- parts ---------------------------------------------------------------------------
+
+    def _placed(self) -> Iterator[tuple[IndexPart, int]]:
+        """Every part and its base: the nodes', the edges', then the rest's."""
+        parts = self._parts
+        for kind in PART_KINDS:
+            for index in range(parts.count(kind)):
+                yield parts.part(kind, index)
+        yield parts.document(), 0
 
     @property
-    def paths(self) -> Iterable[PathOccurrence]:
-        """Every path string, in document order."""
-        return self._paths
+    def is_complete(self) -> bool:
+        """Whether every part of this version is made (a question about the whole
+        document then costs no walk of the document)."""
+        return self._complete
+
+    def complete(self, cancelled: Callable[[], bool] | None = None) -> bool:
+        """Make every part unless ``cancelled`` turns true first (asked before the first
+        part and every 64th); whether the index is complete. What was made is kept either
+        way: the parts are derived values, found again by this version and the next ones."""
+        if self._complete:
+            return True
+        made = 0
+        parts = self._parts
+        for kind in PART_KINDS:
+            for index in range(parts.count(kind)):
+                if cancelled is not None and made % 64 == 0 and cancelled():
+                    return False
+                parts.part(kind, index)
+                made += 1
+        parts.document()
+        parts.prepare()
+        self._complete = True
+        return True
+
+    def _candidates(self, offset: int) -> list[tuple[IndexPart, int]]:
+        """The parts that may hold a name at ``offset``: the element there (or just
+        before it: a span touching its end holds it too) and the rest's."""
+        parts = self._parts
+        found: list[tuple[IndexPart, int]] = []
+        seen: set[tuple[str, int]] = set()
+        for at in (offset, offset - 1):
+            holder = parts.holder(at) if at >= 0 else None
+            if holder is not None and holder not in seen:
+                seen.add(holder)
+                found.append(parts.part(*holder))
+        found.append((parts.document(), 0))
+        return found
+
+    # -- by place ------------------------------------------------------------------------
 
     def occurrence_at(self, offset: int) -> Occurrence | None:
-        found: Occurrence | None = self._occurrences.at(offset, _occurrence_span)
-        return found
+        """The innermost occurrence whose span holds ``offset`` (touching its end counts)."""
+        best: Occurrence | None = None
+        for part, base in self._candidates(offset):
+            found: Occurrence | None = part.occurrences.at(offset - base, occurrence_span)
+            if found is not None and (best is None or _narrower(found.span, best.span)):
+                best = shift_occurrence(found, base)
+        return best
 
     def path_at(self, offset: int) -> PathOccurrence | None:
-        found: PathOccurrence | None = self._paths.at(offset, _path_span)
-        return found
+        best: PathOccurrence | None = None
+        for part, base in self._candidates(offset):
+            found: PathOccurrence | None = part.paths.at(offset - base, path_span)
+            if found is not None and (best is None or _narrower(path_span(found), path_span(best))):
+                best = shift_path(found, base)
+        return best
+
+    def occurrences_in(self, span: Span) -> list[Occurrence]:
+        """The occurrences touching ``span``, in document order."""
+        found: list[Occurrence] = []
+        for part, base in self._placed():
+            extent = part.extent
+            if extent is None or not _in(extent, span.start - base, span.end - base):
+                continue
+            found.extend(
+                shift_occurrence(o, base)
+                for o in part.occurrences
+                if _in(o.span, span.start - base, span.end - base)
+            )
+        return _in_order(found, occurrence_span)
+
+    def paths_in(self, span: Span) -> list[PathOccurrence]:
+        """The paths touching ``span``, in document order."""
+        found: list[PathOccurrence] = []
+        for part, base in self._placed():
+            extent = part.extent
+            if extent is None or not _in(extent, span.start - base, span.end - base):
+                continue
+            found.extend(
+                shift_path(p, base)
+                for p in part.paths
+                if _in(p.literal.span, span.start - base, span.end - base)
+            )
+        return _in_order(found, path_span)
+
+    @property
+    def occurrences(self) -> list[Occurrence]:
+        """Every occurrence, in document order."""
+        found = [
+            shift_occurrence(o, base) for part, base in self._placed() for o in part.occurrences
+        ]
+        return _in_order(found, occurrence_span)
+
+    @property
+    def paths(self) -> list[PathOccurrence]:
+        """Every path string, in document order."""
+        found = [shift_path(p, base) for part, base in self._placed() for p in part.paths]
+        return _in_order(found, path_span)
+
+    # -- by symbol -----------------------------------------------------------------------
 
     def occurrences_of(self, symbol: Symbol) -> list[Occurrence]:
         """Every occurrence of ``symbol``: definitions and references, in document order."""
-        return list(self._by_symbol.get(_key(symbol), ()))
+        key = symbol_key(symbol)
+        found = [
+            shift_occurrence(o, base)
+            for part, base in self._placed()
+            for o in part.by_symbol.get(key, ())
+        ]
+        return _in_order(found, occurrence_span)
 
     def definitions(self, symbol: Symbol) -> list[Occurrence]:
         return [o for o in self.occurrences_of(symbol) if o.role == Role.DEFINITION]
@@ -102,75 +208,13 @@ class SemanticIndex:
             if include_declaration or o.role == Role.REFERENCE
         ]
 
-    def symbols(self) -> Iterable[Symbol]:
-        for occurrences in self._by_symbol.values():
-            symbol = occurrences[0].symbol
-            if symbol is not None:
-                yield symbol
+
+def _narrower(a: Span, b: Span) -> bool:
+    return a.end - a.start < b.end - b.start
 
 
-class IndexIncomplete(Exception):
-    """A query a node's own index cannot answer: it needs the whole document's."""
-
-
-class NodeIndex(SemanticIndex):
-    """The index of one ``nodes`` entry: every name and path written inside its text
-    (``span``), resolved as the whole document's index resolves them.
-
-    Built in a few milliseconds for a request about a place inside that entry while
-    the document's own index is still being built (seconds at 16,000 nodes). Only the
-    queries that look at an offset inside the entry are answered; any other raises
-    ``IndexIncomplete``, and the request is then answered from the whole index, once
-    built (``wfls.registry``, which asks again). Invariant, checked in
-    ``tests/test_node_index.py``: its occurrences and paths are exactly the whole
-    index's inside ``span``.
-    """
-
-    def __init__(
-        self,
-        occurrences: list[Occurrence],
-        paths: list[PathOccurrence],
-        resolver: PathResolver,
-        span: Span,
-    ) -> None:
-        super().__init__(occurrences, paths, resolver)
-        self.span = span
-
-    def _inside(self, offset: int) -> None:
-        if not (self.span.start <= offset <= self.span.end):
-            raise IndexIncomplete(f"offset {offset} is outside the indexed node")
-
-    @property
-    def occurrences(self) -> Iterable[Occurrence]:
-        raise IndexIncomplete("every occurrence")
-
-    @property
-    def paths(self) -> Iterable[PathOccurrence]:
-        raise IndexIncomplete("every path")
-
-    def occurrence_at(self, offset: int) -> Occurrence | None:
-        self._inside(offset)
-        return super().occurrence_at(offset)
-
-    def path_at(self, offset: int) -> PathOccurrence | None:
-        self._inside(offset)
-        return super().path_at(offset)
-
-    def occurrences_of(self, symbol: Symbol) -> list[Occurrence]:
-        raise IndexIncomplete(f"the occurrences of {symbol.name!r}")
-
-    def symbols(self) -> Iterable[Symbol]:
-        raise IndexIncomplete("every symbol")
-
-    def local_occurrences(self) -> list[Occurrence]:
-        """The occurrences inside the node, in document order (for tests)."""
-        return list(self._occurrences)
-
-    def local_paths(self) -> list[PathOccurrence]:
-        return list(self._paths)
-
-
-def _key(symbol: Symbol) -> tuple[object, ...]:
-    """Symbols are the same when kind and key agree (the written name may differ: an
-    alias is named by its owner foreach)."""
-    return (symbol.kind, *symbol.key)
+def _in_order(items: list[T], span_of: Callable[[T], Span]) -> list[T]:
+    """``items`` in document order (the parts' own runs are in order already, which the
+    sort finds and merges)."""
+    items.sort(key=lambda item: (span_of(item).start, -span_of(item).end))
+    return items

@@ -1,0 +1,267 @@
+"""The semantic index in parts: one per ``nodes`` entry, one per ``edges`` entry, one for
+the rest of the document.
+
+Everything a part holds is a function of its element's text and of a few values of the
+whole document (the graph's structure, the schemas, the node defs, the outcomes): so a
+part is a derived value (``wf_core.derived``), found again by its element's key while
+those values stay the same, and its offsets are relative to where the element's text
+begins (``SourceMap.element_bases``), so a part made for one version serves the next
+ones wherever the element has moved. The index of a version (``semantic.index``) places
+parts at their bases when it is asked, and makes only the parts it is asked about: a
+completion inside a node makes that node's part, a search for references every part
+(after an edit, only the parts of the elements it changed are made again).
+
+The rest of the document (node defs, the workflow's name, start, outcomes, output, the
+top-level schemas) is small and is made again for each version, at its own offsets.
+
+Invariant (``tests/test_semantic_parts.py``): the occurrences and paths of the parts,
+placed, are exactly those one walk over the whole document finds, whatever the editing
+history that led to the version.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import TYPE_CHECKING, Literal, Protocol
+
+from wf_core.documents.source_map import ElementKey, key_at, shift_literal
+from wf_core.semantic.model import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
+from wf_core.spans import Span
+
+if TYPE_CHECKING:
+    from wf_core.analysis.context_scopes import ContextModel
+    from wf_core.derived import Derivations, Run
+    from wf_core.documents import SourceMap
+    from wf_core.semantic.build import PathResolver
+
+PartKind = Literal["nodes", "edges"]
+PART_KINDS: tuple[PartKind, ...] = ("nodes", "edges")
+
+SymbolKey = tuple[object, ...]
+
+
+def symbol_key(symbol: Symbol) -> SymbolKey:
+    """Symbols are the same when kind and key agree (the written name may differ: an
+    alias is named by its owner foreach)."""
+    return (symbol.kind, *symbol.key)
+
+
+def occurrence_span(item: Occurrence) -> Span:
+    return item.span
+
+
+def path_span(item: PathOccurrence) -> Span:
+    return item.literal.span
+
+
+def shift_occurrence(o: Occurrence, delta: int) -> Occurrence:
+    """``o`` ``delta`` code points further into the text (made directly, not with
+    ``dataclasses.replace``, which took four times as long: a whole-document query
+    places every occurrence)."""
+    if not delta:
+        return o
+    span = o.span
+    return Occurrence(
+        o.kind,
+        o.name,
+        Span(span.start + delta, span.end + delta),
+        o.role,
+        o.syntax,
+        o.location,
+        o.symbol,
+        o.segment,
+        o.style,
+    )
+
+
+def shift_path(path: PathOccurrence, delta: int) -> PathOccurrence:
+    """``path`` ``delta`` code points further into the text."""
+    if not delta:
+        return path
+    return PathOccurrence(
+        path.location,
+        path.role,
+        path.node_index,
+        path.node_id,
+        shift_literal(path.literal, delta),
+        path.scan,
+        tuple(
+            PathSegment(
+                s.index,
+                s.value,
+                Span(s.span.start + delta, s.span.end + delta),
+                s.kind,
+                s.symbol,
+                s.deprecated,
+            )
+            for s in path.segments
+        ),
+    )
+
+
+class IndexPart:
+    """The occurrences and paths of one part, sorted, in offsets relative to its base.
+    Never mutated once made."""
+
+    __slots__ = ("by_symbol", "extent", "occurrences", "paths")
+
+    def __init__(self, occurrences: list[Occurrence], paths: list[PathOccurrence]) -> None:
+        self.occurrences = SpanIndex(occurrences, occurrence_span)
+        self.paths = SpanIndex(paths, path_span)
+        self.by_symbol: dict[SymbolKey, list[Occurrence]] = {}
+        for occurrence in occurrences:
+            if occurrence.symbol is not None:
+                self.by_symbol.setdefault(symbol_key(occurrence.symbol), []).append(occurrence)
+        spans = [o.span for o in occurrences] + [p.literal.span for p in paths]
+        # Where the part's names lie (empty: it has none).
+        self.extent = (
+            Span(min(s.start for s in spans), max(s.end for s in spans)) if spans else None
+        )
+
+
+class PartSource(Protocol):
+    """Where an index finds its parts: a version's own (``SnapshotParts``), or a version
+    seen through an edit (``wf_core.overlay``)."""
+
+    @property
+    def resolver(self) -> PathResolver: ...
+    def count(self, kind: PartKind) -> int: ...
+    def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
+        """The part of ``kind[index]`` and the offset its spans are relative to."""
+        ...
+
+    def document(self) -> IndexPart:
+        """The part of everything outside ``nodes`` and ``edges`` (at its own offsets)."""
+        ...
+
+    def holder(self, offset: int) -> tuple[PartKind, int] | None:
+        """The element whose text holds ``offset``, if it is a node or an edge."""
+        ...
+
+    def prepare(self) -> None:
+        """Make what ``holder`` reads, ahead of the first request that asks."""
+        ...
+
+
+class SnapshotParts:
+    """The parts of one version, each derived under the document-wide values it reads
+    (see the module docstring), made on first use by whichever thread asks (the worker
+    ahead of requests, or a request on the event loop), one at a time."""
+
+    def __init__(
+        self,
+        values: Mapping[str, object],
+        source_map: SourceMap,
+        context: ContextModel | None,
+        derived: Derivations | None,
+        resolver: PathResolver,
+    ) -> None:
+        from wf_core.semantic.build import PartWriter
+
+        self._resolver = resolver
+        self._source_map = source_map
+        self._writer = PartWriter(values, source_map, resolver)
+        self._lock = threading.Lock()
+        self._counts = {
+            "nodes": len(resolver.nodes),
+            "edges": len(_list(values.get("edges"))),
+        }
+        self._keys: dict[str, Sequence[ElementKey | None]] = {}
+        self._bases: dict[str, Sequence[int]] = {}
+        self._runs: dict[str, Run] = {}
+        self._document: IndexPart | None = None
+        if derived is not None:
+            dependencies = _dependencies(values, context, derived, source_map, resolver)
+            for kind in PART_KINDS:
+                self._keys[kind] = source_map.element_keys(kind)
+                self._bases[kind] = source_map.element_bases(kind)
+                self._runs[kind] = derived.begin(f"index:{kind}", dependencies, lazy=True)
+
+    @property
+    def resolver(self) -> PathResolver:
+        return self._resolver
+
+    def count(self, kind: PartKind) -> int:
+        return self._counts[kind]
+
+    def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
+        key = key_at(self._keys.get(kind, ()), index)
+        base = self._bases[kind][index] if key is not None else 0
+        make: Callable[[], IndexPart] = (
+            (lambda: self._writer.node(index, base))
+            if kind == "nodes"
+            else (lambda: self._writer.edge(index, base))
+        )
+        with self._lock:
+            run = self._runs.get(kind)
+            part = run.at(index, key, make) if run is not None else make()
+        return part, base
+
+    def document(self) -> IndexPart:
+        with self._lock:
+            if self._document is None:
+                self._document = self._writer.document()
+            return self._document
+
+    def holder(self, offset: int) -> tuple[PartKind, int] | None:
+        located = self._source_map.locate(offset)
+        return holder_of(located.location) if located is not None else None
+
+    def prepare(self) -> None:
+        self._source_map.prepare_locate()
+
+
+def holder_of(location: Sequence[object]) -> tuple[PartKind, int] | None:
+    """The node or edge whose text holds ``location``, if any."""
+    if len(location) >= 2 and isinstance(location[1], int):
+        kind = location[0]
+        if kind == "nodes" and location[1] >= 0:
+            return "nodes", location[1]
+        if kind == "edges" and location[1] >= 0:
+            return "edges", location[1]
+    return None
+
+
+def _list(value: object) -> list[object]:
+    return value if isinstance(value, list) else []
+
+
+def _dependencies(
+    values: Mapping[str, object],
+    context: ContextModel | None,
+    derived: Derivations,
+    source_map: SourceMap,
+    resolver: PathResolver,
+) -> object:
+    """What every part reads of the whole document, as one object kept while it stays
+    equal: the context model (owner stacks, kept while the graph's structure is), each
+    node's id, type, ``as``, ``over``, node def and listed outcomes (what a path or an
+    edge names), the schemas, the node defs and the workflow's outcomes."""
+    from wf_core.models.steps import NODE_TABLE
+
+    run = derived.begin("index:structure")
+    keys = source_map.element_keys("nodes")
+
+    def shape(node: Mapping[str, object]) -> tuple[object, ...]:
+        kind = node.get("type")
+        spec = NODE_TABLE.get(kind) if isinstance(kind, str) else None
+        listed = spec.outcomes.listed if spec is not None else None
+        outcomes = node.get(listed) if listed is not None else None
+        return (node.get("id"), kind, node.get("as"), node.get("over"), node.get("node"), outcomes)
+
+    structure = tuple(
+        run.get(key_at(keys, i), partial(shape, node)) for i, node in enumerate(resolver.nodes)
+    )
+    everything = (
+        context,
+        structure,
+        values.get("input_schema"),
+        values.get("state_schema"),
+        values.get("output_schema"),
+        values.get("node_defs"),
+        "outcomes" in values,
+        values.get("outcomes"),
+    )
+    return derived.latest("index:dependencies", everything, object)
