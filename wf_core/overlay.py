@@ -25,6 +25,7 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from wf_core.documents import Entry, Located, StringLiteral
+from wf_core.documents.source_map import shift_literal
 from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.edits import Region
 from wf_core.issues import Issue
@@ -105,18 +106,24 @@ class _OverlaySourceMap:
     def edited_literal(self) -> StringLiteral:
         return self._literal
 
-    def get(self, location: Location) -> Entry | None:
+    def get(self, location: Location, origin: int = 0) -> Entry | None:
         entry = self._base.get(location)
         if entry is None:
             return None
         key = self._shift.span(entry.key) if entry.key is not None else None
-        return Entry(key, self._shift.span(entry.value), entry.kind)
+        value = self._shift.span(entry.value)
+        if origin:
+            key = Span(key.start - origin, key.end - origin) if key is not None else None
+            value = Span(value.start - origin, value.end - origin)
+        return Entry(key, value, entry.kind)
 
-    def string(self, location: Location) -> StringLiteral | None:
+    def string(self, location: Location, origin: int = 0) -> StringLiteral | None:
         if tuple(location) == self._location:
-            return self._literal
-        literal = self._base.string(location)
-        return _shift_literal(literal, self._shift) if literal is not None else None
+            literal: StringLiteral | None = self._literal
+        else:
+            found = self._base.string(location)
+            literal = _shift_literal(found, self._shift) if found is not None else None
+        return shift_literal(literal, -origin) if literal is not None else None
 
     def locate(self, offset: int) -> Located | None:
         if self._literal.span.start <= offset <= self._literal.span.end:

@@ -181,6 +181,13 @@ def _entry(compact: Compact, base: int) -> Entry:
     return Entry(key, Span(vs + base, ve + base), kind)
 
 
+def _moved(entry: Entry, delta: int) -> Entry:
+    if not delta:
+        return entry
+    key = Span(entry.key.start + delta, entry.key.end + delta) if entry.key is not None else None
+    return Entry(key, Span(entry.value.start + delta, entry.value.end + delta), entry.kind)
+
+
 def shift_literal(literal: StringLiteral, delta: int) -> StringLiteral:
     """The same literal ``delta`` code points further into the text."""
     if not delta:
@@ -574,25 +581,30 @@ class SourceMap:
         found = self._find(loc)
         return None if found is None else (found[0].chunk, found[0].base)
 
-    def get(self, location: Location) -> Entry | None:
+    def get(self, location: Location, origin: int = 0) -> Entry | None:
+        """The entry at ``location``, its offsets relative to ``origin`` (the text's
+        start by default)."""
         loc = tuple(location)
         entry = self._entries.get(loc)
         if entry is not None:
-            return _entry(entry, 0) if isinstance(entry, tuple) else entry
+            return _entry(entry, -origin) if isinstance(entry, tuple) else _moved(entry, -origin)
         found = self._find(loc)
         if found is None:
             return None
-        return _entry(found[1], found[0].base)
+        return _entry(found[1], found[0].base - origin)
 
-    def string(self, location: Location) -> StringLiteral | None:
+    def string(self, location: Location, origin: int = 0) -> StringLiteral | None:
+        """The string literal at ``location``, its offsets relative to ``origin`` (the
+        text's start by default; the semantic index's parts ask for theirs relative to
+        their element's start, made so at once rather than placed and moved back)."""
         loc = tuple(location)
         literal = self._strings.get(loc)
         if literal is not None or loc in self._entries:
-            return literal
+            return shift_literal(literal, -origin) if literal is not None else None
         found = self._find(loc)
         if found is None:
             return None
-        return found[0].chunk.literal(found[1], found[0].base)
+        return found[0].chunk.literal(found[1], found[0].base - origin)
 
     def plain_string(self, location: Location) -> tuple[str, int] | None:
         """The value and content offset of the string at ``location`` when the fast reader

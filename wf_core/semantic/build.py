@@ -27,7 +27,6 @@ from wf_core.context_contracts import (
     is_valid_alias,
 )
 from wf_core.documents import StringLiteral
-from wf_core.documents.source_map import shift_literal
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF, NODE_TABLE, outcomes_as_written
 from wf_core.models.workflow import first_index_by_id
@@ -46,7 +45,6 @@ from wf_core.semantic.model import (
 )
 from wf_core.semantic.parts import IndexPart
 from wf_core.semantic.schemas import SchemaSite, property_declarations
-from wf_core.spans import Span
 from wf_core.tokens import END
 from wf_core.view import SourceMapView
 
@@ -411,10 +409,9 @@ class PartWriter:
     def _string(
         self, location: Location, kind: SymbolKind, role: Role, symbol: Symbol | None
     ) -> None:
-        literal = self.source_map.string(location)
+        literal = self.source_map.string(location, self.base)
         if literal is None:
             return
-        literal = shift_literal(literal, -self.base)
         self.occurrences.append(
             Occurrence(
                 kind,
@@ -586,15 +583,14 @@ class PartWriter:
             if site is None:
                 continue
             for location, name in property_declarations(site.value, root):
-                entry = self.source_map.get(location)
+                entry = self.source_map.get(location, self.base)
                 if entry is None or entry.key is None:
                     continue
-                key = Span(entry.key.start - self.base, entry.key.end - self.base)
                 self.occurrences.append(
                     Occurrence(
                         SymbolKind.PROPERTY,
                         name,
-                        key,
+                        entry.key,
                         Role.DEFINITION,
                         NameSyntax.KEY,
                         location,
@@ -607,10 +603,9 @@ class PartWriter:
     def _path(
         self, location: Location, role: PathRole, node_index: int | None, node_id: str | None
     ) -> None:
-        literal = self.source_map.string(location)
+        literal = self.source_map.string(location, self.base)
         if literal is None:
             return
-        literal = shift_literal(literal, -self.base)
         occurrence = path_occurrence(self.resolver, location, role, literal, node_index, node_id)
         self.paths.append(occurrence)
         self.occurrences.extend(segment_occurrences(occurrence))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from wf_core.collector import collector_paused
 from wf_core.semantic.model import Occurrence, PathOccurrence, Role, Symbol
 from wf_core.semantic.parts import (
     PART_KINDS,
@@ -45,6 +46,7 @@ class IndexView(Protocol):
     def paths(self) -> Iterable[PathOccurrence]: ...
     def occurrences_in(self, span: Span) -> list[Occurrence]: ...
     def paths_in(self, span: Span) -> list[PathOccurrence]: ...
+    def placed(self, span: Span | None = None) -> Iterator[tuple[IndexPart, int]]: ...
     def occurrence_at(self, offset: int) -> Occurrence | None: ...
     def path_at(self, offset: int) -> PathOccurrence | None: ...
     def occurrences_of(self, symbol: Symbol) -> list[Occurrence]: ...
@@ -100,14 +102,16 @@ class SemanticIndex:
             return True
         made = 0
         parts = self._parts
-        for kind in PART_KINDS:
-            for index in range(parts.count(kind)):
-                if cancelled is not None and made % 64 == 0 and cancelled():
-                    return False
-                parts.part(kind, index)
-                made += 1
-        parts.document()
-        parts.prepare()
+        # (the parts outlive the build: nothing to collect while it runs, see ``collector``)
+        with collector_paused():
+            for kind in PART_KINDS:
+                for index in range(parts.count(kind)):
+                    if cancelled is not None and made % 64 == 0 and cancelled():
+                        return False
+                    parts.part(kind, index)
+                    made += 1
+            parts.document()
+            parts.prepare()
         self._complete = True
         return True
 
@@ -144,32 +148,32 @@ class SemanticIndex:
                 best = shift_path(found, base)
         return best
 
+    def placed(self, span: Span | None = None) -> Iterator[tuple[IndexPart, int]]:
+        """Each part holding a name in ``span`` (every part when None) with its base: its
+        items' offsets plus the base are document offsets. For a feature that reads many
+        items (every token of the document) and needs only their offsets, which it moves
+        itself rather than have every item copied to its place."""
+        for part, base in self._placed():
+            extent = part.extent
+            if extent is None:
+                continue
+            if span is None or _in(extent, span.start - base, span.end - base):
+                yield part, base
+
     def occurrences_in(self, span: Span) -> list[Occurrence]:
         """The occurrences touching ``span``, in document order."""
         found: list[Occurrence] = []
-        for part, base in self._placed():
-            extent = part.extent
-            if extent is None or not _in(extent, span.start - base, span.end - base):
-                continue
-            found.extend(
-                shift_occurrence(o, base)
-                for o in part.occurrences
-                if _in(o.span, span.start - base, span.end - base)
-            )
+        for part, base in self.placed(span):
+            lo, hi = span.start - base, span.end - base
+            found.extend(shift_occurrence(o, base) for o in part.occurrences if _in(o.span, lo, hi))
         return _in_order(found, occurrence_span)
 
     def paths_in(self, span: Span) -> list[PathOccurrence]:
         """The paths touching ``span``, in document order."""
         found: list[PathOccurrence] = []
-        for part, base in self._placed():
-            extent = part.extent
-            if extent is None or not _in(extent, span.start - base, span.end - base):
-                continue
-            found.extend(
-                shift_path(p, base)
-                for p in part.paths
-                if _in(p.literal.span, span.start - base, span.end - base)
-            )
+        for part, base in self.placed(span):
+            lo, hi = span.start - base, span.end - base
+            found.extend(shift_path(p, base) for p in part.paths if _in(p.literal.span, lo, hi))
         return _in_order(found, path_span)
 
     @property

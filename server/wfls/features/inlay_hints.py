@@ -42,7 +42,8 @@ def inlay_hints(
     lo, hi = (span.start, span.end) if span is not None else (0, len(view.text))
     hints: list[InlayHintItem] = []
     if options.item_types or options.path_types:
-        for path in view.index.paths:
+        paths = view.index.paths if span is None else view.index.paths_in(span)
+        for path in paths:
             literal = path.literal
             at = literal.span.end
             if not (lo <= at <= hi) or not literal.closed:

@@ -63,43 +63,46 @@ def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[Semant
     found: list[SemanticToken] = []
     add = found.append
     segment_token = _SEGMENT_BY_ID.__getitem__
-    for path in index.paths:
-        literal = path.literal.span
-        if literal.end < lo or literal.start > hi:
-            continue
-        for segment in path.segments:
-            where = segment.span
-            if where.end <= where.start:
-                continue
-            kind, marks = segment_token(id(segment.kind))
-            if segment.deprecated:
-                marks = (*marks, DEPRECATED)
-            add(SemanticToken(where, kind, marks))
     foreach: dict[str, bool] = {}
-    for occurrence in index.occurrences:
-        symbol = occurrence.symbol
-        if symbol is None or occurrence.syntax != _STRING:
-            continue
-        where = occurrence.span
-        if where.end <= where.start or where.end < lo or where.start > hi:
-            continue
-        if symbol.kind == _NODE:
-            node_id = symbol.key[0]
-            loop = foreach.get(node_id)
-            if loop is None:
-                at = node_ids.get(node_id)
-                loop = foreach[node_id] = at is not None and nodes[at].get("type") == "foreach"
-            kind = "namespace" if loop else "function"
-        else:
-            kind = _NAME_BY_ID.get(id(symbol.kind), "")
-            if not kind:
+    # Each part's items are relative to its base (``SemanticIndex.placed``): only the
+    # tokens are made at their document offsets, not a copy of every item.
+    for part, base in index.placed(span):
+        for path in part.paths:
+            literal = path.literal.span
+            if literal.end + base < lo or literal.start + base > hi:
                 continue
-        modifiers: tuple[str, ...] = ()
-        if occurrence.role == _DEFINITION:
-            modifiers = (DECLARATION,)
-        elif symbol.kind == _OUTCOME and symbol.key[0] == "builtin":
-            modifiers = (BUILTIN,)
-        add(SemanticToken(where, kind, modifiers))
+            for segment in path.segments:
+                where = segment.span
+                if where.end <= where.start:
+                    continue
+                kind, marks = segment_token(id(segment.kind))
+                if segment.deprecated:
+                    marks = (*marks, DEPRECATED)
+                add(SemanticToken(Span(where.start + base, where.end + base), kind, marks))
+        for occurrence in part.occurrences:
+            symbol = occurrence.symbol
+            if symbol is None or occurrence.syntax != _STRING:
+                continue
+            where = occurrence.span
+            if where.end <= where.start or where.end + base < lo or where.start + base > hi:
+                continue
+            if symbol.kind == _NODE:
+                node_id = symbol.key[0]
+                loop = foreach.get(node_id)
+                if loop is None:
+                    at = node_ids.get(node_id)
+                    loop = foreach[node_id] = at is not None and nodes[at].get("type") == "foreach"
+                kind = "namespace" if loop else "function"
+            else:
+                kind = _NAME_BY_ID.get(id(symbol.kind), "")
+                if not kind:
+                    continue
+            modifiers: tuple[str, ...] = ()
+            if occurrence.role == _DEFINITION:
+                modifiers = (DECLARATION,)
+            elif symbol.kind == _OUTCOME and symbol.key[0] == "builtin":
+                modifiers = (BUILTIN,)
+            add(SemanticToken(Span(where.start + base, where.end + base), kind, modifiers))
     found.sort(key=_start)
     tokens: list[SemanticToken] = []
     end = -1
