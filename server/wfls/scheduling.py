@@ -235,11 +235,21 @@ class Scheduler:
                 self.on_index(uri, done)
             return done
 
+        def prepare(snapshot: DocumentSnapshot) -> None:
+            # What a question about one place reads before its part (the tables the parts
+            # are written with, the offset index): made now, off the loop, so that the
+            # first completion or hover of this version does not make them there. They
+            # live as long as the version: frozen, not scanned (``collector``).
+            with collector_paused(lasting=True):
+                snapshot.index.parts.prepare()
+
         async def build() -> None:
-            await asyncio.sleep(INDEX_AHEAD_DELAY)
             current = store.current_snapshot(uri)
             if current is None or current[0] != revision:
                 return  # a newer version came: its own build follows its diagnostics
-            await self.in_worker(complete, current[1])
+            await self.in_worker(prepare, current[1])
+            await asyncio.sleep(INDEX_AHEAD_DELAY)
+            if store.revision(uri) == revision:
+                await self.in_worker(complete, current[1])
 
         self._start(build())
