@@ -25,7 +25,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 from typing import Any
@@ -51,39 +50,13 @@ def exercise(case: Case) -> dict[str, Any]:
     from wf_core.workspace.checks import document_issues
     from wf_core.workspace.files import Roots
     from wf_core.workspace.index import Workspace
-    from wfls.features.completion import complete
-    from wfls.features.folding import folding_ranges
-    from wfls.features.hover import hover
-    from wfls.features.inlay_hints import inlay_hints
-    from wfls.features.semantic_tokens import semantic_tokens
-    from wfls.features.symbols import document_symbols
+    from wfls.exercise import feature_figures
 
     snapshot = analyze_text(case.text, case.syntax, uri="file:///patho.wf." + case.syntax)
     workspace = Workspace(Roots([]))
     workspace.put(snapshot.uri or "", snapshot)
     issues = document_issues(workspace, snapshot.uri or "")
-    snapshot.index  # noqa: B018 - built once per version, read by every feature below
-    outline = document_symbols(snapshot)
-    depth, kinds, stack = 0, Counter[str](), [(symbol, 1) for symbol in outline]
-    while stack:
-        symbol, level = stack.pop()
-        depth = max(depth, level)
-        kinds[symbol.kind] += 1
-        stack.extend((child, level + 1) for child in symbol.children)
-    answers: dict[str, Any] = {
-        "symbols": len(outline),
-        "outline_depth": depth,
-        "outline_kinds": dict(kinds),
-        "tokens": len(semantic_tokens(snapshot)),
-        "folds": len(folding_ranges(snapshot)),
-        "hints": len(inlay_hints(snapshot)),
-        "completions": [],
-        "hovers": [],
-    }
-    for cursor in (*case.cursors, 0, len(case.text)):
-        answers["completions"].append(len(complete(snapshot, cursor, workspace)))
-        found = hover(snapshot, cursor, workspace)
-        answers["hovers"].append(None if found is None else len(found.markdown))
+    answers = feature_figures(snapshot, workspace, case.cursors)
     result: dict[str, Any] = {
         "codes": [p.code for p in issues],
         "first": _first(issues),

@@ -24,7 +24,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -40,12 +39,8 @@ from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots
 from wf_core.workspace.index import Workspace
 from wfls.cli import main
-from wfls.features.completion import complete
-from wfls.features.folding import folding_ranges
-from wfls.features.hover import hover
-from wfls.features.inlay_hints import inlay_hints
-from wfls.features.semantic_tokens import semantic_tokens
-from wfls.features.symbols import MAX_OUTLINE_DEPTH, document_symbols
+from wfls.exercise import feature_figures
+from wfls.features.symbols import MAX_OUTLINE_DEPTH
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -80,26 +75,10 @@ def run(name: str) -> dict[str, Any]:
         workspace = Workspace(Roots([]))
         workspace.put(uri, snapshot)
         issues = document_issues(workspace, uri)
-        outline = document_symbols(snapshot)
-        depth, kinds, stack = 0, Counter[str](), [(symbol, 1) for symbol in outline]
-        while stack:
-            symbol, level = stack.pop()
-            depth = max(depth, level)
-            kinds[symbol.kind] += 1
-            stack.extend((child, level + 1) for child in symbol.children)
-        cursors = (*case.cursors, 0, len(case.text))
-        hovers = [hover(snapshot, cursor, workspace) for cursor in cursors]
         return {
             "codes": [p.code for p in issues],
             "messages": sorted({p.message for p in issues if p.severity.value == "error"}),
-            "symbols": len(outline),
-            "outline_depth": depth,
-            "outline_kinds": dict(kinds),
-            "tokens": len(semantic_tokens(snapshot)),
-            "folds": len(folding_ranges(snapshot)),
-            "hints": len(inlay_hints(snapshot)),
-            "completions": [len(complete(snapshot, cursor, workspace)) for cursor in cursors],
-            "hovers": [None if found is None else len(found.markdown) for found in hovers],
+            **feature_figures(snapshot, workspace, case.cursors),
             "run": None if case.run_input is None else run_workflow(snapshot, case.run_input),
             **case.notes,
         }
