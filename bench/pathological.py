@@ -182,6 +182,14 @@ def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
         sys.stdout.write(json.dumps(run_one(argv[1], full=True), default=str))
         return 0
+    unknown = [name for name in argv if name not in CASES]
+    if unknown:
+        print(
+            f"usage: bench/pathological.py [CASE...]; unknown case {unknown[0]!r}; "
+            f"the cases: {', '.join(CASES)}",
+            file=sys.stderr,
+        )
+        return 2
     names = argv or list(CASES)
     rows = []
     print(f"{'case':<38} {'outcome':<36} {'wall':>9} {'peak RSS':>10}")
