@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: bytecode run test lint format bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode
+.PHONY: bytecode run test lint format bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode graph-assets
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -43,6 +43,12 @@ vscode-deps:
 
 vscode: vscode-deps
 	cd editors/vscode && npm run --silent build && npm test && npm run --silent package
+
+# The graph view (editors/vscode/src/graph/, with Graphviz inside) that `wfls graph
+# --format html` inlines: built and copied into server/wfls/assets/, which is committed
+# so that the Python package needs no npm. `make vscode` fails while the copy is stale.
+graph-assets: vscode-deps
+	cd editors/vscode && node esbuild.mjs --assets
 
 # The packaged extension in a real VS Code (code-server) driven by a headless
 # Chromium; installs both into $${XDG_CACHE_HOME:-~/.cache}/wfls-e2e on first use.

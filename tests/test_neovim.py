@@ -217,8 +217,12 @@ def _run(tmp_path: Path, init: str, settings: dict) -> dict:
     for key, value in settings.items():
         command += ["--cmd", f"let g:{key} = json_decode('{json.dumps(value)}')"]
     command += ["-u", str(script)]
-    # Neovim's own files (its LSP log among them) go to the test's folder.
-    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")}
+    # Neovim's own files (its LSP log, the pages of :WflsGraph) go to the test's folder.
+    env = {
+        **os.environ,
+        "XDG_STATE_HOME": str(tmp_path / "state"),
+        "XDG_CACHE_HOME": str(tmp_path / "cache"),
+    }
     subprocess.run(command, cwd=tmp_path, timeout=120, check=False, capture_output=True, env=env)
     return json.loads(result.read_text(encoding="utf-8"))
 
@@ -643,6 +647,73 @@ def test_wfls_run_without_a_workflow_says_what_to_do(tmp_path: Path):
         " is attached to: open one first"
     )
     assert level == 4  # vim.log.levels.ERROR
+
+
+GRAPH = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+local out = { notes = {}, opened = {} }
+vim.notify = function(message, level)
+  table.insert(out.notes, { message, level or vim.log.levels.INFO })
+end
+vim.ui.open = function(path)
+  table.insert(out.opened, path)
+  return {}, nil
+end
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local ok, err = pcall(function()
+      vim.cmd('WflsGraph')
+      vim.cmd.edit(vim.fn.fnameescape(vim.g.wfls_document))
+      out.attached = vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = 0, name = 'wfls' }) > 0
+      end, 50)
+      vim.cmd('WflsGraph')
+      vim.wait(20000, function() return #out.notes >= 2 end, 50)
+      -- Unsaved changes, and a bang: only where the page is, saying it is the file as saved.
+      vim.api.nvim_buf_set_lines(0, 0, 0, false, { '# edited' })
+      vim.cmd('WflsGraph!')
+      vim.wait(20000, function() return #out.notes >= 3 end, 50)
+    end)
+    out.error = not ok and tostring(err) or nil
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode(out))
+    file:close()
+    vim.cmd('qa!')
+  end,
+})
+"""
+
+
+def test_wfls_graph_writes_the_page_and_opens_it(tmp_path: Path):
+    (tmp_path / ".git").mkdir()
+    document = tmp_path / "billing.wf.toml"
+    shutil.copy(ROOT / "examples" / "billing.wf.toml", document)
+    settings = {"wfls_cmd": [sys.executable, "-m", "wfls", "serve"], "wfls_document": str(document)}
+    out = _run(tmp_path, GRAPH, settings)
+    assert out.get("error") is None and out["attached"]
+    [nowhere, opened, saved_only] = out["notes"]
+    assert nowhere == [
+        "wfls: :WflsGraph draws the workflow of a *.wf.toml or *.wf.json buffer that the"
+        " server is attached to: open one first",
+        4,  # vim.log.levels.ERROR
+    ]
+    [page] = out["opened"]
+    assert opened == [f"wfls: opened the graph, {page}", 2]
+    assert Path(page).parent == tmp_path / "cache" / "nvim" / "wfls" / "graphs"
+    assert re.fullmatch(r"billing-[0-9a-f]{8}\.graph\.html", Path(page).name)
+    html = Path(page).read_text(encoding="utf-8")
+    assert html.startswith("<!DOCTYPE html>")
+    assert "<title>billing — workflow graph</title>" in html
+    assert '"nodes":[{"id":"customers","type":"foreach"' in html
+    message, level = saved_only
+    second = message.removeprefix("wfls: the graph is in ")
+    assert message.endswith(" (the file as saved: the buffer has unsaved changes)") and level == 2
+    second = second.removesuffix(" (the file as saved: the buffer has unsaved changes)")
+    # The same document's page, written again.
+    assert second == page and Path(page).read_text(encoding="utf-8") == html
 
 
 CHILD_FLOW = """\

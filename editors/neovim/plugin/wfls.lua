@@ -87,3 +87,71 @@ vim.api.nvim_create_user_command('WflsRun', function(opts)
     show_trace(result.text, buffer)
   end, buffer)
 end, { nargs = 1, complete = 'file', desc = 'Run the workflow with stand-in handlers on an input file' })
+
+-- :WflsGraph draws the graph of the buffer's workflow: it writes the interactive page of
+-- `wfls graph FILE --format html` (the view VS Code's "wfls: Show Graph" shows) to a
+-- file under Neovim's cache folder and opens it with the system's opener
+-- (`vim.ui.open`), or, with a bang or when there is no opener, says where it is. The command is the server's own
+-- (`cmd` of the wfls client) with `graph` in place of `serve`; the page shows the file as
+-- saved, its subgraph calls resolved in the client's root folder as the server does.
+
+--- The client's command with `serve` (and what follows it) replaced by `args`.
+local function wfls_command(client, args)
+  local cmd = type(client.config.cmd) == 'table' and client.config.cmd or { 'wfls', 'serve' }
+  local command = {}
+  for _, part in ipairs(cmd) do
+    if part == 'serve' then
+      break
+    end
+    table.insert(command, part)
+  end
+  vim.list_extend(command, args)
+  return command
+end
+
+vim.api.nvim_create_user_command('WflsGraph', function(opts)
+  local buffer = workflow_buffer()
+  if buffer == nil then
+    vim.notify(
+      'wfls: :WflsGraph draws the workflow of a *.wf.toml or *.wf.json buffer that the server'
+        .. ' is attached to: open one first',
+      vim.log.levels.ERROR
+    )
+    return
+  end
+  local client = vim.lsp.get_clients({ bufnr = buffer, name = 'wfls' })[1]
+  local file = vim.api.nvim_buf_get_name(buffer)
+  local args = { 'graph', file, '--format', 'html' }
+  if client.root_dir then
+    vim.list_extend(args, { '--root', client.root_dir })
+  end
+  local unsaved = vim.bo[buffer].modified
+  -- One page per document, kept after Neovim exits (the browser may read it later):
+  -- drawing again replaces it.
+  local name = vim.fs.basename(file):gsub('%.wf%.%a+$', '')
+  local folder = vim.fs.joinpath(vim.fn.stdpath('cache'), 'wfls', 'graphs')
+  vim.fn.mkdir(folder, 'p')
+  local page = vim.fs.joinpath(folder, name .. '-' .. vim.fn.sha256(file):sub(1, 8) .. '.graph.html')
+  vim.system(wfls_command(client, args), { text = true }, function(done)
+    vim.schedule(function()
+      if done.code ~= 0 then
+        vim.notify('wfls: wfls graph failed: ' .. vim.trim(done.stderr or ''), vim.log.levels.ERROR)
+        return
+      end
+      local out = assert(io.open(page, 'wb'))
+      out:write(done.stdout)
+      out:close()
+      local note = unsaved and ' (the file as saved: the buffer has unsaved changes)' or ''
+      if opts.bang then
+        vim.notify('wfls: the graph is in ' .. page .. note)
+        return
+      end
+      local _, problem = vim.ui.open(page)
+      if problem then
+        vim.notify('wfls: the graph is in ' .. page .. note .. ' (' .. problem .. ')')
+      else
+        vim.notify('wfls: opened the graph, ' .. page .. note)
+      end
+    end)
+  end)
+end, { nargs = 0, bang = true, desc = "Open the interactive graph of the buffer's workflow" })

@@ -4,6 +4,10 @@
 // a screenshot of what it checked with `shot(name)`. A new check is a new
 // function added to CHECKS.
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { until, untilEqual } from './wait.mjs';
 
 /** The server may still be starting: answers are awaited this long. */
@@ -336,38 +340,53 @@ async function semanticTokens(wb, { text, shot }) {
 }
 
 /**
- * "Run with Sample Input": pick billing.input.json in VS Code's file dialog, read the
- * trace the server returns in an untitled editor, then hover a body node's id for the
- * items its activations saw.
+ * "wfls: Run with Sample Input" on `input`, picked in VS Code's own (simple) file dialog:
+ * a quick input holding a path.
  */
-async function runWorkflow(wb, { text, shot, workspace }) {
+async function runWithInput(wb, input) {
   await wb.runCommand('wfls: Run with Sample Input', { opensInput: true });
-  // VS Code's own (simple) file dialog: a quick input holding a path.
-  const input = '.quick-input-widget .quick-input-box input';
+  const box = '.quick-input-widget .quick-input-box input';
   await until(SHORT, 'the file dialog', async () =>
-    (await wb.page.$eval(input, (el) => el.value).catch(() => ''))?.includes('/workspace'),
+    (await wb.page.$eval(box, (el) => el.value).catch(() => ''))?.includes('/workspace'),
   );
   await wb.press('Control+A');
-  await wb.type(`${workspace}/billing.input.json`);
+  await wb.type(input);
   await until(SHORT, 'the path typed in the dialog', async () =>
-    (await wb.page.$eval(input, (el) => el.value))?.endsWith('billing.input.json'),
+    (await wb.page.$eval(box, (el) => el.value))?.endsWith(path.basename(input)),
   );
-  // The dialog checks the typed path asynchronously: an Enter that comes before the check
-  // is refused ("Please select a file.") and the dialog stays open with the path, so
-  // Enter is pressed again when the dialog is still open a second after the last one.
+  await acceptDialog(wb, path.basename(input));
+}
+
+/**
+ * Enter in VS Code's simple file dialog until it closes. The dialog checks the typed
+ * path asynchronously: an Enter that comes before the check is refused ("Please select
+ * a file.") and the dialog stays open with the path, so Enter is pressed again when the
+ * dialog is still open a second after the last one.
+ */
+async function acceptDialog(wb, name) {
+  const box = '.quick-input-widget .quick-input-box input';
   await wb.page.keyboard.press('Enter');
   let pressed = Date.now();
   await until(SHORT, 'the file dialog to take the path', async () => {
     const dialog = await wb.page
-      .$eval(input, (el) => ({ open: el.offsetParent !== null, value: el.value }))
+      .$eval(box, (el) => ({ open: el.offsetParent !== null, value: el.value }))
       .catch(() => ({ open: false, value: '' }));
     if (!dialog.open) return true;
-    if (Date.now() - pressed >= 1_000 && dialog.value.endsWith('billing.input.json')) {
+    if (Date.now() - pressed >= 1_000 && dialog.value.endsWith(name)) {
       await wb.page.keyboard.press('Enter');
       pressed = Date.now();
     }
     return false;
   });
+}
+
+/**
+ * "Run with Sample Input": pick billing.input.json in VS Code's file dialog, read the
+ * trace the server returns in an untitled editor, then hover a body node's id for the
+ * items its activations saw.
+ */
+async function runWorkflow(wb, { text, shot, workspace }) {
+  await runWithInput(wb, `${workspace}/billing.input.json`);
   await until(SERVER, 'an untitled editor', async () => /Untitled/.test(await wb.activeTab()));
   const trace = await until(SHORT, 'the trace in the editor', async () => {
     const shown = await wb.visibleText();
@@ -398,6 +417,244 @@ async function runWorkflow(wb, { text, shot, workspace }) {
   await wb.page.keyboard.press('Escape');
 }
 
+/** The frame of the graph view's webview (VS Code nests it in two iframes), once drawn. */
+async function graphFrame(wb) {
+  return until(SERVER, 'the graph view drawn', async () => {
+    for (const frame of wb.page.frames()) {
+      const state = await frame.$eval('#wfls-graph', (el) => el.dataset.state).catch(() => undefined);
+      if (state === 'ready') return frame;
+    }
+    return false;
+  });
+}
+
+/** What the graph view draws: node ids, loop regions, the highlighted node, each node's text. */
+async function graphShown(frame) {
+  return frame.evaluate(() => ({
+    nodes: [...document.querySelectorAll('g.node[data-node]')].map((el) => el.dataset.node),
+    loops: [...document.querySelectorAll('g.cluster[data-loop]')].map((el) => el.dataset.loop),
+    missing: [...document.querySelectorAll('g.node.wf-missing text')].map((el) => el.textContent),
+    highlighted: [...document.querySelectorAll('g.highlighted')].map((el) => el.dataset.node ?? el.dataset.loop),
+    text: Object.fromEntries(
+      [...document.querySelectorAll('g.node[data-node]')].map((el) => [el.dataset.node, el.textContent.replace(/\s+/g, ' ').trim()]),
+    ),
+    renders: Number(document.getElementById('wfls-graph')?.dataset.renders ?? 0),
+    zoom: document.getElementById('wfls-graph')?.dataset.zoom,
+  }));
+}
+
+/**
+ * "wfls: Show Graph": the graph beside the editor, with its loops as regions; a click on
+ * a node selects its entry, the cursor highlights its node, an edit of an id redraws
+ * it, a run's counts are overlaid, and "Export SVG" saves the drawing.
+ */
+async function graph(wb, { text, shot, workspace }) {
+  await wb.runCommand('wfls: Show Graph');
+  let frame = await graphFrame(wb);
+  const first = await until(SERVER, 'three nodes and two loop regions', async () => {
+    const shown = await graphShown(frame);
+    return shown.nodes.length === 3 && shown.loops.length === 2 ? shown : false;
+  });
+  assert.deepEqual(first.nodes, ['customers', 'orders.v2', 'charge']);
+  assert.deepEqual(first.loops, ['customers', 'orders.v2']);
+  assert.match(first.text.charge, /charge node charge_order/);
+  assert.equal(await frame.$$eval('.wf-start, .wf-end', (els) => els.length), 2, 'the start and the end are marked');
+
+  // A click on a node puts the cursor at the start of its [[nodes]] entry.
+  const entry = find(text, '[[nodes]]\nid = "charge"');
+  await (await frame.$('g.node[data-node="charge"]')).click();
+  await until(SHORT, `the cursor on line ${entry.line}`, async () => {
+    const at = await wb.cursor();
+    return at.line === entry.line && at.column === 1;
+  });
+  await until(SHORT, 'charge highlighted', async () => (await graphShown(frame)).highlighted.join() === 'charge');
+
+  // The cursor in another node's entry highlights that node.
+  const inner = find(text, 'over = "context.foreach.customers.item.orders"');
+  await wb.goto(inner.line, inner.column);
+  await until(SHORT, 'orders.v2 highlighted', async () => (await graphShown(frame)).highlighted.join() === 'orders.v2');
+
+  // An edit of an id: the graph follows, the edges now name a node that does not exist.
+  const id = find(text, 'id = "charge"', 'id = "charge'.length);
+  const zoom = (await graphShown(frame)).zoom;
+  await wb.goto(id.line, id.column);
+  await wb.type('s');
+  const edited = await until(SERVER, 'the renamed node drawn', async () => {
+    const shown = await graphShown(frame);
+    return shown.nodes.includes('charges') ? shown : false;
+  });
+  assert.deepEqual(edited.nodes, ['customers', 'orders.v2', 'charges']);
+  assert.ok(edited.missing.some((t) => t.includes('charge')), `a stand-in for charge: ${edited.missing}`);
+  assert.equal(edited.zoom, zoom, 'the viewport is kept');
+  await revert(wb);
+  await until(SERVER, 'charge drawn again', async () => (await graphShown(frame)).nodes.includes('charge'));
+
+  // A run: each node shows how often it ran and its last outcome.
+  await wb.goto(id.line, id.column);
+  await runWithInput(wb, `${workspace}/billing.input.json`);
+  await until(SERVER, 'the run trace in an untitled editor', async () => /Untitled/.test(await wb.activeTab()));
+  await wb.runCommand('View: Revert and Close Editor');
+  frame = await graphFrame(wb);
+  const ran = await until(SERVER, 'the run on the graph', async () => {
+    const shown = await graphShown(frame);
+    return shown.text.charge?.includes('×') ? shown : false;
+  });
+  assert.match(ran.text.charge, /×3 → ok/);
+  assert.match(ran.text.customers, /×3 → done/);
+  assert.match(
+    await frame.$eval('g.edge[data-from="charge"][data-outcome="ok"]', (el) => el.textContent),
+    /ok ×3/,
+  );
+  // Back to the document in the first group, the graph showing beside it again.
+  await wb.press('Control+1');
+  await wb.goto(id.line, id.column);
+  await until(SHORT, 'charge highlighted', async () => (await graphShown(frame)).highlighted.join() === 'charge');
+  // The picture for the README: without the side bar, the graph fitted to its panel.
+  await wb.runCommand('View: Toggle Primary Side Bar Visibility');
+  await (await frame.$('button[data-action="fit"]')).click();
+  await shot('graph');
+  await wb.runCommand('View: Toggle Primary Side Bar Visibility');
+
+  // Export SVG through VS Code's save dialog, which offers the document's folder.
+  const target = path.join(workspace, 'billing.graph.svg');
+  await (await frame.$('button[data-action="export-svg"]')).click();
+  await until(SHORT, 'the save dialog', async () =>
+    (await wb.page.$eval('.quick-input-widget .quick-input-box input', (el) => el.value).catch(() => ''))?.endsWith(
+      'billing.graph.svg',
+    ),
+  );
+  await acceptDialog(wb, 'billing.graph.svg');
+  const svg = await until(SHORT, `${target} written`, async () => (existsSync(target) ? readFileSync(target, 'utf8') : false));
+  assert.match(svg, /^<\?xml version="1\.0" encoding="UTF-8"\?>\n<svg/);
+  assert.match(svg, /data-node="charge"/);
+  assert.match(svg, /foreach orders\.v2: order in context\.foreach\.customers\.item\.orders/);
+  assert.match(svg, /--wf-fg: (?!initial)/, 'the theme colours are written as values');
+  const pngTarget = path.join(workspace, 'billing.graph.png');
+  await (await frame.$('button[data-action="export-png"]')).click();
+  await until(SHORT, 'the save dialog', async () =>
+    (await wb.page.$eval('.quick-input-widget .quick-input-box input', (el) => el.value).catch(() => ''))?.endsWith(
+      'billing.graph.png',
+    ),
+  );
+  await acceptDialog(wb, 'billing.graph.png');
+  const png = await until(SHORT, `${pngTarget} written`, async () => (existsSync(pngTarget) ? readFileSync(pngTarget) : false));
+  assert.deepEqual([...png.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a], 'a PNG file');
+  await wb.runCommand('View: Close All Editor Groups');
+  await wb.openFile('billing.wf.toml');
+}
+
+/** `wfls graph FILE --format html` into `out`. */
+function writeGraphPage(server, file, out) {
+  const made = spawnSync(server, ['graph', file, '--format', 'html'], { encoding: 'utf8', maxBuffer: 64 << 20 });
+  assert.equal(made.status, 0, made.stderr);
+  writeFileSync(out, made.stdout);
+  return pathToFileURL(out).href;
+}
+
+/**
+ * Opens a page of `wfls graph --format html` in a new tab with every request but the
+ * page itself refused and recorded, and content-security messages recorded too: the
+ * page must draw without any.
+ */
+async function openGraphPage(wb, url) {
+  const page = await wb.page.browser().newPage();
+  const refused = [];
+  await page.setRequestInterception(true);
+  page.on('request', (request) => {
+    if (request.url() === url || request.url().startsWith('data:')) return void request.continue();
+    refused.push(request.url());
+    void request.abort();
+  });
+  page.on('console', (message) => {
+    if (/Content.Security.Policy|Refused to/i.test(message.text())) refused.push(message.text());
+  });
+  page.on('pageerror', (error) => refused.push(`page error: ${error.message}`));
+  await page.goto(url, { waitUntil: 'load' });
+  await page.waitForSelector('#wfls-graph[data-state="ready"]', { timeout: SERVER });
+  return { page, refused };
+}
+
+/**
+ * `wfls graph --format html`: one page that draws the same view with no network, for
+ * the billing example and for a generated workflow of 2,000 nodes (its loops collapsed;
+ * the time to the first drawing is printed, not asserted).
+ */
+async function graphPage(wb, { workspace, server, work, out }) {
+  const url = writeGraphPage(server, path.join(workspace, 'billing.wf.toml'), path.join(work, 'billing.graph.html'));
+  const { page, refused } = await openGraphPage(wb, url);
+  try {
+    const shown = () =>
+      page.evaluate(() => ({
+        nodes: [...document.querySelectorAll('g.node[data-node]')].map((el) => el.dataset.node),
+        loops: [...document.querySelectorAll('g.cluster[data-loop]')].map((el) => el.dataset.loop),
+        collapsed: [...document.querySelectorAll('g.node.wf-collapsed')].map((el) => el.dataset.loop),
+        status: document.querySelector('.wf-status')?.textContent,
+      }));
+    assert.deepEqual(await shown(), {
+      nodes: ['customers', 'orders.v2', 'charge'],
+      loops: ['customers', 'orders.v2'],
+      collapsed: [],
+      status: '3 nodes',
+    });
+    await (await page.$('g.node[data-node="charge"]')).click();
+    await until(SHORT, 'where charge is', async () => (await shown()).status.match(/^charge: .*billing\.wf\.toml, line 58$/));
+    // Pan by dragging the background, zoom with the wheel.
+    const stage = () => page.$eval('.wf-stage', (el) => el.style.transform);
+    const before = await stage();
+    await page.mouse.move(100, 600);
+    await page.mouse.down();
+    await page.mouse.move(160, 560, { steps: 4 });
+    await page.mouse.up();
+    const panned = await stage();
+    assert.notEqual(panned, before);
+    const zoom = () => page.$eval('#wfls-graph', (el) => Number(el.dataset.zoom));
+    const unzoomed = await zoom();
+    await page.mouse.wheel({ deltaY: -400 });
+    await until(SHORT, 'zoomed in', async () => (await zoom()) > unzoomed);
+    await (await page.$('button[data-action="collapse-all"]')).click();
+    await until(SHORT, 'the loops collapsed', async () => (await shown()).collapsed.join() === 'customers');
+    await (await page.$('g.node.wf-collapsed')).click();
+    await until(SHORT, 'the loops expanded', async () => (await shown()).loops.length === 2);
+    await page.screenshot({ path: path.join(out, 'graph-page.png') });
+    assert.deepEqual(refused, []);
+  } finally {
+    await page.close();
+  }
+
+  // 2,000 nodes: the outermost loops start collapsed, and one expands on a click.
+  const python = process.env.WFLS_E2E_PYTHON ?? path.join(path.dirname(server), 'python');
+  const large = path.join(work, 'generated.wf.toml');
+  const generated = spawnSync(python, ['-c', 'import sys; from wf_core.generate import generate_toml; sys.stdout.write(generate_toml(2000))'], {
+    encoding: 'utf8',
+    maxBuffer: 64 << 20,
+  });
+  assert.equal(generated.status, 0, generated.stderr);
+  writeFileSync(large, generated.stdout);
+  const big = await openGraphPage(wb, writeGraphPage(server, large, path.join(work, 'generated.graph.html')));
+  try {
+    const root = await big.page.$eval('#wfls-graph', (el) => ({ ...el.dataset }));
+    const drawn = await big.page.$$eval('g.node[data-node]', (els) => els.length);
+    const collapsed = await big.page.$$eval('g.node.wf-collapsed', (els) => els.length);
+    assert.equal(drawn, 200, 'the 200 outer foreach nodes');
+    assert.equal(collapsed, 200, 'their 200 loops, collapsed');
+    assert.match(await big.page.$eval('.wf-status', (el) => el.textContent), /^2000 nodes · 1800 inside collapsed loops$/);
+    assert.ok(await big.page.$eval('button[data-action="expand-all"]', (el) => el.disabled), 'Expand all is not offered');
+    const t0 = Date.now();
+    await (await big.page.$('g.node.wf-collapsed[data-loop="g0_customers"]')).click();
+    await until(SHORT, 'g0_customers expanded', async () =>
+      big.page.$$eval('g.cluster[data-loop]', (els) => els.map((el) => el.dataset.loop).join() === 'g0_customers,g0_orders.v2'),
+    );
+    console.log(
+      `graph page, 2,000 nodes: first drawing ${root.firstReadyMs} ms after the page started (layout and drawing ` +
+        `${root.renderMs} ms); a loop expanded in ${Date.now() - t0} ms`,
+    );
+    await big.page.screenshot({ path: path.join(out, 'graph-page-2000.png') });
+    assert.deepEqual(big.refused, []);
+  } finally {
+    await big.page.close();
+  }
+}
+
 export const CHECKS = [
   ['completion', completion],
   ['hover', hover],
@@ -412,4 +669,6 @@ export const CHECKS = [
   ['inlay-hints', inlayHints],
   ['semantic-tokens', semanticTokens],
   ['run-workflow', runWorkflow],
+  ['graph', graph],
+  ['graph-page', graphPage],
 ];

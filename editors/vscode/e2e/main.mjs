@@ -126,7 +126,8 @@ async function main() {
     for (const [name, check] of selected) {
       const t0 = Date.now();
       try {
-        await deadline(CHECK_TIMEOUT, name, () => check(wb, { text, shot, workspace }));
+        const context = { text, shot, workspace, server: options.server, work: options.work, out: outDir };
+        await deadline(CHECK_TIMEOUT, name, () => check(wb, context));
         results.push({ name, ok: true, ms: Date.now() - t0 });
       } catch (error) {
         results.push({ name, ok: false, ms: Date.now() - t0, error });

@@ -58,8 +58,14 @@ export async function showNodeContext(controller: ServerController): Promise<voi
   await openUntitled(JSON.stringify(context, null, 2) + '\n', 'json');
 }
 
-/** "Run with Sample Input": only offered when the server advertises `wfls.runWorkflow`. */
-export async function runWithSampleInput(controller: ServerController): Promise<void> {
+/**
+ * "Run with Sample Input": only offered when the server advertises `wfls.runWorkflow`.
+ * `onRun` gets the server's answer (its `trace` is what the graph view overlays).
+ */
+export async function runWithSampleInput(
+  controller: ServerController,
+  onRun?: (document: vscode.TextDocument, result: unknown) => void,
+): Promise<void> {
   if (!canRunWorkflow(controller.state)) {
     void vscode.window.showInformationMessage('wfls: this server cannot run workflows.');
     return;
@@ -91,6 +97,7 @@ export async function runWithSampleInput(controller: ServerController): Promise<
     void vscode.window.showErrorMessage(`wfls: running the workflow failed: ${describe(err)}`);
     return;
   }
+  onRun?.(editor.document, result);
   const text = (result as { text?: unknown } | null)?.text;
   if (typeof text !== 'string') {
     void vscode.window.showErrorMessage('wfls: the server answered without a text to show.');

@@ -14,6 +14,7 @@ import {
   runForOutput,
 } from './discovery';
 import { WORKFLOW_SELECTOR } from './documents';
+import { GraphPanels } from './graphPanel';
 import { StatusItem } from './status';
 
 const CLIENT_ID = 'wfls'; // also makes the client honour `wfls.trace.server`
@@ -83,13 +84,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     reportStartFailure: (found, reason) => void reportStartFailure(output, found, reason),
   });
 
+  const graphs = new GraphPanels(controller, context.extensionUri);
   context.subscriptions.push(
     output,
+    graphs,
     { dispose: () => watcher?.dispose() },
     vscode.commands.registerCommand('wfls.restartServer', () => controller?.restart('Restart requested')),
     vscode.commands.registerCommand('wfls.showOutput', () => output.show(true)),
     vscode.commands.registerCommand('wfls.showNodeContext', () => controller && showNodeContext(controller)),
-    vscode.commands.registerCommand('wfls.runWithSampleInput', () => controller && runWithSampleInput(controller)),
+    // A run's trace is drawn on the document's graph too.
+    vscode.commands.registerCommand('wfls.runWithSampleInput', () =>
+      controller ? runWithSampleInput(controller, (document, result) => graphs.recordRun(document, result)) : undefined,
+    ),
+    vscode.commands.registerCommand('wfls.showGraph', () => graphs.show()),
     vscode.workspace.onDidChangeConfiguration((e) => controller?.onConfigurationChanged(e)),
     new StatusItem(controller),
     trackRunWorkflow(controller),

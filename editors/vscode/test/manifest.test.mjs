@@ -87,18 +87,22 @@ test('the commands are contributed, titled, and registered by the bundle', () =>
     'wfls.showOutput': 'wfls: Show Server Output',
     'wfls.showNodeContext': 'wfls: Show Context at Node',
     'wfls.runWithSampleInput': 'wfls: Run with Sample Input',
+    'wfls.showGraph': 'wfls: Show Graph',
   });
   const source = readFileSync(path.join(extensionRoot, 'src/extension.ts'), 'utf8');
   for (const id of Object.keys(commands)) assert.ok(source.includes(`registerCommand('${id}'`), id);
   // Commands the server advertises are registered by the language client under
   // their own names: none of ours may take one of them.
-  for (const id of ['wfls.ownerStack', 'wfls.nodeContext', 'wfls.runWorkflow']) assert.ok(!(id in commands), id);
+  for (const id of ['wfls.ownerStack', 'wfls.nodeContext', 'wfls.runWorkflow', 'wfls.graph']) assert.ok(!(id in commands), id);
 });
 
 test('the document commands are offered for workflow documents only', () => {
   const palette = Object.fromEntries(manifest.contributes.menus.commandPalette.map((m) => [m.command, m.when]));
   assert.match(palette['wfls.showNodeContext'], /resourceFilename =~ \/\\\.wf\\\.\(toml\|json\)\$\//);
   assert.match(palette['wfls.runWithSampleInput'], /wfls\.canRunWorkflow/);
+  assert.match(palette['wfls.showGraph'], /resourceFilename =~ \/\\\.wf\\\.\(toml\|json\)\$\//);
+  const title = manifest.contributes.menus['editor/title'].find((m) => m.command === 'wfls.showGraph');
+  assert.equal(title.when, palette['wfls.showGraph']);
 });
 
 test('the client settings have the documented defaults', () => {

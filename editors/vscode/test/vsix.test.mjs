@@ -41,12 +41,15 @@ test('vsce packages without a warning', () => {
   assert.match(said, /DONE/);
 });
 
-test('the vsix holds exactly the bundle, grammars, language configuration, manifest, README, LICENSE and icon', () => {
+test('the vsix holds exactly the bundle, graph view, grammars, language configuration, manifest, README, LICENSE, notices and icon', () => {
   assert.deepEqual(entries.map((e) => e.name).sort(), [
     '[Content_Types].xml',
     'extension.vsixmanifest',
     'extension/LICENSE.txt',
+    'extension/ThirdPartyNotices.txt',
     'extension/dist/extension.js',
+    'extension/dist/graph-view-style.css',
+    'extension/dist/graph-view.js',
     'extension/images/icon.png',
     'extension/language-configuration.json',
     'extension/package.json',

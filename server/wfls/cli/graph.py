@@ -1,4 +1,5 @@
-"""``wfls graph FILE``: the workflow graph as JSON, Graphviz DOT or Mermaid.
+"""``wfls graph FILE``: the workflow graph as JSON, Graphviz DOT, Mermaid, or an
+interactive HTML page (``wfls.graph_html``).
 
 The document is read in the workspace ``wfls check FILE`` reads it in (``--root``
 included: ``wfls.cli.check.workspace_for``), so a subgraph call names the document
@@ -15,7 +16,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-FORMATS = ("json", "dot", "mermaid")
+FORMATS = ("json", "dot", "mermaid", "html")
 
 
 def add_graph_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,8 +26,9 @@ def add_graph_arguments(parser: argparse.ArgumentParser) -> None:
         choices=FORMATS,
         default="json",
         dest="fmt",
-        help="json (default: nodes, edges, loops and subgraph calls), dot (Graphviz) or "
-        "mermaid (a Mermaid flowchart)",
+        help="json (default: nodes, edges, loops and subgraph calls), dot (Graphviz), "
+        "mermaid (a Mermaid flowchart) or html (one self-contained page with the "
+        "interactive view of VS Code's graph)",
     )
     parser.add_argument(
         "--root",
@@ -41,6 +43,7 @@ def run_graph(file: str, *, fmt: str = "json", root: str | None = None) -> int:
     from wfls.cli.check import workspace_for
     from wfls.cli.exits import EXIT_OK, EXIT_USAGE
     from wfls.cli.reporting import terminal_safe
+    from wfls.graph_html import render_html
 
     path = Path(file)
     if root is not None and not Path(root).is_dir():
@@ -65,6 +68,7 @@ def run_graph(file: str, *, fmt: str = "json", root: str | None = None) -> int:
         "json": lambda: json.dumps(graph.to_json(file_of), indent=2, ensure_ascii=False) + "\n",
         "dot": lambda: to_dot(graph),
         "mermaid": lambda: to_mermaid(graph),
+        "html": lambda: render_html(graph.to_json(file_of), source=str(path)),
     }
     sys.stdout.write(printers[fmt]())
     return EXIT_OK

@@ -10,7 +10,7 @@ import { extensionRoot } from './manifest.mjs';
 const require = createRequire(import.meta.url);
 const Module = require('node:module');
 
-/** `src/<name>.ts` loaded against `stub.vscode`; each call gets its own copy. */
+/** `src/<name>.ts` (`graph/model` for a module in a folder) loaded against `stub.vscode`; each call gets its own copy. */
 export async function loadSource(name, stub) {
   const built = await esbuild.build({
     entryPoints: [path.join(extensionRoot, 'src', `${name}.ts`)],
@@ -23,7 +23,7 @@ export async function loadSource(name, stub) {
     logLevel: 'silent',
   });
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wfls-src-'));
-  const file = path.join(dir, `${name}.cjs`);
+  const file = path.join(dir, `${path.basename(name)}.cjs`);
   writeFileSync(file, built.outputFiles[0].text);
   const original = Module._load;
   Module._load = function (request, parent, isMain) {
