@@ -79,7 +79,9 @@ def build_parser() -> argparse.ArgumentParser:
     from wfls.cli.graph import add_graph_arguments
 
     add_graph_arguments(
-        commands.add_parser("graph", help="the workflow graph as JSON, Graphviz DOT or Mermaid")
+        commands.add_parser(
+            "graph", help="the workflow graph as JSON, Graphviz DOT, Mermaid or an HTML page"
+        )
     )
 
     export = commands.add_parser("export", help="convert between TOML and JSON")
