@@ -12,6 +12,12 @@ the unedited text): inserting and deleting a character inside a path string,
 inserting one inside a key, and deleting a closing quote (the document is then
 invalid in one node; tree-sitter must reparse from scratch). The figures go to the
 ``parse`` section of ``docs/performance.md`` (``make bench``).
+
+``--readers [sizes...]`` (default 2000 16000) prints, without writing the page, what the
+fast reader (``wf_core.documents.toml_chunks``) is worth: the TOML open and the parse
+after inserting a character inside a path string, read the usual way, the tree path
+(tree-sitter's tree, each clean statement read by the fast reader) and the tree path
+alone (every statement converted from tree-sitter's nodes).
 """
 
 from __future__ import annotations
@@ -22,14 +28,18 @@ import sys
 import time
 import tomllib
 from collections.abc import Callable
+from contextlib import ExitStack
+from functools import partial
 from pathlib import Path
+from unittest import mock
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from generate import generate_toml
 from report import table, write_section
 
-from wf_core.documents import DocumentParser, Syntax, parse_document
+from wf_core.documents import DocumentParser, Syntax, parse_document, toml_syntax
+from wf_core.documents import parser as parser_module
 from wf_core.edits import Edit
 
 RUNS = 5
@@ -136,5 +146,39 @@ def main(sizes: list[int]) -> None:
     )
 
 
+READERS: dict[str, list[tuple[object, str, object]]] = {
+    "fast reader": [],
+    "tree path": [(parser_module, "read_clean", lambda _text, _chunks: None)],
+    "tree path alone": [
+        (parser_module, "read_clean", lambda _text, _chunks: None),
+        (toml_syntax, "read_chunk", lambda _text, _section: None),
+    ],
+}
+
+
+def readers(sizes: list[int]) -> None:
+    """The TOML open and the parse after a one-character edit in a path, each way."""
+    for nodes in sizes:
+        text = generate_toml(nodes)
+        edits = _edits(text, "toml")["path +1 char"]
+        runs = RUNS if nodes <= 4000 else 3
+        for name, patches in READERS.items():
+            with ExitStack() as stack:
+                for module, attribute, replacement in patches:
+                    stack.enter_context(mock.patch.object(module, attribute, replacement))
+                scratch = statistics.median(
+                    _cpu(partial(parse_document, text, "toml")) for _ in range(runs)
+                )
+                edit = statistics.median(_edit_time(text, e, "toml")[0] for e in edits)
+            print(
+                f"{nodes:>6,} nodes  {name:<16} open {scratch * 1000:7,.0f} ms"
+                f"  edit {edit * 1000:6,.1f} ms",
+                flush=True,
+            )
+
+
 if __name__ == "__main__":
-    main([int(arg) for arg in sys.argv[1:]] or [500, 1000, 2000, 4000])
+    if sys.argv[1:2] == ["--readers"]:
+        readers([int(arg) for arg in sys.argv[2:]] or [2000, 16000])
+    else:
+        main([int(arg) for arg in sys.argv[1:]] or [500, 1000, 2000, 4000])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,11 @@ import jsonschema
 import pytest
 from inline_snapshot import snapshot
 
+from wf_core.generate import generate_toml
 from wf_core.models import Workflow
+from wf_core.snapshot import analyze_text
 from wfls.cli import main
+from wfls.cli.reporting import findings_for, render_text, text_for
 
 ROOT = Path(__file__).parent.parent
 EXAMPLES = ROOT / "examples"
@@ -184,6 +188,28 @@ store_audit.wf.toml:64:55: error[invalid_context_path]: invalid context path 'co
   = note: foreach 'stores' is not active at 'report': its body does not contain this node (store_audit.wf.toml:43:6)
 """)
     assert err == snapshot("1 file(s) checked: 4 error(s), 0 warning(s), 1 hint\n")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "nested"),
+    [
+        (".item.name", ".item.nam", False),  # one mistake, alone
+        ('start = "g0_customers"', 'start = "g0_customer"', True),  # reads that follow from it
+    ],
+)
+def test_check_prints_a_files_findings_as_render_text_does(
+    old: str, new: str, nested: bool
+) -> None:
+    """``wfls check`` prints a file's findings without keeping them (``text_for``): the
+    text and the counts are those of the findings ``render_text`` prints, consequences
+    indented under their cause."""
+    snapshot = analyze_text(generate_toml(40).replace(old, new, 1), "toml")
+    found = findings_for("g.wf.toml", snapshot)
+    assert found
+    assert any(f.consequences for f in found) == nested
+    report = text_for("g.wf.toml", snapshot)
+    assert report.text == render_text(found)
+    assert report.severities == Counter(f.severity for f in found)
 
 
 def test_an_undeclared_root_field_is_placed_on_it_with_the_declared_ones(capsys, tmp_path) -> None:

@@ -63,10 +63,3 @@ def test_a_value_at_an_index_is_found_again_at_that_index_only() -> None:
     assert run.at(2, "a", made(log, "A at 2")) == "A at 2"  # another index: made
     assert derived.begin("q").at(1, "b", made(log, "B at 1")) == "B at 1"
     assert log == ["A at 1", "A at 2", "B at 1"]
-
-
-def test_a_value_made_elsewhere_is_kept_for_the_next_run() -> None:
-    derived, log = Derivations(), list[str]()
-    derived.begin("q").keep_at(2, "a", "from a child")
-    assert derived.begin("q").at(2, "a", made(log, "?")) == "from a child"
-    assert log == []

@@ -1,6 +1,6 @@
 """A clean TOML text read without tree-sitter equals the same text read from its tree.
 
-``toml_statements.read_clean`` splits a text by line starts and reads each piece
+``toml_chunks.read_clean`` splits a text by line starts and reads each piece
 with the fast reader; whenever a guess is wrong or a piece is not in the fast
 reader's shapes it gives up and the tree is used. These tests hold the two ways
 to the same result: which way a text takes is a matter of speed only.
@@ -28,7 +28,7 @@ from test_documents_properties import (
 
 from wf_core.documents import DocumentParser, ParsedDocument, parse_document
 from wf_core.documents import parser as parser_module
-from wf_core.documents.toml_statements import read_clean
+from wf_core.documents.toml_chunks import read_clean
 
 Way = Literal["without tree", "tree"]
 

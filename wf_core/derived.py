@@ -82,11 +82,6 @@ class Run:
         """Keep ``value`` for ``key`` for the next run."""
         self._kept[key] = value
 
-    def keep_at(self, index: int, key: Hashable | None, value: Any) -> None:
-        """File ``value``, made elsewhere (by a forked child), as ``at`` would have."""
-        if key is not None:
-            self._kept[index] = (key, value)
-
 
 class Derivations:
     """Every query's last run for one document (see the module docstring)."""

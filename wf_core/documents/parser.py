@@ -9,11 +9,11 @@ a TOML top-level statement, or a JSON top-level member's value or element of
 converted again, only placed at its new offset (see ``toml_syntax``,
 ``json_syntax`` and ``source_map``).
 
-A clean TOML text in the common shapes is read without tree-sitter at all
-(``toml_statements``): split at line starts, each statement read by the fast
-reader or found among the previous version's chunks. No tree is kept for such
-a version; the next one is read the same way, or, if it cannot be, parsed from
-scratch.
+A clean TOML text in the common shapes is read without tree-sitter at all, by
+the fast reader (``toml_chunks.read_clean``): split at line starts, each
+statement read by regular expressions or found among the previous version's
+chunks. No tree is kept for such a version; the next one is read the same way,
+or, if it cannot be, parsed from scratch.
 
 Invariants:
 
@@ -41,7 +41,7 @@ from wf_core.collector import collector_paused
 from wf_core.documents._offsets import encode
 from wf_core.documents.json_syntax import parse_json
 from wf_core.documents.source_map import Chunk, SourceMap
-from wf_core.documents.toml_statements import read_clean
+from wf_core.documents.toml_chunks import read_clean
 from wf_core.documents.toml_syntax import parse_toml
 from wf_core.edits import Region
 from wf_core.files import Syntax
@@ -102,7 +102,7 @@ def _build(
     """The document for ``text`` and the chunks it used (reusable by the next version).
 
     Without a tree, only a clean TOML text in the fast reader's shapes is read
-    (``toml_statements``); None when it is not.
+    (``toml_chunks.read_clean``); None when it is not.
     """
     # Building allocates many small objects and frees none of them (``collector``).
     converted: Converted | None

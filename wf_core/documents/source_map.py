@@ -326,8 +326,7 @@ class Chunk:
     ) -> Chunk:
         """A chunk the fast reader read (``derived`` ranges, no problems), made from its
         parts without the empty containers ``__init__`` would make first: a large document
-        has one chunk per statement, and a forked reader sends half of them as parts.
-        Sets every slot ``__init__`` sets."""
+        has one chunk per statement. Sets every slot ``__init__`` sets."""
         chunk = cls.__new__(cls)
         chunk.text = text
         chunk._entries = entries

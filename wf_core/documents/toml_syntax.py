@@ -35,13 +35,21 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 if TYPE_CHECKING:  # (imported when a text needs a tree: see ``parser._language``)
     from tree_sitter import Node, Tree
 
-from wf_core.documents._offsets import ByteOffsets, encode
+from wf_core.documents._offsets import ByteOffsets
 from wf_core.documents._recovery import RecoveryCursor
-from wf_core.documents.source_map import Chunk, Kind, SourceMap
+from wf_core.documents.source_map import Chunk, Kind
 from wf_core.documents.strings import Problem, scan_toml_string
 from wf_core.documents.toml_chunks import BARE, BLANK, WS, read_chunk
-from wf_core.documents.toml_tables import Fallback, TomlBuilder
+from wf_core.documents.toml_tables import (
+    Converted,
+    Fallback,
+    TomlBuilder,
+    converted,
+    place_chunk,
+    reuse_chunk,
+)
 from wf_core.documents.toml_values import (
+    CONTROL,
     MAX_DEPTH,
     ArrayNode,
     Header,
@@ -53,6 +61,7 @@ from wf_core.documents.toml_values import (
     Value,
     classify,
     format_key,
+    has_control_characters,
 )
 from wf_core.spans import Span
 
@@ -67,12 +76,6 @@ _SCALAR_TYPES = frozenset(
         "local_time",
     }
 )
-
-
-Converted = tuple[
-    dict[str, object], SourceMap, list[tuple[Span, str, Span | None]], dict[str, Chunk]
-]
-"""Values, source map, problems (span, message, first definition) and the chunks used."""
 
 
 def parse_toml(text: str, tree: Tree, chunks: dict[str, Chunk] | None = None) -> Converted:
@@ -98,28 +101,7 @@ def _parse(text: str, tree: Tree, chunks: dict[str, Chunk], *, use_chunks: bool)
     return converted(text, builder, problems, used)
 
 
-def converted(
-    text: str, builder: TomlBuilder, problems: list[Problem], used: dict[str, Chunk]
-) -> Converted:
-    """The result of a conversion: the builder's values and source map, the readers'
-    problems and the builder's own."""
-    values, source_map = builder.finish(len(text))
-    found: list[tuple[Span, str, Span | None]] = [(s, m, None) for s, m in problems]
-    found.extend(builder.problems)
-    return values, source_map, found, used
-
-
 _MAX_CONTROL_REPORTS = 100
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
-# Every byte but the ones ``_CONTROL`` may start at: deleting them leaves
-# nothing for almost every document, much faster than running the pattern.
-_NOT_CONTROL = bytes(b for b in range(256) if not (b < 0x20 or b == 0x7F) or b in (9, 10))
-
-
-def has_control_characters(text: str) -> bool:
-    """Whether ``text`` holds a control character TOML forbids outside strings (or a CR
-    without LF) anywhere, strings included."""
-    return bool(encode(text).translate(None, _NOT_CONTROL)) and _CONTROL.search(text) is not None
 
 
 def _stray_controls(text: str, problems: list[Problem]) -> None:
@@ -139,7 +121,7 @@ def _stray_controls(text: str, problems: list[Problem]) -> None:
         furthest = max(furthest, end)
         reach.append(furthest)
     reported = 0
-    for match in _CONTROL.finditer(text):
+    for match in CONTROL.finditer(text):
         at = match.start()
         i = bisect.bisect_right(starts, at) - 1
         if i >= 0 and reach[i] > at:
@@ -387,37 +369,6 @@ def _run_block(
             pair = quiet.pair(kid, 0)
             if pair is not None:
                 builder.add(pair)
-
-
-def reuse_chunk(
-    source: str,
-    section: bool,
-    chunks: dict[str, Chunk],
-    used: dict[str, Chunk],
-    convert: Callable[[str, bool], Chunk | None],
-) -> Chunk | None:
-    """The chunk for the statement ``source``: the previous version's (``chunks``), else
-    ``convert(source, section)``'s; recorded in ``used`` for the next version. A
-    statement repeated verbatim gets a chunk, and a table, of its own."""
-    chunk = chunks.get(source)
-    if chunk is None or source in used:
-        chunk = convert(source, section)
-    if chunk is not None and source not in used:
-        used[source] = chunk
-    return chunk
-
-
-def place_chunk(
-    builder: TomlBuilder, chunk: Chunk, base: int, section: bool, problems: list[Problem]
-) -> bool:
-    """Place ``chunk`` at ``base``, with its reader's problems. False when its statement
-    must be added pair by pair instead: a top-level key the table already has, or a
-    header naming a table that has content already."""
-    for start, end, message in chunk.reader_problems:
-        problems.append((Span(start + base, end + base), message))
-    if not section:
-        return builder.add_pair(chunk, base)
-    return builder.add_section(chunk, base) != "existing"
 
 
 def _convert(text: str, source: str, block: _Block, reader: _TreeReader) -> Chunk | None:

@@ -23,6 +23,7 @@ Invariants:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -37,6 +38,7 @@ from wf_core.documents.source_map import (
     StringLiteral,
     shift_literal,
 )
+from wf_core.documents.strings import Problem as ReadProblem
 from wf_core.documents.toml_values import (
     MAX_DEPTH,
     ArrayNode,
@@ -51,6 +53,10 @@ from wf_core.locations import Location
 from wf_core.spans import Span
 
 Problem = tuple[Span, str, Span | None]  # span, message, where it was first defined
+
+Converted = tuple[dict[str, object], SourceMap, list[Problem], dict[str, Chunk]]
+"""Values, source map, problems (span, message, first definition) and the chunks used: what
+both TOML readers (the tree path and the fast reader) return for a text."""
 
 # How a table came to exist; decides what may add to it later.
 IMPLICIT = "implicit"  # named as a prefix of a longer [header]; may still get its own header
@@ -541,3 +547,48 @@ def _kind(node: Value) -> Kind:
     if isinstance(node, ArrayNode):
         return Kind.ARRAY
     return Kind.OBJECT
+
+
+# -- chunks: what both readers do with a converted statement -------------------
+
+
+def reuse_chunk(
+    source: str,
+    section: bool,
+    chunks: dict[str, Chunk],
+    used: dict[str, Chunk],
+    convert: Callable[[str, bool], Chunk | None],
+) -> Chunk | None:
+    """The chunk for the statement ``source``: the previous version's (``chunks``), else
+    ``convert(source, section)``'s; recorded in ``used`` for the next version. A
+    statement repeated verbatim gets a chunk, and a table, of its own."""
+    chunk = chunks.get(source)
+    if chunk is None or source in used:
+        chunk = convert(source, section)
+    if chunk is not None and source not in used:
+        used[source] = chunk
+    return chunk
+
+
+def place_chunk(
+    builder: TomlBuilder, chunk: Chunk, base: int, section: bool, problems: list[ReadProblem]
+) -> bool:
+    """Place ``chunk`` at ``base``, with its reader's problems. False when its statement
+    must be added pair by pair instead: a top-level key the table already has, or a
+    header naming a table that has content already."""
+    for start, end, message in chunk.reader_problems:
+        problems.append((Span(start + base, end + base), message))
+    if not section:
+        return builder.add_pair(chunk, base)
+    return builder.add_section(chunk, base) != "existing"
+
+
+def converted(
+    text: str, builder: TomlBuilder, problems: list[ReadProblem], used: dict[str, Chunk]
+) -> Converted:
+    """The result of a conversion: the builder's values and source map, the readers'
+    problems and the builder's own."""
+    values, source_map = builder.finish(len(text))
+    found: list[Problem] = [(s, m, None) for s, m in problems]
+    found.extend(builder.problems)
+    return values, source_map, found, used

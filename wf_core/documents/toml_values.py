@@ -3,7 +3,9 @@
 The tree-sitter reader and the error-recovery reader produce the same
 statements (headers and pairs holding value nodes); ``toml_tables`` turns them
 into plain values with TOML's table rules. Scalars are classified here from
-their text alone, so both readers agree on every number, date and boolean.
+their text alone, so both readers agree on every number, date and boolean; the
+control characters TOML forbids are defined here too, for the tree path (which
+reports them) and the fast reader (which gives up on a text holding any).
 """
 
 from __future__ import annotations
@@ -13,12 +15,26 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
+from wf_core.documents._offsets import encode
 from wf_core.documents.source_map import Kind, StringLiteral
 from wf_core.spans import Span
 
 # Nesting deeper than this is reported and not descended into, so that neither
 # reader nor the table builder can exhaust the Python stack.
 MAX_DEPTH = 100
+
+
+CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]|\r(?!\n)")
+"""A control character TOML allows nowhere outside strings, or a CR without LF."""
+# Every byte but the ones ``CONTROL`` may start at: deleting them leaves
+# nothing for almost every document, much faster than running the pattern.
+_NOT_CONTROL = bytes(b for b in range(256) if not (b < 0x20 or b == 0x7F) or b in (9, 10))
+
+
+def has_control_characters(text: str) -> bool:
+    """Whether ``text`` holds a control character TOML forbids outside strings (or a CR
+    without LF) anywhere, strings included."""
+    return bool(encode(text).translate(None, _NOT_CONTROL)) and CONTROL.search(text) is not None
 
 
 @dataclass(slots=True)

@@ -24,7 +24,6 @@ from wf_core.analysis.control_regions import (
 )
 from wf_core.derived import Derivations
 from wf_core.documents.source_map import ElementKey
-from wf_core.forked import in_child
 from wf_core.issues import Issue, Related
 from wf_core.locations import Location, NodeRef
 from wf_core.models.conditions import Condition, NotCondition, VariadicCondition
@@ -42,11 +41,11 @@ from wf_core.models.workflow import Workflow, first_index_by_id, nodes_by_id
 from wf_core.paths import StatePath, has_overlapping_paths
 from wf_core.tokens import END
 from wf_core.validation.consequences import relate_consequences
-from wf_core.validation.context_paths import Walks, node_context_findings, validate_context_paths
+from wf_core.validation.context_paths import validate_context_paths
 from wf_core.validation.cycles import endless_cycles
 from wf_core.validation.issues import ValidationIssueCode as Code
 from wf_core.validation.issues import ValidationReport
-from wf_core.validation.memo import Findings, Part, ValidationRuns
+from wf_core.validation.memo import Findings, ValidationRuns
 from wf_core.validation.reads import binding_reads, node_reads
 from wf_core.validation.source_paths import SourceChecker
 from wf_core.validation.subgraphs import declares_schema, undeclared_field
@@ -82,13 +81,8 @@ def validate_workflow(
     sources = SourceChecker(model)
     runs = ValidationRuns(derived, node_keys, model, workflow.node_defs, workflow.outcomes)
     node_defs = _collect_node_defs(workflow, report)
-    # The whole-graph checks come after the nodes' in the report. They read only the
-    # workflow and its node defs: a child checking nodes makes them too.
-    graph = None
-    if len(workflow.nodes) >= SPLIT_FROM:
-        graph = _split_node_findings(workflow, model, runs, node_defs)
-    if graph is None:
-        graph = runs.graph(workflow, node_defs, lambda: graph_findings(workflow, node_defs))
+    # The whole-graph checks come after the nodes' in the report.
+    graph = runs.graph(workflow, node_defs, lambda: graph_findings(workflow, node_defs))
 
     _validate_workflow_output(workflow, model, sources, report)
     extras = sources.drain_extras()
@@ -104,18 +98,6 @@ def validate_workflow(
     return report
 
 
-SPLIT_FROM = 1_000
-"""Nodes from which a process allowed to fork (``wf_core.forked``) has a child check the
-last of the nodes: below, forking and sending the findings back cost about what the
-child saves."""
-PARENT_SHARE = 0.55
-"""The part of the nodes the parent checks; the child also makes the whole-graph checks.
-Each process checks a node in about the same time; the child pays for the first touch
-of each object's page, the parent for unpickling what the child found. At 14,000 nodes,
-0.5, 0.55 and 0.6 gave validation windows of 645, 628 and 615 ms (medians of eight
-runs, alternating), within the machine's noise of each other."""
-
-
 def graph_findings(workflow: Workflow, node_defs: Mapping[str, NodeDef]) -> list[Issue]:
     """The whole-graph checks: the start, the edges, the outcomes of reachable nodes, and
     (a warning of this project's) the cycles no run can leave."""
@@ -125,58 +107,6 @@ def graph_findings(workflow: Workflow, node_defs: Mapping[str, NodeDef]) -> list
     _validate_reachable_outcomes(workflow, node_defs, graph)
     graph.issues.extend(endless_cycles(workflow, node_defs))
     return graph.issues
-
-
-def node_findings(
-    workflow: Workflow, model: ContextModel, indexes: range
-) -> dict[Part, dict[int, Findings]]:
-    """What a validation files in its memo for the nodes at ``indexes``: each node's own
-    checks and its ``context.*`` reads' (both functions of the node, its index, the node
-    defs, the outcomes and the context model)."""
-    node_defs = _collect_node_defs(workflow, ValidationReport())
-    sources = SourceChecker(model)
-    walks = Walks(model)
-    nodes = workflow.nodes
-    own: dict[int, Findings] = {}
-    reads: dict[int, Findings] = {}
-    for i in indexes:
-        own[i] = _node_findings(workflow, nodes[i], i, node_defs, model, sources)
-        reads[i] = node_context_findings(nodes[i], i, walks)
-    return {"node": own, "context": reads}
-
-
-def _split_node_findings(
-    workflow: Workflow,
-    model: ContextModel,
-    runs: ValidationRuns,
-    node_defs: Mapping[str, NodeDef],
-) -> list[Issue] | None:
-    """File every node's findings in ``runs``, the last ones' computed by a forked child
-    that also makes the whole-graph checks, while this process makes the first ones'; the
-    whole-graph findings, or None when no child made them.
-    When this process may not fork, nothing is done (the validation checks every node
-    itself, as it does any node whose findings the child failed to send)."""
-    count = len(workflow.nodes)
-    split = int(count * PARENT_SHARE)
-    pending = in_child(
-        lambda: (
-            node_findings(workflow, model, range(split, count)),
-            graph_findings(workflow, node_defs),
-        )
-    )
-    if pending is None:
-        return None
-    try:
-        mine = node_findings(workflow, model, range(split))
-    except BaseException:
-        pending.cancel()
-        raise
-    theirs = pending.result()
-    runs.adopt(mine)
-    if theirs is None:
-        return None
-    runs.adopt(theirs[0])
-    return list(theirs[1])
 
 
 def _ways_in(issue: ControlRegionIssue, regions: ControlRegionAnalysis) -> tuple[Related, ...]:

@@ -68,13 +68,6 @@ class ValidationRuns:
         equal key."""
         return self._runs[part].at(index, self.element(index), make)
 
-    def adopt(self, found: Mapping[Part, Mapping[int, Findings]]) -> None:
-        """File findings made elsewhere (``core.node_findings``, maybe in a forked child)."""
-        for part, by_index in found.items():
-            run = self._runs[part]
-            for index, findings in by_index.items():
-                run.keep_at(index, self.element(index), findings)
-
     def graph(
         self, workflow: Workflow, node_defs: Mapping[str, NodeDef], make: Callable[[], list[Issue]]
     ) -> list[Issue]:

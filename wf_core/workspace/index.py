@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from wf_core.documents import syntax_for_path
-from wf_core.documents.toml_statements import first_section
+from wf_core.documents.toml_chunks import first_section
 from wf_core.files import decode
 from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF

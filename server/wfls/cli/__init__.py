@@ -165,12 +165,6 @@ def entry() -> NoReturn:
         # would walk everything the command allocated meanwhile (1 s after ``wfls check``
         # of 14,000 nodes had printed its findings), to free nothing the exit would not.
         gc.disable()
-    if args.command in ("check", "export"):
-        # A process of one thread, whose output a child does not touch: a large
-        # document's check or export may put the second core to work (``wf_core.forked``).
-        from wf_core import forked
-
-        forked.allow()
     status = _run(args, kept)
     if args.command in _BATCH_COMMANDS or args.command == "serve":
         for stream in (sys.stdout, sys.stderr):

@@ -12,7 +12,6 @@ characters.
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections import Counter
@@ -22,7 +21,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from wf_core.forked import in_child
 from wf_core.issues import Related, Severity
 from wf_core.records import record
 from wf_core.snapshot import DocumentSnapshot, PlacedIssue
@@ -331,14 +329,6 @@ class TextReport:
     severities: Mapping[str, int]
 
 
-SPLIT_FROM = 2_000
-"""Findings from which a process allowed to fork (``wf_core.forked``) has a child print
-the last part of a file's findings while it prints the first. Making a finding and
-printing it cost about as much as placing it (at 14,000 nodes, 11,200 findings: 0.25 s);
-the child sends back text, which costs next to nothing to send."""
-PARENT_SHARE = 0.5
-
-
 def text_for(
     file: str,
     snapshot: DocumentSnapshot,
@@ -346,33 +336,13 @@ def text_for(
     other: OtherDocument | None = None,
 ) -> TextReport:
     """``render_text(findings_for(...))`` and the count of each severity, without keeping the
-    findings: a large file's are printed in two processes, each printing whole trees of
-    consequences (the child's are the last ones)."""
+    findings: each is made as it is printed (a large file has thousands)."""
     reported = _reported(snapshot, issues)
     causes, consequences = _linked(_causes(reported))
     make = _finding_maker(file, snapshot, other, model_paths=False)
-
-    def lines_of(roots: Sequence[int]) -> list[str]:
-        return _render_tree(roots, lambda i: make(reported[i], causes[i]), consequences.__getitem__)
-
     roots = [i for i, cause in enumerate(causes) if cause is None]
+    out = _render_tree(roots, lambda i: make(reported[i], causes[i]), consequences.__getitem__)
     severities = Counter(_SEVERITY_NAMES[p.severity] for p in reported)
-    pending = None
-    split = len(roots)
-    if len(reported) >= SPLIT_FROM:
-        split = bisect.bisect_left(roots, int(len(reported) * PARENT_SHARE))
-        pending = in_child(lambda: "\n".join(lines_of(roots[split:])))
-    try:
-        out = lines_of(roots[:split])
-    except BaseException:
-        if pending is not None:
-            pending.cancel()
-        raise
-    theirs = pending.result() if pending is not None else None
-    if theirs is None:  # no child (nothing left, or none allowed), or it failed
-        out.extend(lines_of(roots[split:]))
-    elif theirs:
-        out.append(theirs)
     return TextReport("\n".join(out) + ("\n" if out else ""), dict(severities))
 
 
