@@ -47,7 +47,8 @@ class GraphNode:
     strings; ``owner_stack`` (outermost loop first) is None for a node without one: one
     that failed to load, is unreachable or is reached under two loops. ``span`` is the
     node's entry (its ``[[nodes]]`` table, or its object in JSON); ``severity`` the worst
-    finding on that entry, None when there is none."""
+    finding on that entry and ``message`` its message (the first in the document's order
+    of those that bad), None when there is none."""
 
     id: str
     type: str | None
@@ -56,6 +57,7 @@ class GraphNode:
     span: Span
     severity: Severity | None
     unreachable: bool = False
+    message: str | None = None
 
 
 @record
@@ -127,6 +129,7 @@ class WorkflowGraph:
                     "owner_stack": list(node.owner_stack) if node.owner_stack is not None else None,
                     "range": self._range(node.span),
                     "severity": node.severity.value if node.severity is not None else None,
+                    "message": node.message,
                 }
                 for node in self.nodes
             ],
@@ -217,8 +220,9 @@ def build_graph(snapshot: DiagnosedView, workspace: WorkspaceView | None = None)
                 node_def if isinstance(node_def, str) else None,
                 stacks.get(node_id),
                 spans[position],
-                worst[position],
+                found[0] if (found := worst[position]) is not None else None,
                 node_id in unreachable,
+                found[1] if found is not None else None,
             )
         )
 
@@ -300,14 +304,14 @@ def _findings(
     written_nodes: Sequence[object],
     first: Mapping[str, int],
     spans: Sequence[Span],
-) -> tuple[list[Severity | None], set[str]]:
-    """The worst severity on each node (by its place among the graph's nodes, whose
+) -> tuple[list[tuple[Severity, str] | None], set[str]]:
+    """The worst finding's severity and message on each node (by its place among the graph's nodes, whose
     entries are at ``spans``) and the ids of the nodes found unreachable. A finding is on
     a node when its location is in one of the node's entries (a duplicate's findings are
     the node's), names the node by id or, for a syntax error, which has no location,
     when its range is inside the node's entry."""
     position_of = {index: position for position, index in enumerate(sorted(first.values()))}
-    worst: list[Severity | None] = [None] * len(spans)
+    worst: list[tuple[Severity, str] | None] = [None] * len(spans)
     unreachable: set[str] = set()
 
     def owner(index: int) -> int | None:
@@ -315,12 +319,12 @@ def _findings(
         node_id = entry.get("id") if isinstance(entry, Mapping) else None
         return position_of[first[node_id]] if isinstance(node_id, str) else None
 
-    def mark(position: int | None, severity: Severity) -> None:
+    def mark(position: int | None, placed: PlacedIssue) -> None:
         if position is None:
             return
         known = worst[position]
-        if known is None or _RANK[severity] < _RANK[known]:
-            worst[position] = severity
+        if known is None or _RANK[placed.severity] < _RANK[known[0]]:
+            worst[position] = (placed.severity, placed.message)
 
     starts = [span.start for span in spans]  # in document order, so ascending
     for placed in issues:
@@ -329,15 +333,15 @@ def _findings(
             inside = placed.span
             last = bisect.bisect_right(starts, inside.start) - 1
             if last >= 0 and inside.end <= spans[last].end:
-                mark(last, placed.severity)
+                mark(last, placed)
             continue
         if len(location) < 2 or location[0] != "nodes":
             continue
         part = location[1]
         if isinstance(part, int):
-            mark(owner(part), placed.severity)
+            mark(owner(part), placed)
         elif isinstance(part, NodeRef) and part.id in first:
-            mark(position_of[first[part.id]], placed.severity)
+            mark(position_of[first[part.id]], placed)
             if placed.code == ValidationIssueCode.UNREACHABLE_NODE:
                 unreachable.add(part.id)
     return worst, unreachable
