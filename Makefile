@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: bytecode run test lint format bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode graph-assets
+.PHONY: bytecode run test lint format speed-lines bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode graph-assets
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -140,6 +140,10 @@ soak-memory: $(BENCH_STAMP) bytecode
 # server process, each checked; prints replies, error replies and the peak memory.
 soak-sessions: $(STAMP)
 	$(BIN)/python bench/soak_session.py --steps 10000
+
+# The count of production lines that exist only for speed, into docs/architecture.md.
+speed-lines: $(STAMP)
+	$(BIN)/python bench/speed_lines.py
 
 # docs/images/bench.png from the latest results of bench-peers and bench-scaling.
 bench-plot: $(BENCH_STAMP)

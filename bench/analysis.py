@@ -17,7 +17,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from generate import generate_toml
 from report import table, write_section
 
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 
 RUNS = 5
 

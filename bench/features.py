@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate_toml
 from report import table, targets, write_section
 
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 from wfls.capabilities import ClientFlags
 from wfls.convert import PositionCodec, semantic_tokens_data
 from wfls.features.folding import folding_ranges

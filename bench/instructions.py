@@ -47,8 +47,8 @@ STAGE_SCRIPT = """
 import gc, os, sys
 gc.disable()
 from wf_core.documents.parser import parse_document
-from wf_core.files import syntax_of
-from wf_core.snapshot import DocumentSnapshot
+from wf_core.base.reading import syntax_of
+from wf_core.version.snapshot import DocumentSnapshot
 from wfls.cli import reporting
 upto = int(sys.argv[2])
 text = open(sys.argv[1], encoding="utf-8").read()

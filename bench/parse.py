@@ -38,9 +38,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from generate import generate_toml
 from report import table, write_section
 
+from wf_core.base.edits import Edit
 from wf_core.documents import DocumentParser, Syntax, parse_document, toml_syntax
 from wf_core.documents import parser as parser_module
-from wf_core.edits import Edit
 
 RUNS = 5
 PLACES = 7

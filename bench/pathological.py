@@ -11,7 +11,7 @@ semantic tokens, folding ranges, inlay hints), or, for the on-disk cases,
 Raw results go to ``bench/results/pathological-<time>.json``, the table to the
 ``pathological`` section of ``docs/performance.md``.
 
-The cases come from ``wf_core.generate_pathological``, from which
+The cases come from ``wf_core.authoring.generate_pathological``, from which
 ``tests/test_pathological.py`` builds the same documents (``build(name, full=False)``,
 smaller where the full size is too slow for ``make test``) to assert each outcome.
 """
@@ -35,7 +35,7 @@ sys.path.insert(0, str(BENCH))
 
 from report import table, write_section  # noqa: E402
 
-from wf_core.generate_pathological import CASES, Case, build  # noqa: E402
+from wf_core.authoring.generate_pathological import CASES, Case, build  # noqa: E402
 
 DEADLINE = float(os.environ.get("PATHO_DEADLINE", "300"))
 """Seconds a case may take before it counts as a hang."""
@@ -46,10 +46,10 @@ DEADLINE = float(os.environ.get("PATHO_DEADLINE", "300"))
 
 def exercise(case: Case) -> dict[str, Any]:
     """What the server computes for an opened document, and the main features' answers."""
-    from wf_core.snapshot import analyze_text
+    from wf_core.version.snapshot import analyze_text
+    from wf_core.workspace.catalog import Workspace
     from wf_core.workspace.checks import document_issues
     from wf_core.workspace.files import Roots
-    from wf_core.workspace.index import Workspace
     from wfls.exercise import feature_figures
 
     snapshot = analyze_text(case.text, case.syntax, uri="file:///patho.wf." + case.syntax)
@@ -92,9 +92,9 @@ def _run(snapshot: Any, run_input: Any) -> str:
 
 def exercise_folder(case: Case) -> dict[str, Any]:
     """``Workspace.scan`` of the folder and ``wfls check --format json`` of it."""
+    from wf_core.workspace.catalog import Workspace
     from wf_core.workspace.checks import document_issues
     from wf_core.workspace.files import Roots
-    from wf_core.workspace.index import Workspace
     from wfls.cli import main
 
     assert case.make_folder is not None

@@ -22,7 +22,7 @@ from typing import Any
 
 from generate import TASKS_PER_GROUP, generate_toml
 
-from wf_core.document_schema import document_json_schema
+from wf_core.models.document_schema import document_json_schema
 
 ERROR_KEY, ERROR_VALUE = "retry", "twice"
 PADDING = "# padding up to the benchmark's line count"

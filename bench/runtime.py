@@ -31,7 +31,7 @@ from generate import generate_toml
 from report import table, write_section
 
 from wf_core.runtime import Frame, execute_workflow, frame_context_view, stand_in_handlers
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 
 
 def throughput(nodes: int, items: int, customers: int) -> str:

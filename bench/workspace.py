@@ -32,8 +32,8 @@ from generate import generate_toml
 from lspclient import Server
 from report import table, targets, write_section
 
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.files import Roots
-from wf_core.workspace.index import Workspace
 
 CHILD = """name = "child"
 start = "end"

@@ -17,9 +17,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.features.fixture import apply
-from wf_core.inventory import readable_sources_for_node
-from wf_core.path_scan import scan_path
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.analysis.inventory import readable_sources_for_node
+from wf_core.language.path_scan import scan_path
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 from wfls.features.completion import complete
 
 NAMES = st.sampled_from(["a", "b", "c", "na me", "x.y", "é", "q-1"])

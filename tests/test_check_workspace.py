@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 
-from wf_core.codes import CODES
+from wf_core.validation.codes import CODES
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots
-from wf_core.workspace.index import Workspace
 from wfls.cli import build_parser, main
 
 CHILD = """\

@@ -13,9 +13,9 @@ import jsonschema
 import pytest
 from inline_snapshot import snapshot
 
-from wf_core.generate import generate_toml
+from wf_core.authoring.generate import generate_toml
 from wf_core.models import Workflow
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 from wfls.cli import main
 from wfls.cli.reporting import findings_for, render_text, text_for
 

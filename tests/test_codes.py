@@ -1,4 +1,4 @@
-"""The diagnostic code reference (``wf_core.codes``) against the checker itself.
+"""The diagnostic code reference (``wf_core.validation.codes``) against the checker itself.
 
 Every code has an entry, every example document produces its code with the
 documented message and severity, and ``docs/diagnostics.md`` is the rendered
@@ -14,18 +14,18 @@ from pathlib import Path
 
 import pytest
 
-from wf_core.codes import CODES, READ_ERROR, render_markdown
-from wf_core.issues import ProjectCode, Severity
-from wf_core.snapshot import analyze_text
-from wf_core.validation.issues import ValidationIssueCode
+from wf_core.base.issues import ProjectCode, Severity
+from wf_core.validation.codes import CODES, READ_ERROR, render_markdown
+from wf_core.validation.report import ValidationIssueCode
+from wf_core.version.snapshot import analyze_text
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots
-from wf_core.workspace.index import Workspace
 from wfls.cli import main
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs" / "diagnostics.md"
-REGENERATE = "python -m wf_core.codes > docs/diagnostics.md"
+REGENERATE = "python -m wf_core.validation.codes > docs/diagnostics.md"
 
 ALL_CODES = [
     *(code.value for code in ValidationIssueCode),
@@ -121,7 +121,7 @@ def test_docs_list_every_code_once() -> None:
 
 def test_module_entry_point_prints_the_docs() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "wf_core.codes"],
+        [sys.executable, "-m", "wf_core.validation.codes"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from wf_core.collector import collector_paused
+from wf_core.base.collector import collector_paused
 
 
 @pytest.fixture

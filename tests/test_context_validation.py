@@ -15,11 +15,11 @@ from wf_core.analysis.context_scopes import (
     context_schema_for_node,
     context_schemas_by_node,
 )
-from wf_core.context_contracts import root_context_schema
-from wf_core.generate import generate_toml
-from wf_core.schema_nav import DetachedSchemas, SchemaNavigator, schema_urn
-from wf_core.snapshot import analyze_text
+from wf_core.authoring.generate import generate_toml
+from wf_core.language.context_contracts import root_context_schema
+from wf_core.models.schema_nav import DetachedSchemas, SchemaNavigator, schema_urn
 from wf_core.validation.core import validate_workflow
+from wf_core.version.snapshot import analyze_text
 
 CUSTOMERS_INPUT = {
     "type": "object",

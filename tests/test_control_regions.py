@@ -6,7 +6,7 @@ import pytest
 from builders import build, foreach, task
 
 from wf_core.analysis.control_regions import analyze_control_regions
-from wf_core.locations import format_location
+from wf_core.base.locations import format_location
 
 ITEMS = "input.items"
 

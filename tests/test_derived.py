@@ -1,9 +1,9 @@
-"""``wf_core.derived``: a value is found again under an equal key, in the next run of its
+"""``wf_core.base.derived``: a value is found again under an equal key, in the next run of its
 query only, and only under the same dependencies."""
 
 from __future__ import annotations
 
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
 
 
 def made(log: list[str], value: str):

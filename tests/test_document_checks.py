@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
 from wf_core.documents import parse_document
 from wf_core.models.deprecations import find_deprecated_forms
 from wf_core.models.keys import unknown_keys
-from wf_core.snapshot import analyze_text
 from wf_core.validation.document_checks import document_checks
 from wf_core.validation.schema_checks import schema_issues
+from wf_core.version.snapshot import analyze_text
 
 BILLING = (Path(__file__).parent.parent / "examples" / "billing.wf.toml").read_text()
 # One finding of each check in each place it looks: the top level, an edge, a node def,

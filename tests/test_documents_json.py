@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from wf_core.base.edits import Region, edit_between
+from wf_core.base.spans import LineIndex
 from wf_core.documents import DocumentParser, Kind, parse_document
-from wf_core.edits import Region, edit_between
-from wf_core.snapshot import analyze_text
-from wf_core.spans import LineIndex
+from wf_core.version.snapshot import analyze_text
 
 DOC = {
     "name": "billing é😀",

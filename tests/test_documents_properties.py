@@ -19,6 +19,7 @@ import tomlkit
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from wf_core.base.edits import Edit, region_of
 from wf_core.documents import (
     DocumentParser,
     ParsedDocument,
@@ -26,7 +27,6 @@ from wf_core.documents import (
     parse_document,
     toml_syntax,
 )
-from wf_core.edits import Edit, region_of
 
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

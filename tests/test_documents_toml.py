@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from wf_core.base.edits import edit_between
+from wf_core.base.issues import Severity
+from wf_core.base.spans import LineIndex
 from wf_core.documents import DocumentParser, Kind, parse_document, syntax_for_path
-from wf_core.edits import edit_between
-from wf_core.issues import Severity
-from wf_core.spans import LineIndex
 
 SPEC = Path("/work/shared/spec/workflow-format.md")
 EXAMPLE = """\

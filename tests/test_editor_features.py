@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 from wfls.features.completion import complete
 from wfls.features.definition import definition
 from wfls.features.hover import hover

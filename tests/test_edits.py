@@ -6,8 +6,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wf_core.edits import Edit, EditAt, Region, apply_edits, apply_in_order, edit_between, region_of
-from wf_core.spans import LineIndex
+from wf_core.base.edits import (
+    Edit,
+    EditAt,
+    Region,
+    apply_edits,
+    apply_in_order,
+    edit_between,
+    region_of,
+)
+from wf_core.base.spans import LineIndex
 
 _TEXT = st.text(alphabet="ab\n\r😀", max_size=30)
 

@@ -9,10 +9,10 @@ import pytest
 from builders import build, foreach, task
 
 from wf_core.analysis.components import strongly_connected_components
-from wf_core.issues import Severity
+from wf_core.base.issues import Severity
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.cycles import MAX_NAMED, MAX_RELATED, endless_cycles
-from wf_core.validation.issues import ValidationReport
+from wf_core.validation.report import ValidationReport
 from wfls.store import DocumentStore
 
 ITEMS = "input.items"

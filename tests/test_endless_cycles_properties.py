@@ -15,8 +15,8 @@ from builders import build, foreach, task
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wf_core.issues import Issue, Severity
-from wf_core.locations import NodeRef
+from wf_core.base.issues import Issue, Severity
+from wf_core.base.locations import NodeRef
 from wf_core.validation.core import validate_workflow
 
 OUTCOMES = {

@@ -21,9 +21,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from tests.test_agreement import workflows
-from wf_core.authoring import END, WorkflowBuilder
-from wf_core.export import dump_toml, export_document, same_model
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.authoring.builder import END, WorkflowBuilder
+from wf_core.authoring.export import dump_toml, export_document, same_model
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 from wfls.cli import main
 
 ROOT = Path(__file__).parent.parent

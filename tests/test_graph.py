@@ -20,11 +20,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from inline_snapshot import external_file
 
-from wf_core.generate import generate_toml
+from wf_core.authoring.generate import generate_toml
 from wf_core.graph import WorkflowGraph, build_graph, to_dot, to_mermaid
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.files import Roots
-from wf_core.workspace.index import Workspace
 from wfls.cli import main
 
 ROOT = Path(__file__).parent.parent

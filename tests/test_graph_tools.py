@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from test_graph import CASES, WEIRD
 
-from wf_core.generate import generate_toml
+from wf_core.authoring.generate import generate_toml
 from wf_core.graph import build_graph, to_dot, to_mermaid
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = Path(__file__).parent / "graph"

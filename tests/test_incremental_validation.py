@@ -12,8 +12,8 @@ from builders import APPROVALS_WITH_MISTAKES, BILLING_WITH_MISTAKES
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from wf_core.edits import Edit, apply_edits
-from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
+from wf_core.base.edits import Edit, apply_edits
+from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
 from wfls.store import DocumentStore
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
@@ -295,7 +295,7 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
     """A node (or finding) the edit did not touch costs its memo no new object: every one
     would be a survivor of the analysis for the cyclic collector to scan (``collector``),
     16,000 of them per edit at 16,000 nodes."""
-    from wf_core.derived import Derivations
+    from wf_core.base.derived import Derivations
 
     model, key, found = object(), (((), "[[nodes]]\nid = 'a'\n"),), (("a",), ())
     derived = Derivations()
@@ -311,9 +311,9 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
 def test_a_finding_in_an_untouched_statement_keeps_its_placement() -> None:
     """Placed once, a finding is moved with its statement (an addition) when text before
     it changed length, and is the very same object when nothing before it did."""
-    from wf_core.derived import Derivations
+    from wf_core.base.derived import Derivations
     from wf_core.documents.parser import DocumentParser
-    from wf_core.snapshot import DocumentSnapshot
+    from wf_core.version.snapshot import DocumentSnapshot
 
     text = DOCUMENTS["billing.wf.toml"].replace("item.orders", "item.ordrs")
     parser, derived = DocumentParser("toml"), Derivations()
@@ -335,7 +335,7 @@ def test_a_finding_in_an_untouched_statement_keeps_its_placement() -> None:
 def test_each_version_numbers_its_own_lines() -> None:
     """A version's line index is derived from the last one's (``LineIndex.following``):
     typing inside a line, then a line break, then text removed across lines."""
-    from wf_core.spans import LineIndex
+    from wf_core.base.spans import LineIndex
 
     text = DOCUMENTS["billing.wf.toml"]
     uri = "file:///w/billing.wf.toml"

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from wf_core.mappings import is_mapping
+from wf_core.base.mappings import is_mapping
 
 
 class _Table(Mapping[str, Any]):

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from wf_core.language.paths import GraphSourcePath, LocalPath, StatePath
 from wf_core.models import (
     MAX_INPUT_EXPRESSION_DEPTH,
     MAX_INPUT_EXPRESSION_NODES,
@@ -22,7 +23,6 @@ from wf_core.models import (
     PathExpression,
     StepInputBinding,
 )
-from wf_core.paths import GraphSourcePath, LocalPath, StatePath
 
 STEP_INPUT = TypeAdapter(StepInputBinding)
 OUTPUT_INPUT = TypeAdapter(InputBinding)

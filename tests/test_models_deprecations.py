@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from test_models_workflow import billing_document
 
-from wf_core.issues import ProjectCode, Severity
+from wf_core.base.issues import ProjectCode, Severity
 from wf_core.models import Workflow
 from wf_core.models.deprecations import find_deprecated_forms
 

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 from test_models_workflow import billing_document
 
+from wf_core.base.issues import Issue, ProjectCode, Severity
+from wf_core.base.locations import NodeRef
 from wf_core.documents import parse_document
-from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.locations import NodeRef
+from wf_core.language.paths import GraphSourcePath
 from wf_core.models import ForeachNode, NodeUse, Workflow
 from wf_core.models.loading import load_workflow
-from wf_core.paths import GraphSourcePath
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 NODE_TYPES = "node, subgraph, condition, foreach, join, end, interrupt"
@@ -378,7 +378,7 @@ def test_deep_condition_nesting_is_an_issue_not_a_crash() -> None:
 
 def test_an_element_under_an_equal_key_gets_the_model_it_got_last_time() -> None:
     """Models are found again by the texts an element was read from, not by objects."""
-    from wf_core.derived import Derivations
+    from wf_core.base.derived import Derivations
     from wf_core.documents.parser import DocumentParser
 
     text = (EXAMPLES / "billing.wf.toml").read_text(encoding="utf-8")
@@ -403,7 +403,7 @@ def test_an_element_under_an_equal_key_gets_the_model_it_got_last_time() -> None
 def test_an_element_is_validated_as_an_element_of_the_list_it_is_in() -> None:
     """An edit can make a node's text an element of ``edges`` (a JSON bracket typed): under
     the same key it is validated as an edge there, not handed out as the node it was."""
-    from wf_core.derived import Derivations
+    from wf_core.base.derived import Derivations
 
     document = billing_document()
     derived = Derivations()

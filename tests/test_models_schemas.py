@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from wf_core.language.paths import StatePath
 from wf_core.models import (
     CapabilityRef,
     NodeDef,
@@ -15,7 +16,6 @@ from wf_core.models import (
     StateFieldDecl,
     StateSchema,
 )
-from wf_core.paths import StatePath
 
 # --- SchemaRef ---------------------------------------------------------------
 

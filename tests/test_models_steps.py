@@ -7,6 +7,7 @@ from typing import Any
 import pytest
 from pydantic import TypeAdapter, ValidationError
 
+from wf_core.language.paths import GraphSourcePath, LocalPath, StatePath
 from wf_core.models import (
     BinaryCondition,
     ConditionNode,
@@ -31,7 +32,6 @@ from wf_core.models import (
     WorkflowRef,
     declared_outcomes,
 )
-from wf_core.paths import GraphSourcePath, LocalPath, StatePath
 
 STEP = TypeAdapter(Step)
 

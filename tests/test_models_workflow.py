@@ -8,9 +8,9 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from wf_core.language.paths import GraphSourcePath
+from wf_core.language.tokens import END, START
 from wf_core.models import Edge, ForeachNode, InterruptNode, NodeUse, Workflow
-from wf_core.paths import GraphSourcePath
-from wf_core.tokens import END, START
 
 BILLING_TOML = """\
 name = "billing"

@@ -29,12 +29,12 @@ from hypothesis import event, given, settings
 from workspaces import INPUT, Shape, shapes, write
 
 from tests.features.fixture import apply
+from wf_core.base.spans import Span
 from wf_core.semantic.build import ROOTS
-from wf_core.snapshot import DocumentSnapshot, analyze_text
-from wf_core.spans import Span
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots
-from wf_core.workspace.index import Workspace
 from wfls.cli import main
 from wfls.features.completion import complete
 from wfls.features.run import RunRefused, run_document

@@ -8,10 +8,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wf_core.edits import Edit, edit_between
-from wf_core.overlay import derive_edited_snapshot
-from wf_core.snapshot import analyze_text
-from wf_core.spans import LineIndex
+from wf_core.base.edits import Edit, edit_between
+from wf_core.base.spans import LineIndex
+from wf_core.version.overlay import derive_edited_snapshot
+from wf_core.version.snapshot import analyze_text
 from wfls.features.completion import complete
 from wfls.features.hover import hover
 

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wf_core.path_scan import PartialSegment, ScannedSegment, scan_at, scan_path
-from wf_core.paths import PathResolutionError, format_segments, parse_toml_key
+from wf_core.language.path_scan import PartialSegment, ScannedSegment, scan_at, scan_path
+from wf_core.language.paths import PathResolutionError, format_segments, parse_toml_key
 
 _SEGMENT_CHARS = st.one_of(
     st.sampled_from(list("aZ09_-. \"'\\#=[]{},é€😀\u00a0\u2028")),

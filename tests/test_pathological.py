@@ -1,6 +1,6 @@
 """Pathological documents: a clear diagnostic or an empty answer, never a crash or a hang.
 
-Each case is built by ``wf_core.generate_pathological`` (``bench/pathological.py``
+Each case is built by ``wf_core.authoring.generate_pathological`` (``bench/pathological.py``
 runs the same cases at full size in fresh processes and measures time and
 memory) and goes through what the server does with an opened document:
 analysis, the workspace findings, the semantic index, completion and hover at a
@@ -31,13 +31,13 @@ from typing import Any
 
 import pytest
 
-from wf_core.generate_pathological import GOOD, build
+from wf_core.authoring.generate_pathological import GOOD, build
 from wf_core.runtime import execute_workflow, stand_in_handlers
 from wf_core.runtime.errors import WorkflowRefused
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots
-from wf_core.workspace.index import Workspace
 from wfls.cli import main
 from wfls.exercise import feature_figures
 from wfls.features.symbols import MAX_OUTLINE_DEPTH

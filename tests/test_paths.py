@@ -9,7 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import BaseModel, ValidationError
 
-from wf_core.paths import (
+from wf_core.language.paths import (
     BARE_KEY_RE,
     GraphSourcePath,
     LocalPath,
@@ -729,7 +729,7 @@ def test_has_overlapping_paths_matches_pairwise_check(parts_list: list[list[str]
 
 
 def test_quote_bare_segments_quotes_what_a_bare_key_cannot_hold() -> None:
-    from wf_core.paths import quote_bare_segments
+    from wf_core.language.paths import quote_bare_segments
 
     assert quote_bare_segments("context.foreach.orders.item.skü") == (
         'context.foreach.orders.item."skü"'

@@ -16,10 +16,10 @@ from pathlib import Path
 import pytest
 from builders import every_read_kind, workflow_dict
 
-from wf_core.generate import generate_toml
-from wf_core.locations import Location
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.authoring.generate import generate_toml
+from wf_core.base.locations import Location
 from wf_core.validation.reads import node_reads
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 
 ROOT = Path(__file__).parent.parent
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from mypy import api as mypy_api
 
-from wf_core.records import record
-from wf_core.spans import Span
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 
 ROOT = Path(__file__).parent.parent
 
@@ -50,7 +50,8 @@ def test_the_type_checker_refuses_to_change_a_record(
     monkeypatch.chdir(ROOT)  # where mypy finds ``wf_core``
     snippet = tmp_path / "snippet.py"
     snippet.write_text(
-        "from wf_core.spans import Span\nspan = Span(1, 2)\nspan.start = 0\nreveal_type(span.end)\n"
+        "from wf_core.base.spans import Span\n"
+        "span = Span(1, 2)\nspan.start = 0\nreveal_type(span.end)\n"
     )
     out, _, status = mypy_api.run(
         [

@@ -7,7 +7,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 from wfls.features.completion import complete
 from wfls.features.definition import definition
 from wfls.features.hover import hover

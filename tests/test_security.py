@@ -31,9 +31,9 @@ import pytest
 from wf_core.runtime import execute_workflow, stand_in_handlers
 from wf_core.runtime.contracts import compile_schema
 from wf_core.runtime.errors import WorkflowRefused
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.files import Roots, path_of_uri
-from wf_core.workspace.index import Workspace
 from wfls.cli import main
 from wfls.cli.reporting import render_github
 from wfls.features.completion import complete

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental_validation import DOCUMENTS, edit_of, edit_sequences, syntax_of
 
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
+from wf_core.base.edits import Edit, apply_in_order
+from wf_core.base.spans import LineIndex
 from wf_core.documents import DocumentParser
-from wf_core.edits import Edit, apply_in_order
 from wf_core.semantic.build import PartWriter
-from wf_core.snapshot import DocumentSnapshot, analyze_text
-from wf_core.spans import LineIndex
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 
 
 def contents(index: Any) -> tuple[list[Any], list[Any]]:

@@ -12,11 +12,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental_validation import edit_of
 
-from wf_core.edits import Edit
-from wf_core.overlay import EditedSnapshot
+from wf_core.base.edits import Edit
+from wf_core.base.spans import LineIndex
 from wf_core.semantic.build import path_role_at
-from wf_core.snapshot import DocumentSnapshot, analyze_text
-from wf_core.spans import LineIndex
+from wf_core.version.overlay import EditedSnapshot
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 from wfls.store import DocumentStore
 
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -16,8 +16,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from wf_core.inventory import readable_sources_for_node
-from wf_core.snapshot import DocumentSnapshot, analyze_text
+from wf_core.analysis.inventory import readable_sources_for_node
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 from wfls.cli import main, reporting
 from wfls.cli.reporting import findings_for, render_text
 from wfls.features.completion import complete

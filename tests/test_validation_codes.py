@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from wf_core.models import Workflow
-from wf_core.snapshot import analyze_text
 from wf_core.validation.core import validate_workflow
+from wf_core.version.snapshot import analyze_text
 
 BILLING = tomllib.loads((Path(__file__).parent.parent / "examples/billing.wf.toml").read_text())
 Doc = dict[str, Any]

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
+from wf_core.workspace.catalog import Workspace, quick_name
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, path_of_uri
-from wf_core.workspace.index import Workspace, quick_name
 from wfls.cli import main
 from wfls.features.completion import complete
 from wfls.features.definition import definition

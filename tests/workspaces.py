@@ -19,7 +19,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from wf_core.export import dump_toml
+from wf_core.authoring.export import dump_toml
 
 CHILD_NAME = "notify"
 INPUT: dict[str, Any] = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 
-from wf_core.records import record
+from wf_core.base.records import record
 
 # The commands of ``workspace/executeCommand`` (``handlers.execute_command``), named here
 # so that ``initialize`` can advertise them before any handler is imported.

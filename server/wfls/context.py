@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING, Protocol
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from wf_core.records import record
-from wf_core.view import AnalysisView, DiagnosedView, WorkspaceView
+from wf_core.base.records import record
+from wf_core.version.view import AnalysisView, DiagnosedView, WorkspaceView
 from wfls.capabilities import ClientFlags
 from wfls.convert import PositionCodec
 from wfls.settings import Settings

@@ -16,14 +16,14 @@ from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
-from wf_core.edits import Edit, EditAt, edit_between
-from wf_core.issues import ProjectCode, Severity
-from wf_core.spans import LineIndex, Span
+from wf_core.base.edits import Edit, EditAt, edit_between
+from wf_core.base.issues import ProjectCode, Severity
+from wf_core.base.spans import LineIndex, Span
 from wfls.capabilities import ClientFlags
 from wfls.settings import Settings
 
 if TYPE_CHECKING:
-    from wf_core.snapshot import PlacedIssue
+    from wf_core.version.snapshot import PlacedIssue
     from wfls.features.types import (
         CodeAction,
         CompletionCandidate,

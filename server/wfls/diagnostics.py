@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from wf_core.collector import collector_paused
-from wf_core.records import record
+from wf_core.base.collector import collector_paused
+from wf_core.base.records import record
 from wfls import convert
 from wfls.capabilities import ClientFlags
 from wfls.diagnostics_memo import DiagnosticsMemo, Encode, diagnostic_encoder, publish_params
@@ -124,13 +124,13 @@ class Diagnostics:
         Reads only the store (under its locks) and the workspace index, never the
         loop's caches or settings: those arrive as arguments.
 
-        The collector is paused throughout (``wf_core.collector``) and scans what
+        The collector is paused throughout (``wf_core.base.collector``) and scans what
         survived once at the end, after the versions this one replaces in the store and
         the workspace index were freed.
 
         A message arriving when the analysis is due goes first (``analysis_due``). An
         open document's first analysis lives as long as the document: frozen, not
-        scanned (a lasting pause, ``wf_core.collector``).
+        scanned (a lasting pause, ``wf_core.base.collector``).
 
         Before the workspace is ``indexed``, only the document's own findings are given:
         a cross-file one would be made against a partial index (a subgraph's child not

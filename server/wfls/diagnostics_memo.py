@@ -4,7 +4,7 @@ After an edit inside one node, the findings of every other node are the same, pl
 again by an addition or not at all (``DocumentSnapshot._place_reusing``). Their
 diagnostics differ from last time only if their lines or columns moved: an edit that
 adds no line moves no finding outside its own line. So converting is two derived runs
-(``wf_core.derived``):
+(``wf_core.base.derived``):
 
 - a finding's range in the client's units, found again under its offsets when the text
   up to its end has not changed (``LineIndex.unchanged_before``): at 16,000 nodes
@@ -29,14 +29,14 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from wf_core.derived import MISSING, Derivations
+from wf_core.base.derived import MISSING, Derivations
 from wfls import convert
 from wfls.capabilities import ClientFlags
 from wfls.settings import Settings
 
 if TYPE_CHECKING:
-    from wf_core.snapshot import PlacedIssue
-    from wf_core.spans import LineIndex
+    from wf_core.base.spans import LineIndex
+    from wf_core.version.snapshot import PlacedIssue
 
 Encode = Callable[[types.Diagnostic], bytes]
 Range = tuple[int, int, int, int]

@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from wf_core.snapshot import DocumentSnapshot
-from wf_core.workspace.index import Workspace
+from wf_core.version.snapshot import DocumentSnapshot
+from wf_core.workspace.catalog import Workspace
 from wfls.features.completion import complete
 from wfls.features.folding import folding_ranges
 from wfls.features.hover import hover

@@ -18,7 +18,7 @@ from lsprotocol import types
 from wf_core.workspace.files import Roots, path_of_uri
 
 if TYPE_CHECKING:
-    from wf_core.workspace.index import ScanResult, Workspace
+    from wf_core.workspace.catalog import ScanResult, Workspace
     from wfls.server import WflsServer
 
 logger = logging.getLogger("wfls")
@@ -46,7 +46,7 @@ class WorkspaceIndexing:
         if self._workflows is None:
             with self._lazily:
                 if self._workflows is None:
-                    from wf_core.workspace.index import Workspace
+                    from wf_core.workspace.catalog import Workspace
 
                     self._workflows = Workspace(self._roots)
         return self._workflows

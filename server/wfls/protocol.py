@@ -30,9 +30,9 @@ from pygls.exceptions import (
 )
 from pygls.protocol import lsp_method
 
-from wf_core.edits import apply_in_order
-from wf_core.records import record
-from wf_core.spans import LineIndex
+from wf_core.base.edits import apply_in_order
+from wf_core.base.records import record
+from wf_core.base.spans import LineIndex
 from wfls import convert, transport
 from wfls.pygls_internals import AdaptedProtocol
 

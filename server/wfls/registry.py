@@ -30,7 +30,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pygls.lsp.server import LanguageServer
 
-from wf_core.records import record
+from wf_core.base.records import record
 from wfls.capabilities import COMMANDS, ClientFlags
 from wfls.context import RequestContext, RequestFailed, Session
 from wfls.features.types import Refusal

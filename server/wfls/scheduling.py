@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from wf_core.collector import collector_paused
+from wf_core.base.collector import collector_paused
 
 if TYPE_CHECKING:
-    from wf_core.snapshot import DocumentSnapshot
+    from wf_core.version.snapshot import DocumentSnapshot
     from wfls.server import WflsServer
 
 logger = logging.getLogger("wfls")

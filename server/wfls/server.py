@@ -56,9 +56,9 @@ from wfls.scheduling import SWITCH_INTERVAL, Scheduler
 from wfls.settings import ProblemReports, Settings, parse_settings
 
 if TYPE_CHECKING:
-    from wf_core.snapshot import DocumentSnapshot
-    from wf_core.view import AnalysisView
-    from wf_core.workspace.index import Workspace
+    from wf_core.version.snapshot import DocumentSnapshot
+    from wf_core.version.view import AnalysisView
+    from wf_core.workspace.catalog import Workspace
     from wfls.features.run import LastRun
     from wfls.store import DocumentStore
 
@@ -68,10 +68,10 @@ if TYPE_CHECKING:
 # handler computes with is imported when it is first called (a few milliseconds each).
 ANALYSIS_MODULES = (
     "wfls.store",
-    "wf_core.overlay",
-    "wf_core.snapshot",
+    "wf_core.version.overlay",
+    "wf_core.version.snapshot",
     "wf_core.workspace.checks",
-    "wf_core.workspace.index",
+    "wf_core.workspace.catalog",
     # The parser imports tree-sitter when a text first needs a tree, which a document
     # being edited soon does (a syntax error while typing): imported ahead here.
     "tree_sitter",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from wf_core.issues import ProjectCode, Severity
-from wf_core.records import record
+from wf_core.base.issues import ProjectCode, Severity
+from wf_core.base.records import record
 
 SECTION = "wfls"
 _SEVERITIES = {

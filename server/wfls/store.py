@@ -1,7 +1,7 @@
 """The open workflow documents and their analysis, one snapshot per version.
 
 The store owns each workflow document's text: a client's changes arrive as
-edits (``wf_core.edits``), which the store applies, keeping the text's line
+edits (``wf_core.base.edits``), which the store applies, keeping the text's line
 index derived edit by edit and the region each update changed. What follows a
 document from one version to the next reads those regions, never a comparison
 of two texts: the ``DocumentParser``, which reparses incrementally against the
@@ -33,7 +33,7 @@ Invariants:
   never wrong.
 - One analysis is kept per document, the latest made. While the analysis of a
   newer version is pending, completion and hover may answer from an
-  :class:`~wf_core.overlay.EditedSnapshot`: that analysis seen through an edit
+  :class:`~wf_core.version.overlay.EditedSnapshot`: that analysis seen through an edit
   confined to one string literal. Its semantic index needs no build of its own:
   the index is made of parts, derived by content, made when asked for
   (``wf_core.semantic.parts``).
@@ -47,15 +47,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from urllib.parse import unquote, urlparse
 
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
+from wf_core.base.edits import UNCHANGED, Edit, EditAt, Region, apply_in_order, edit_between
+from wf_core.base.reading import WORKFLOW_SUFFIXES
+from wf_core.base.records import record
+from wf_core.base.spans import LineIndex
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
-from wf_core.edits import UNCHANGED, Edit, EditAt, Region, apply_in_order, edit_between
-from wf_core.files import WORKFLOW_SUFFIXES
-from wf_core.overlay import EditedSnapshot, derive_edited_snapshot
-from wf_core.records import record
-from wf_core.snapshot import DocumentSnapshot
-from wf_core.spans import LineIndex
-from wf_core.view import AnalysisView
+from wf_core.version.overlay import EditedSnapshot, derive_edited_snapshot
+from wf_core.version.snapshot import DocumentSnapshot
+from wf_core.version.view import AnalysisView
 from wfls.diagnostics_memo import DiagnosticsMemo
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -133,7 +133,7 @@ class OpenDocument:
     # The latest analysis made, with its revision.
     analysed: tuple[int, DocumentSnapshot] | None = field(default=None, repr=False)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
-    # What its analyses derived, found again by content (``wf_core.derived``).
+    # What its analyses derived, found again by content (``wf_core.base.derived``).
     derived: Derivations = field(default_factory=Derivations, repr=False)
     # Read and written by the analysis worker only (``Diagnostics.compute``).
     diagnostics: DiagnosticsMemo = field(default_factory=DiagnosticsMemo, repr=False)

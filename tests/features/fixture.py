@@ -11,8 +11,8 @@ import textwrap
 from collections.abc import Iterable
 from typing import Any
 
-from wf_core.snapshot import DocumentSnapshot, analyze_text
-from wf_core.spans import Span
+from wf_core.base.spans import Span
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 
 CURSOR = "$0"
 

@@ -11,7 +11,7 @@ import pytest
 from inline_snapshot import snapshot
 
 from tests.features.fixture import analyze, apply, check_edited, cursor, errors, expected
-from wf_core.spans import Span
+from wf_core.base.spans import Span
 from wfls.features.code_actions import code_actions, resolve_code_action
 from wfls.features.types import MIGRATE_CONVENIENCE_KEYS, QUICK_FIX, CodeAction
 
@@ -722,7 +722,7 @@ def test_actions_are_attached_to_their_diagnostics_and_preferred_where_clear() -
 
 
 def test_the_code_reference_mentions_every_quick_fix_its_examples_get() -> None:
-    from wf_core.codes import CODES
+    from wf_core.validation.codes import CODES
 
     fixed = set()
     for info in CODES.values():

@@ -25,9 +25,9 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from tests.features.fixture import apply
-from wf_core.export import dump_toml
-from wf_core.snapshot import DocumentSnapshot, analyze_text
-from wf_core.spans import Span
+from wf_core.authoring.export import dump_toml
+from wf_core.base.spans import Span
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 from wfls.features.code_actions import code_actions, resolve_code_action
 from wfls.features.types import MIGRATE_CONVENIENCE_KEYS
 

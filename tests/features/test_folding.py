@@ -6,7 +6,7 @@ Folds nest, so markers are inserted where folds start and end.
 from __future__ import annotations
 
 from tests.features.fixture import analyze, expected, parse
-from wf_core.spans import Span
+from wf_core.base.spans import Span
 from wfls.capabilities import ClientFlags
 from wfls.convert import PositionCodec, folding_range
 from wfls.features.folding import folding_ranges

@@ -8,7 +8,7 @@ visible lines.
 from __future__ import annotations
 
 from tests.features.fixture import analyze, apply, expected, parse
-from wf_core.spans import Span
+from wf_core.base.spans import Span
 from wfls.features.inlay_hints import HintOptions, inlay_hints
 from wfls.settings import parse_settings
 
@@ -187,8 +187,8 @@ def test_settings_choose_the_hints() -> None:
 
 
 def test_while_typing_in_a_path_the_hints_follow_the_edit() -> None:
-    from wf_core.edits import edit_between
-    from wf_core.overlay import derive_edited_snapshot
+    from wf_core.base.edits import edit_between
+    from wf_core.version.overlay import derive_edited_snapshot
 
     text, _ = parse(WORKFLOW)
     base = analyze(text)

@@ -21,10 +21,10 @@ from hypothesis import strategies as st
 
 from tests.features.fixture import analyze, cursor, expected
 from tests.features.test_semantic_tokens import check_semantic_tokens
-from wf_core.locations import Location
+from wf_core.base.locations import Location
 from wf_core.models.steps import declared_outcomes
 from wf_core.runtime import outcome_choice_problems
-from wf_core.snapshot import DocumentSnapshot
+from wf_core.version.snapshot import DocumentSnapshot
 from wfls.features.completion import complete
 from wfls.features.definition import definition
 from wfls.features.hover import hover

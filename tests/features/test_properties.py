@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.features.fixture import analyze, apply, errors
-from wf_core.semantic.model import PathRole, SymbolKind
+from wf_core.semantic.occurrences import PathRole, SymbolKind
 from wfls.features.completion import complete
 from wfls.features.rename import RENAMEABLE, rename
 from wfls.features.types import Refusal

@@ -10,8 +10,8 @@ import pytest
 from fixture import analyze, cursor, expected, parse
 
 from wf_core.runtime import DEFAULT_MAX_STEPS
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.files import Roots
-from wf_core.workspace.index import Workspace
 from wfls.features.hover import hover
 from wfls.features.run import LastRun, RunRefused, run_document
 

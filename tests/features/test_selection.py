@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 
 from tests.features.fixture import cursor, expected
-from wf_core.spans import Span
+from wf_core.base.spans import Span
 from wfls.features.selection import selection_chain
 
 

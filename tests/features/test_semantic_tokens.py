@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 from tests.features.fixture import analyze, expected, parse
-from wf_core.spans import Span
+from wf_core.base.spans import Span
 from wfls.features.legend import TOKEN_MODIFIERS, TOKEN_TYPES
 from wfls.features.semantic_tokens import semantic_tokens
 
@@ -253,9 +253,9 @@ def test_the_extension_fixtures_tokens_are_up_to_date() -> None:
 
 
 def test_while_typing_in_a_path_the_tokens_follow_the_edit() -> None:
-    """Answered from the previous analysis seen through the edit (``wf_core.overlay``)."""
-    from wf_core.edits import edit_between
-    from wf_core.overlay import derive_edited_snapshot
+    """Answered from the previous analysis seen through the edit (``wf_core.version.overlay``)."""
+    from wf_core.base.edits import edit_between
+    from wf_core.version.overlay import derive_edited_snapshot
 
     text, _ = parse(LOOPS)
     base = analyze(text)

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from wf_core.edits import apply_in_order
-from wf_core.spans import LineIndex, Span
+from wf_core.base.edits import apply_in_order
+from wf_core.base.spans import LineIndex, Span
 from wfls.convert import PositionCodec, edit_at
 
 TEXT = 'a = "é😀x"\r\nb = 1\n😀'

@@ -7,7 +7,7 @@ import random
 import pytest
 from lsprotocol import types
 
-from wf_core.spans import LineIndex, Span
+from wf_core.base.spans import LineIndex, Span
 from wfls.capabilities import ClientFlags
 from wfls.convert import (
     PositionCodec,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.protocol import default_converter
 
-from wf_core.snapshot import PlacedIssue
+from wf_core.version.snapshot import PlacedIssue
 from wfls import convert
 from wfls.capabilities import ClientFlags
 from wfls.diagnostics_memo import DiagnosticsMemo, diagnostic_encoder, publish_params

@@ -16,8 +16,8 @@ from conftest import WAIT, Session, start_session
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from wf_core.snapshot import analyze_text
-from wf_core.spans import LineIndex
+from wf_core.base.spans import LineIndex
+from wf_core.version.snapshot import analyze_text
 from wfls.capabilities import ClientFlags
 from wfls.context import RequestContext
 from wfls.convert import PositionCodec

@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from tests.lsp.rawclient import RawClient, cpu_seconds, memory_mb
-from wf_core.generate import generate_toml
+from wf_core.authoring.generate import generate_toml
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
 PROBE = [sys.executable, str(Path(__file__).parent / "probe_server.py")]

@@ -255,7 +255,9 @@ _INITIALIZE_ONLY = """
 import asyncio, json, sys
 from wfls.server import create_server
 
-HEAVY = ("pydantic", "tree_sitter", "wf_core.snapshot", "wf_core.workspace.index", "wfls.store")
+HEAVY = (
+    "pydantic", "tree_sitter", "wf_core.version.snapshot", "wf_core.workspace.catalog", "wfls.store"
+)
 
 def loaded():
     return [name for name in HEAVY if name in sys.modules]
@@ -306,8 +308,8 @@ def test_initialize_is_answered_before_the_analysis_is_imported() -> None:
     assert set(seen["after"]) == {
         "pydantic",
         "tree_sitter",
-        "wf_core.snapshot",
-        "wf_core.workspace.index",
+        "wf_core.version.snapshot",
+        "wf_core.workspace.catalog",
         "wfls.store",
     }
     assert seen["commands"] == [

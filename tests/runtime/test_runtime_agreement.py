@@ -30,9 +30,9 @@ from hypothesis import strategies as st
 from hypothesis_jsonschema import from_schema
 
 from wf_core.analysis.context_scopes import ContextModel
-from wf_core.issues import Severity
+from wf_core.base.issues import Severity
+from wf_core.language.paths import GraphSourcePath, resolve_graph_path
 from wf_core.models import Workflow
-from wf_core.paths import GraphSourcePath, resolve_graph_path
 from wf_core.runtime import (
     ActivationRecord,
     RuntimeContext,

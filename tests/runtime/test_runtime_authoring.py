@@ -10,7 +10,7 @@ import jsonschema
 import pytest
 from rt_support import ROWS, Recorder, loop, probe, workflow
 
-from wf_core.authoring import (
+from wf_core.authoring.builder import (
     END,
     WorkflowBuilder,
     all_of,
@@ -26,11 +26,11 @@ from wf_core.authoring import (
     path,
     value,
 )
-from wf_core.issues import Severity
+from wf_core.base.issues import Severity
 from wf_core.models import Workflow
 from wf_core.runtime import execute_workflow, sample_value, stand_in_handlers
 from wf_core.runtime.preview import describe_observations, observed_contexts, preview_run
-from wf_core.snapshot import analyze_text
+from wf_core.version.snapshot import analyze_text
 
 ROOT = Path(__file__).parent.parent.parent
 BILLING_INPUT = json.loads((ROOT / "examples" / "billing.input.json").read_text())

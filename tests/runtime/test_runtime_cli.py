@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 import wf_core.runtime
-from wf_core.paths import format_owner_stack
+from wf_core.language.paths import format_owner_stack
 from wf_core.runtime import DEFAULT_MAX_STEPS, RunResult
 from wfls.cli import build_parser, main
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from rt_support import ROWS, Recorder, loop, probe, records_of, workflow
 
+from wf_core.language.paths import GraphSourcePath
 from wf_core.models import ForeachNode, InputPathBinding, NodeUse, SubgraphNode, Workflow
-from wf_core.paths import GraphSourcePath
 from wf_core.runtime import (
     Frame,
     WorkflowExecutionError,

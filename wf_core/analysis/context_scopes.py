@@ -23,7 +23,11 @@ from wf_core.analysis.control_regions import (
     ForeachOwnerStack,
     analyze_control_regions,
 )
-from wf_core.context_contracts import (
+from wf_core.base.derived import Derivations
+from wf_core.base.locations import format_location
+from wf_core.base.records import record
+from wf_core.documents.source_map import ElementKey, key_at
+from wf_core.language.context_contracts import (
     FOREACH_CONTEXT_KEY,
     LOOP_INDEX_KEY,
     LOOP_ITEM_KEY,
@@ -36,13 +40,8 @@ from wf_core.context_contracts import (
     root_context_schema,
     structured_foreach_contract,
 )
-from wf_core.derived import Derivations
-from wf_core.documents.source_map import ElementKey, key_at
-from wf_core.locations import format_location
-from wf_core.models.steps import AnyStep, ForeachNode
-from wf_core.models.workflow import Edge, Workflow, nodes_by_id
-from wf_core.records import record
-from wf_core.schema_nav import (
+from wf_core.language.tokens import END
+from wf_core.models.schema_nav import (
     DetachedSchemas,
     SchemaNavigator,
     SchemaView,
@@ -50,7 +49,8 @@ from wf_core.schema_nav import (
     has_ref,
     schema_urn,
 )
-from wf_core.tokens import END
+from wf_core.models.steps import AnyStep, ForeachNode
+from wf_core.models.workflow import Edge, Workflow, nodes_by_id
 
 
 @record

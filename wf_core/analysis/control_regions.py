@@ -16,11 +16,11 @@ from collections import deque
 from dataclasses import field
 from enum import StrEnum
 
-from wf_core.locations import Location, NodeRef
+from wf_core.base.locations import Location, NodeRef
+from wf_core.base.records import record
+from wf_core.language.tokens import END
 from wf_core.models.steps import AnyStep
 from wf_core.models.workflow import Edge, Workflow, nodes_by_id
-from wf_core.records import record
-from wf_core.tokens import END
 
 ForeachOwnerStack = tuple[str, ...]
 State = tuple[str, ForeachOwnerStack]

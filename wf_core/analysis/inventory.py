@@ -5,7 +5,7 @@ validation can never disagree:
 
 - every ``path`` is printed by the one canonical formatter, so ``input."a b"``
   is quoted the same way here, in completions and in diagnostics;
-- schemas are walked by the one :class:`~wf_core.schema_nav.SchemaNavigator`
+- schemas are walked by the one :class:`~wf_core.models.schema_nav.SchemaNavigator`
   (``$ref``, ``allOf``/``anyOf``/``oneOf``) for every root, and each option's
   ``schema`` is standalone: a reference inside it resolves on its own.
 """
@@ -17,10 +17,10 @@ from collections.abc import Collection, Iterator, Mapping, Sequence
 from typing import TypedDict
 
 from wf_core.analysis.context_scopes import ContextFieldAvailability, ContextModel
-from wf_core.context_contracts import FOREACH_CONTEXT_KEY, FOREACH_ENTRY_KEYS
+from wf_core.language.context_contracts import FOREACH_CONTEXT_KEY, FOREACH_ENTRY_KEYS
+from wf_core.language.paths import format_segments
+from wf_core.models.schema_nav import SchemaNavigator, SchemaView
 from wf_core.models.workflow import Workflow
-from wf_core.paths import format_segments
-from wf_core.schema_nav import SchemaNavigator, SchemaView
 
 MAX_DEPTH = 32
 

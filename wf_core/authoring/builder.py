@@ -33,7 +33,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
-from wf_core.export import to_json, to_toml
+from wf_core.authoring.export import to_json, to_toml
+from wf_core.language.paths import GraphSourcePath, LocalPath, StatePath
+from wf_core.language.tokens import END
 from wf_core.models import (
     ConditionNode,
     EndNode,
@@ -46,9 +48,7 @@ from wf_core.models import (
     Workflow,
 )
 from wf_core.models.steps import AnyStep
-from wf_core.paths import GraphSourcePath, LocalPath, StatePath
 from wf_core.runtime.contracts import schema_dict
-from wf_core.tokens import END
 
 __all__ = [
     "END",

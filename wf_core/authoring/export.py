@@ -31,15 +31,15 @@ import pydantic_core
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from wf_core.base.locations import Location, LocationPart, format_location
+from wf_core.base.spans import LineIndex
 from wf_core.documents import Entry, Kind, ParsedDocument, SourceMap
 from wf_core.documents.writing import write_key, write_string
-from wf_core.locations import Location, LocationPart, format_location
+from wf_core.language.paths import PathResolutionError, format_segments, parse_toml_key
 from wf_core.models.keys import TOP_LEVEL_EXTRAS, unknown_keys
 from wf_core.models.loading import LoadResult, load_workflow
 from wf_core.models.steps import InterruptNode, SubgraphNode
 from wf_core.models.workflow import Workflow
-from wf_core.paths import PathResolutionError, format_segments, parse_toml_key
-from wf_core.spans import LineIndex
 from wf_core.validation.subgraphs import declares_schema
 
 SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
@@ -1036,7 +1036,7 @@ _PATH_QUOTING = re.compile(r"[\"' \t]")
 
 
 def _other_form(text: str) -> str | None:
-    """The canonical form (``wf_core.paths.format_segments``) of a string that reads as a
+    """The canonical form (``wf_core.language.paths.format_segments``) of a string that reads as a
     path written otherwise; None for any other string. Only a string with quotes or
     blanks can be written otherwise than canonically."""
     if not _PATH_QUOTING.search(text):

@@ -20,8 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from wf_core.files import Syntax
-from wf_core.generate import generate_toml
+from wf_core.authoring.generate import generate_toml
+from wf_core.base.reading import Syntax
 
 NESTING = 10_000
 """How deep the deep cases nest: a hundred times the front-ends' limit."""
@@ -150,7 +150,7 @@ def toml_long_line(full: bool) -> Case:
 
 
 def _generated(nodes: int) -> Case:
-    """A workflow of ``wf_core.generate``, with a cursor in a path string halfway down."""
+    """A workflow of ``wf_core.authoring.generate``, with a cursor in a path string halfway down."""
     text = generate_toml(nodes)
     middle = text.index("path = ", len(text) // 2) + 20
     return Case(text, "toml", (middle,), notes={"nodes": nodes, "bytes": len(text.encode())})

@@ -68,7 +68,7 @@ class Run:
         at that index for an equal key. Filed under the index, the entry of an element
         found again is carried over as it is: an untouched element costs no new object
         (at 16,000 nodes a key tuple per element was 30,000 survivors of every edit for
-        the cyclic collector to scan, see ``wf_core.collector``)."""
+        the cyclic collector to scan, see ``wf_core.base.collector``)."""
         if key is None:
             return make()
         entry = self._before.get(index)

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from wf_core.records import record
+from wf_core.base.records import record
 
 if TYPE_CHECKING:
-    from wf_core.spans import LineIndex
+    from wf_core.base.spans import LineIndex
 
 
 @record

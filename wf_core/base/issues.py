@@ -11,9 +11,9 @@ from dataclasses import field
 from enum import StrEnum
 from typing import TypedDict
 
-from wf_core.locations import Location, format_location
-from wf_core.records import record
-from wf_core.spans import Span
+from wf_core.base.locations import Location, format_location
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 
 
 class Severity(StrEnum):

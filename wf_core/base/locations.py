@@ -15,7 +15,7 @@ is for output only (the CLI, the protocol layer, messages), so an id holding
 
 from __future__ import annotations
 
-from wf_core.records import record
+from wf_core.base.records import record
 
 
 @record

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
 
-from wf_core.issues import Issue, ProjectCode
-from wf_core.spans import Span
+from wf_core.base.issues import Issue, ProjectCode
+from wf_core.base.spans import Span
 
 WORKFLOW_SUFFIXES = (".wf.toml", ".wf.json")
 

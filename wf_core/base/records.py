@@ -17,7 +17,7 @@ A record's ``__post_init__`` that normalises a field still sets it with
 fields, so one must not be changed once made; nothing in the project does.
 
 What scripts and handlers hold stays frozen at run time: the model's path classes
-(``wf_core.paths``), the Python builder's values (``wf_core.authoring``) and the
+(``wf_core.language.paths``), the Python builder's values (``wf_core.authoring.builder``) and the
 runtime's records (``wf_core.runtime``: a handler's context must not be changed by
 the handler, whatever its typing).
 """

@@ -11,10 +11,10 @@ import bisect
 from itertools import accumulate
 from typing import TYPE_CHECKING
 
-from wf_core.records import record
+from wf_core.base.records import record
 
 if TYPE_CHECKING:
-    from wf_core.edits import Region
+    from wf_core.base.edits import Region
 
 
 @record(order=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Collection, Iterable, Sequence
 
-from wf_core.issues import IssueData
+from wf_core.base.issues import IssueData
 
 
 def closest_name(name: str, candidates: Iterable[str]) -> str | None:

@@ -1,8 +1,8 @@
 """Document front-ends: TOML and JSON text → plain values, source map, syntax issues."""
 
+from wf_core.base.reading import Syntax, syntax_for_path
 from wf_core.documents.parser import DocumentParser, ParsedDocument, parse_document
 from wf_core.documents.source_map import Entry, Kind, Located, SourceMap, StringLiteral
-from wf_core.files import Syntax, syntax_for_path
 
 __all__ = [
     "DocumentParser",

@@ -55,6 +55,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # (imported when a text needs a tree: see ``parser._language``)
     from tree_sitter import Node, Tree
 
+from wf_core.base.locations import Location, LocationPart
+from wf_core.base.spans import Span
 from wf_core.documents._offsets import ByteOffsets
 from wf_core.documents._recovery import RecoveryCursor
 from wf_core.documents.source_map import (
@@ -69,8 +71,6 @@ from wf_core.documents.source_map import (
 )
 from wf_core.documents.strings import Problem, scan_json_string
 from wf_core.documents.toml_values import MAX_DEPTH
-from wf_core.locations import Location, LocationPart
-from wf_core.spans import Span
 
 _NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?")
 _WORD = re.compile(r"[A-Za-z0-9_+\-.]+")

@@ -2,7 +2,7 @@
 
 ``parse_document`` parses from scratch. ``DocumentParser`` keeps the previous
 text and tree-sitter tree of one open document and, told the region an edit
-changed (``wf_core.edits``), reparses incrementally; it also keeps the previous
+changed (``wf_core.base.edits``), reparses incrementally; it also keeps the previous
 version's converted units (``Chunk``s, keyed by their text):
 a TOML top-level statement, or a JSON top-level member's value or element of
 ``nodes``/``edges``/``node_defs``/``output``, whose text did not change is not
@@ -37,17 +37,17 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING
 
-from wf_core.collector import collector_paused
+from wf_core.base.collector import collector_paused
+from wf_core.base.edits import Region
+from wf_core.base.issues import Issue, ProjectCode, Related, Severity
+from wf_core.base.reading import Syntax
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.documents._offsets import encode
 from wf_core.documents.json_syntax import parse_json
 from wf_core.documents.source_map import Chunk, SourceMap
 from wf_core.documents.toml_chunks import read_clean
 from wf_core.documents.toml_syntax import parse_toml
-from wf_core.edits import Region
-from wf_core.files import Syntax
-from wf_core.issues import Issue, ProjectCode, Related, Severity
-from wf_core.records import record
-from wf_core.spans import Span
 
 
 @record
@@ -177,7 +177,7 @@ class DocumentParser:
 
     def parse(self, text: str, region: Region | None = None) -> ParsedDocument:
         """The document for ``text``. ``region`` is where ``text`` differs from the text
-        this parser read last (see ``wf_core.edits``): with it, the previous tree is
+        this parser read last (see ``wf_core.base.edits``): with it, the previous tree is
         edited there and reused; without it (a fresh document), ``text`` is parsed anew.
         Either way the result is the same (see the module's invariants)."""
         old_text, old_tree = self._text, self._tree

@@ -2,9 +2,9 @@
 
 Invariants:
 
-- Every span is in code points of the document text (see ``wf_core.spans``).
+- Every span is in code points of the document text (see ``wf_core.base.spans``).
 - Locations are the document's own keys and list indexes, the same tuples the
-  model layer uses (``wf_core.locations``), so a model issue can be shown at the
+  model layer uses (``wf_core.base.locations``), so a model issue can be shown at the
   characters that produced it.
 - ``locate`` answers from a nested family of ranges (keys and values nest inside
   their containers); a cursor that touches the end of a range is inside it, so a
@@ -27,9 +27,9 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import field
 from enum import StrEnum
 
-from wf_core.locations import Location
-from wf_core.records import record
-from wf_core.spans import Span
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 
 
 class Kind(StrEnum):
@@ -486,7 +486,7 @@ class SourceMap:
         index in a top-level pair's text (``edges = [...]``). Two versions whose element
         has an equal key have equal values there, whatever else changed, and the same
         text around them relative to ``element_bases``, so what is derived from the
-        element alone may be found again by this key (``wf_core.derived``), its offsets
+        element alone may be found again by this key (``wf_core.base.derived``), its offsets
         kept relative to that base. None (or an index past the end) where the element was
         not read from statements alone: nothing is found again for it.
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 
+from wf_core.base.spans import Span
 from wf_core.documents.source_map import StringLiteral
-from wf_core.spans import Span
 
 Problem = tuple[Span, str]
 

@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import re
 
+from wf_core.base.locations import Location
 from wf_core.documents.source_map import (
     Chunk,
     Compact,
@@ -67,7 +68,6 @@ from wf_core.documents.toml_tables import (
     reuse_chunk,
 )
 from wf_core.documents.toml_values import MAX_DEPTH, classify, has_control_characters
-from wf_core.locations import Location
 
 # Blanks and comments are matched possessively: what follows them (a key, a
 # value, a comma) never starts with either, and giving characters of a long

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 if TYPE_CHECKING:  # (imported when a text needs a tree: see ``parser._language``)
     from tree_sitter import Node, Tree
 
+from wf_core.base.spans import Span
 from wf_core.documents._offsets import ByteOffsets
 from wf_core.documents._recovery import RecoveryCursor
 from wf_core.documents.source_map import Chunk, Kind
@@ -63,7 +64,6 @@ from wf_core.documents.toml_values import (
     format_key,
     has_control_characters,
 )
-from wf_core.spans import Span
 
 _SCALAR_TYPES = frozenset(
     {

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from wf_core.base.locations import Location
+from wf_core.base.spans import Span
 from wf_core.documents.source_map import (
     INLINE_TABLE,
     Chunk,
@@ -49,8 +51,6 @@ from wf_core.documents.toml_values import (
     Value,
     format_key,
 )
-from wf_core.locations import Location
-from wf_core.spans import Span
 
 Problem = tuple[Span, str, Span | None]  # span, message, where it was first defined
 

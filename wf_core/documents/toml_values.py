@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, timezone
 
+from wf_core.base.spans import Span
 from wf_core.documents._offsets import encode
 from wf_core.documents.source_map import Kind, StringLiteral
-from wf_core.spans import Span
 
 # Nesting deeper than this is reported and not descended into, so that neither
 # reader nor the table builder can exhaust the Python stack.

@@ -2,7 +2,7 @@
 
 Every node is named by its id, quoted (``_quote``, the one escaping of this format), so
 ``orders.v2``, ids with quotes, backslashes, spaces or any Unicode are names like any
-other. ``__start__`` and ``__end__`` (``wf_core.tokens``) name the start and the end
+other. ``__start__`` and ``__end__`` (``wf_core.language.tokens``) name the start and the end
 of the workflow, which no node may be. A name that ``start`` or an edge uses for a
 node that does not exist is drawn as a dashed red stand-in, and an invalid edge dashed
 and red with what is wrong with it; a node's outline is red when an error is on its
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from wf_core.base.issues import Severity
 from wf_core.graph.layout import Box, edge_label, layout, loop_label, node_label
 from wf_core.graph.model import GraphNode, WorkflowGraph
-from wf_core.issues import Severity
-from wf_core.tokens import END, START
+from wf_core.language.tokens import END, START
 
 ERROR_COLOUR = "#d62728"
 WARNING_COLOUR = "#ff7f0e"

@@ -9,9 +9,9 @@ its ``loop`` edge enters the box and its ``done`` edge leaves from outside.
 
 from __future__ import annotations
 
+from wf_core.base.records import record
 from wf_core.graph.model import EdgeProblem, GraphEdge, GraphLoop, GraphNode, WorkflowGraph
-from wf_core.records import record
-from wf_core.tokens import END
+from wf_core.language.tokens import END
 
 PROBLEM_WORDS: dict[EdgeProblem, str] = {
     "unknown_source": "unknown source",

@@ -16,7 +16,7 @@ import json
 from wf_core.graph.dot import ERROR_COLOUR, WARNING_COLOUR
 from wf_core.graph.layout import Box, edge_label, layout, loop_label, node_label
 from wf_core.graph.model import GraphNode, WorkflowGraph
-from wf_core.tokens import END
+from wf_core.language.tokens import END
 
 _SHAPES = {
     "node": ('["', '"]'),

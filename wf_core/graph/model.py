@@ -20,17 +20,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import field
 from typing import Literal
 
+from wf_core.base.issues import Severity
+from wf_core.base.locations import NodeRef
+from wf_core.base.records import record
+from wf_core.base.spans import LineIndex, Span
 from wf_core.documents.source_map import Entry
-from wf_core.issues import Severity
-from wf_core.locations import NodeRef
+from wf_core.language.tokens import END
 from wf_core.models.steps import ForeachNode, WrittenOutcomes, outcomes_as_written
 from wf_core.models.workflow import first_index_by_id
-from wf_core.records import record
-from wf_core.snapshot import PlacedIssue
-from wf_core.spans import LineIndex, Span
-from wf_core.tokens import END
-from wf_core.validation.issues import ValidationIssueCode
-from wf_core.view import DiagnosedView, WorkspaceView
+from wf_core.validation.report import ValidationIssueCode
+from wf_core.version.snapshot import PlacedIssue
+from wf_core.version.view import DiagnosedView, WorkspaceView
 from wf_core.workspace.files import path_of_uri
 
 EdgeProblem = Literal["unknown_source", "undeclared_outcome", "unknown_target"]
@@ -185,7 +185,7 @@ def build_graph(snapshot: DiagnosedView, workspace: WorkspaceView | None = None)
     """The graph of ``snapshot``'s document. With its ``workspace``, subgraph calls name
     their child's document, and severities include the cross-file findings (when the
     workspace holds this very snapshot, as ``wfls check`` and the server's index do)."""
-    from wf_core.workspace.index import outline  # the index builds on the snapshot
+    from wf_core.workspace.catalog import outline  # the index builds on the snapshot
 
     values = snapshot.parsed.values if isinstance(snapshot.parsed.values, dict) else {}
     source_map = snapshot.parsed.source_map
@@ -305,11 +305,11 @@ def _findings(
     first: Mapping[str, int],
     spans: Sequence[Span],
 ) -> tuple[list[tuple[Severity, str] | None], set[str]]:
-    """The worst finding's severity and message on each node (by its place among the graph's nodes, whose
-    entries are at ``spans``) and the ids of the nodes found unreachable. A finding is on
-    a node when its location is in one of the node's entries (a duplicate's findings are
-    the node's), names the node by id or, for a syntax error, which has no location,
-    when its range is inside the node's entry."""
+    """The worst finding's severity and message on each node (by its place among the
+    graph's nodes, whose entries are at ``spans``) and the ids of the nodes found
+    unreachable. A finding is on a node when its location is in one of the node's entries
+    (a duplicate's findings are the node's), names the node by id or, for a syntax
+    error, which has no location, when its range is inside the node's entry."""
     position_of = {index: position for position, index in enumerate(sorted(first.values()))}
     worst: list[tuple[Severity, str] | None] = [None] * len(spans)
     unreachable: set[str] = set()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Mapping
 
-from wf_core.records import record
+from wf_core.base.records import record
 
 PRIOR_OUTCOME_KEY = "prior_outcome"
 ACTIVATED_INCOMING_EDGE_KEY = "activated_incoming_edge"

@@ -1,10 +1,10 @@
 """A tolerant reader of path text for editors.
 
-``wf_core.paths`` parses a path or rejects it; an editor also needs to know
+``wf_core.language.paths`` parses a path or rejects it; an editor also needs to know
 what the user meant while the text is still broken (``context.foreach."ord``,
 ``input . a``, a stray ``=``), where each segment sits in the text, and which
 segment a completion should replace. This module reads the same TOML key
-grammar as ``wf_core.paths.parse_toml_key`` but never raises: it records the
+grammar as ``wf_core.language.paths.parse_toml_key`` but never raises: it records the
 first offending character and keeps going with a best guess.
 
 Invariant: ``scan_path(text).valid`` is true exactly when
@@ -19,8 +19,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from wf_core.base.records import record
 from wf_core.documents.strings import TOML_SIMPLE_ESCAPES
-from wf_core.records import record
 
 __all__ = ["CursorScan", "PartialSegment", "PathScan", "ScannedSegment", "scan_at", "scan_path"]
 
@@ -210,7 +210,7 @@ def _read_segment(text: str, pos: int, errors: _Errors) -> ScannedSegment:
     if not closed:
         errors.at(pos)
     value = "".join(chars)
-    # The same segment rules as wf_core.paths.validate_segment.
+    # The same segment rules as wf_core.language.paths.validate_segment.
     if not value.strip():
         errors.at(pos)
     else:

@@ -143,7 +143,7 @@ def _toml_path_hint(text: object) -> str:
         return "a path is a single line"
     if text.lstrip().startswith("{"):
         return "a path is written as text such as input.a.b, not as an object"
-    from wf_core.path_scan import scan_path  # only broken paths need the scanner
+    from wf_core.language.path_scan import scan_path  # only broken paths need the scanner
 
     scan = scan_path(text)
     offset = scan.error_offset
@@ -177,7 +177,7 @@ def quote_bare_segments(text: str) -> str | None:
     """``text`` with every unquoted segment a bare key cannot hold written by the canonical
     formatter (``a.skü`` → ``a."skü"``): the fix the hint above names. None when there is
     no such segment, or quoting them does not make a valid path."""
-    from wf_core.path_scan import scan_path
+    from wf_core.language.path_scan import scan_path
 
     fixed = text
     changed = False

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from wf_core.models.capabilities import CapabilityRef, ReducerRef, ReducerSpec
 from wf_core.models.conditions import (
     CONDITION_OPS,
     BinaryCondition,
@@ -28,7 +29,6 @@ from wf_core.models.input_bindings import (
     PathExpression,
     StepInputBinding,
 )
-from wf_core.models.reducers import CapabilityRef, ReducerRef, ReducerSpec
 from wf_core.models.schemas import NodeDef, SchemaRef, StateField, StateFieldDecl, StateSchema
 from wf_core.models.steps import (
     NODE_TABLE,

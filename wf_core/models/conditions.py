@@ -10,8 +10,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, Tag
 
+from wf_core.language.paths import GraphSourcePath
 from wf_core.models.input_bindings import keyed_union, select_by_present_key, select_by_value
-from wf_core.paths import GraphSourcePath
 
 
 class PathOperand(BaseModel):

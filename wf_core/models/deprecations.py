@@ -13,9 +13,9 @@ from typing import Literal, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
-from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.locations import Location
-from wf_core.mappings import is_mapping
+from wf_core.base.issues import Issue, ProjectCode, Severity
+from wf_core.base.locations import Location
+from wf_core.base.mappings import is_mapping
 from wf_core.models.input_bindings import StepInputBinding
 from wf_core.models.schemas import StateSchema
 from wf_core.models.steps import NODE_TABLE, WRITE_LISTS, OutputBinding, legacy_binding_lists

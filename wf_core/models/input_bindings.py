@@ -25,8 +25,8 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from wf_core.locations import Location, format_location
-from wf_core.paths import GraphSourcePath, LocalPath
+from wf_core.base.locations import Location, format_location
+from wf_core.language.paths import GraphSourcePath, LocalPath
 
 # ---------------------------------------------------------------------------
 # Tagged unions chosen by a key

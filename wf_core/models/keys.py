@@ -20,9 +20,10 @@ from typing import get_args
 
 from pydantic import BaseModel
 
-from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.locations import Location
-from wf_core.mappings import is_mapping
+from wf_core.base.issues import Issue, ProjectCode, Severity
+from wf_core.base.locations import Location
+from wf_core.base.mappings import is_mapping
+from wf_core.base.suggest import did_you_mean
 from wf_core.models.conditions import (
     BinaryCondition,
     ExistsCondition,
@@ -34,7 +35,6 @@ from wf_core.models.conditions import (
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import NODE_TABLE, NODE_TYPES
 from wf_core.models.workflow import Edge, Workflow
-from wf_core.validation.suggest import did_you_mean
 
 TOP_LEVEL_EXTRAS = ("$schema",)
 """Keys allowed at the top level beyond the model's: ``$schema`` lets editors

@@ -23,15 +23,15 @@ from typing import Annotated, Any, TypeVar
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
+from wf_core.base.issues import Issue, ProjectCode, Severity
+from wf_core.base.locations import Location, LocationPart
+from wf_core.base.records import record
 from wf_core.documents.source_map import ElementKey, key_at
-from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.locations import Location, LocationPart
 from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
 from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema, validator_message
 from wf_core.models.steps import AnyStep, Step, binding_lists
 from wf_core.models.workflow import Edge, Workflow
-from wf_core.records import record
 
 _STR = TypeAdapter(str)
 _OUTCOMES = TypeAdapter(Annotated[list[str], Field(min_length=1)])

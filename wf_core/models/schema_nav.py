@@ -30,9 +30,12 @@ from referencing import Registry, Resource
 from referencing.exceptions import NoSuchResource, Unresolvable
 from referencing.jsonschema import DRAFT202012, Schema
 
-from wf_core.records import record
+from wf_core.base.records import record
 
 SCHEMA_URN_PREFIX = "urn:wf:schema:"
+DATA_KEYWORDS = frozenset(("const", "enum", "default", "examples", "required"))
+"""Keywords whose values are data, not schemas: nothing under them declares a property
+or holds a subschema to check."""
 _COMBINATORS = ("allOf", "anyOf", "oneOf")
 _EXPANDING = frozenset(("$ref", *_COMBINATORS))
 """The keywords that give a schema node branches beyond itself."""

@@ -26,8 +26,8 @@ from pydantic import (
     model_validator,
 )
 
-from wf_core.models.reducers import ReducerRef, default_reducer
-from wf_core.paths import StatePath, format_segments
+from wf_core.language.paths import StatePath, format_segments
+from wf_core.models.capabilities import ReducerRef, default_reducer
 
 # ---------------------------------------------------------------------------
 # JSON Schema checking

@@ -33,10 +33,10 @@ from pydantic import (
     model_validator,
 )
 
+from wf_core.language.paths import GraphSourcePath, LocalPath, StatePath
 from wf_core.models.conditions import Condition
 from wf_core.models.input_bindings import StepInputBinding, keyed_union, select_by_value
 from wf_core.models.schemas import NodeDef, SchemaRef, check_object_schema
-from wf_core.paths import GraphSourcePath, LocalPath, StatePath
 
 # ---------------------------------------------------------------------------
 # Shared parts

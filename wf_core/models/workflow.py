@@ -12,7 +12,7 @@ from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema
 from wf_core.models.steps import Step
 
 if TYPE_CHECKING:
-    from wf_core.validation.issues import ValidationReport
+    from wf_core.validation.report import ValidationReport
 
 
 class _Identified(Protocol):

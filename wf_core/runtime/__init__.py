@@ -38,8 +38,8 @@ from wf_core.runtime.state import (
     dump,
     load,
 )
+from wf_core.runtime.step_limit import DEFAULT_MAX_STEPS
 from wf_core.runtime.trace import ActivationRecord, render_json_lines, render_text
-from wf_core.step_limit import DEFAULT_MAX_STEPS
 
 __all__ = [
     "BUILTIN_REDUCERS",

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from wf_core.language.paths import GraphSourcePath
 from wf_core.models import (
     BinaryCondition,
     ExistsCondition,
@@ -31,7 +32,6 @@ from wf_core.models.input_bindings import (
     ObjectExpression,
     PathExpression,
 )
-from wf_core.paths import GraphSourcePath
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.json_values import JsonObject, JsonValue, copy_json
 

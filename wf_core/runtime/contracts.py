@@ -13,7 +13,7 @@ Two guarantees hold for every check, whatever the schema says:
   is reported as unresolvable and never fetched or read (jsonschema's default
   registry would fetch it with ``urlopen``).
 - ``pattern`` and ``patternProperties`` (also as ``additionalProperties``
-  sees them) are matched by :func:`wf_core.patterns.search`, in time linear in
+  sees them) are matched by :func:`wf_core.base.patterns.search`, in time linear in
   the value, never by the backtracking ``re``. ``unevaluatedProperties`` in a
   schema that also has ``patternProperties`` would need jsonschema's own
   ``re`` matching, so such a check refuses every value with that reason.
@@ -33,8 +33,8 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import Schema
 
-from wf_core.paths import format_segments
-from wf_core.patterns import UnsafePattern, search
+from wf_core.base.patterns import UnsafePattern, search
+from wf_core.language.paths import format_segments
 
 __all__ = ["SchemaCheck", "compile_schema", "schema_dict", "schema_problem"]
 

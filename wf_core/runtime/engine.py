@@ -32,6 +32,14 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from wf_core.language.paths import (
+    LocalPath,
+    PathResolutionError,
+    StatePath,
+    get_nested_value,
+    set_nested_value,
+)
+from wf_core.language.tokens import END
 from wf_core.models import (
     ConditionNode,
     EndNode,
@@ -42,13 +50,6 @@ from wf_core.models import (
     SubgraphNode,
 )
 from wf_core.models.steps import AnyStep
-from wf_core.paths import (
-    LocalPath,
-    PathResolutionError,
-    StatePath,
-    get_nested_value,
-    set_nested_value,
-)
 from wf_core.runtime.bindings import Sources, build_payload, evaluate_condition
 from wf_core.runtime.contracts import compile_schema
 from wf_core.runtime.errors import WorkflowExecutionError
@@ -71,7 +72,6 @@ from wf_core.runtime.program import MAX_SUBGRAPH_DEPTH, Program, Programs
 from wf_core.runtime.reducers import Reducer
 from wf_core.runtime.state import ForeachActivation, Lineage, PendingInterrupt, RunState, ScopeState
 from wf_core.runtime.trace import ActivationRecord
-from wf_core.tokens import END
 from wf_core.validation.subgraphs import declares_schema
 
 __all__ = ["Engine", "StepLimit"]

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Protocol
 
-from wf_core.context_contracts import (
+from wf_core.language.context_contracts import (
     ACTIVATED_INCOMING_EDGE_KEY,
     FOREACH_CONTEXT_KEY,
     LINEAGE_ID_KEY,

@@ -13,15 +13,15 @@ import hashlib
 from collections import deque
 from collections.abc import Mapping
 
-from wf_core.issues import Severity
+from wf_core.base.issues import Severity
+from wf_core.language.paths import format_segments, set_nested_value
 from wf_core.models import NodeDef, NodeUse, ReducerRef, SubgraphNode, Workflow
+from wf_core.models.schema_nav import canonical_json
 from wf_core.models.steps import AnyStep
 from wf_core.models.workflow import node_defs_by_name, nodes_by_id
-from wf_core.paths import format_segments, set_nested_value
 from wf_core.runtime.contracts import SchemaCheck, compile_schema
 from wf_core.runtime.errors import WorkflowRefused
 from wf_core.runtime.json_values import JsonObject, copy_json
-from wf_core.schema_nav import canonical_json
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.subgraphs import contract_issues, declares_schema
 

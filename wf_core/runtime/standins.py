@@ -19,14 +19,14 @@ from referencing import Registry
 from referencing.exceptions import Unresolvable
 from referencing.jsonschema import DRAFT202012, Schema
 
+from wf_core.base.suggest import closest_name
 from wf_core.models import InterruptNode, NodeDef, NodeUse, Workflow
+from wf_core.models.schema_nav import schema_urn
 from wf_core.models.steps import declared_outcomes
 from wf_core.models.workflow import node_defs_by_name
 from wf_core.runtime.contracts import schema_dict
 from wf_core.runtime.handlers import Handler, NodeResult, RuntimeContext
 from wf_core.runtime.json_values import JsonObject, JsonValue
-from wf_core.schema_nav import schema_urn
-from wf_core.validation.suggest import closest_name
 
 __all__ = ["outcome_choice_problems", "sample_value", "stand_in_handlers"]
 

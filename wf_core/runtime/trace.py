@@ -17,7 +17,7 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from wf_core.paths import format_owner_stack, format_segment
+from wf_core.language.paths import format_owner_stack, format_segment
 from wf_core.runtime.json_values import JsonObject, JsonValue
 
 __all__ = ["ActivationRecord", "render_json_lines", "render_text", "to_json_line"]

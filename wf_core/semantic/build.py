@@ -16,9 +16,12 @@ test checks that both find the same reads.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from typing import TYPE_CHECKING
 
 from wf_core.analysis.context_scopes import ContextModel
-from wf_core.context_contracts import (
+from wf_core.base.locations import Location
+from wf_core.documents import StringLiteral
+from wf_core.language.context_contracts import (
     FOREACH_CONTEXT_KEY,
     FOREACH_ENTRY_KEYS,
     LOOP_INDEX_KEY,
@@ -26,13 +29,16 @@ from wf_core.context_contracts import (
     STANDARD_CONTEXT_NAMES,
     is_valid_alias,
 )
-from wf_core.documents import StringLiteral
-from wf_core.locations import Location
+from wf_core.language.path_scan import PathScan, scan_path
+from wf_core.language.tokens import END
+
+if TYPE_CHECKING:
+    from wf_core.version.view import SourceMapView
+from wf_core.models.schema_nav import SchemaView
 from wf_core.models.steps import ARTIFACT_REF, NODE_TABLE, outcomes_as_written
 from wf_core.models.workflow import first_index_by_id
-from wf_core.path_scan import PathScan, scan_path
-from wf_core.schema_nav import SchemaView
-from wf_core.semantic.model import (
+from wf_core.semantic.declarations import SchemaSite, property_declarations
+from wf_core.semantic.occurrences import (
     NameSyntax,
     Occurrence,
     PathOccurrence,
@@ -44,9 +50,6 @@ from wf_core.semantic.model import (
     SymbolKind,
 )
 from wf_core.semantic.parts import IndexPart
-from wf_core.semantic.schemas import SchemaSite, property_declarations
-from wf_core.tokens import END
-from wf_core.view import SourceMapView
 
 ROOTS = ("input", "state", "context")
 
@@ -67,7 +70,7 @@ def _list(value: object) -> list[object]:
 class PathResolver:
     """Classifies the segments of path strings, one per document version: the index's
     parts of that version are written with it, and a path being typed is resolved again
-    with it (``wf_core.overlay``)."""
+    with it (``wf_core.version.overlay``)."""
 
     def __init__(self, values: Mapping[str, object], context: ContextModel | None) -> None:
         self.values = values

@@ -11,14 +11,14 @@ from __future__ import annotations
 import bisect
 from typing import TYPE_CHECKING
 
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.documents import Located, StringLiteral
-from wf_core.locations import Location
-from wf_core.records import record
-from wf_core.semantic.model import Occurrence, PathOccurrence, PathSegment
-from wf_core.spans import Span
+from wf_core.semantic.occurrences import Occurrence, PathOccurrence, PathSegment
 
 if TYPE_CHECKING:
-    from wf_core.view import AnalysisView
+    from wf_core.version.view import AnalysisView
 
 
 @record

@@ -3,7 +3,7 @@
 The context model navigates dumped copies of the schemas; the semantic index
 needs to know *where* a declaration is written, so it navigates the
 document's own values and maps each schema object back to its location by
-identity. The navigator is the same :class:`~wf_core.schema_nav.SchemaNavigator`
+identity. The navigator is the same :class:`~wf_core.models.schema_nav.SchemaNavigator`
 (``$ref``, ``allOf``/``anyOf``/``oneOf``), so what a path means is decided by
 the same rules everywhere.
 """
@@ -12,12 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from wf_core.locations import Location
-from wf_core.schema_nav import SchemaNavigator, SchemaView
-from wf_core.semantic.model import Symbol, SymbolKind
-
-# Keywords whose values are data, not schemas: nothing under them declares a property.
-DATA_KEYWORDS = frozenset(("const", "enum", "default", "examples", "required"))
+from wf_core.base.locations import Location
+from wf_core.models.schema_nav import DATA_KEYWORDS, SchemaNavigator, SchemaView
+from wf_core.semantic.occurrences import Symbol, SymbolKind
 
 
 class SchemaSite:

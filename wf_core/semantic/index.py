@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from wf_core.collector import collector_paused
-from wf_core.semantic.model import Occurrence, PathOccurrence, Role, Symbol
+from wf_core.base.collector import collector_paused
+from wf_core.base.spans import Span
+from wf_core.semantic.occurrences import Occurrence, PathOccurrence, Role, Symbol
 from wf_core.semantic.parts import (
     PART_KINDS,
     IndexPart,
@@ -27,7 +28,6 @@ from wf_core.semantic.parts import (
     shift_path,
     symbol_key,
 )
-from wf_core.spans import Span
 
 if TYPE_CHECKING:
     from wf_core.semantic.build import PathResolver

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterator
 from enum import StrEnum
 from typing import Any, Generic, TypeVar
 
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.documents import StringLiteral
-from wf_core.locations import Location
-from wf_core.path_scan import PathScan
-from wf_core.records import record
-from wf_core.spans import Span
+from wf_core.language.path_scan import PathScan
 
 
 class SymbolKind(StrEnum):

@@ -3,7 +3,7 @@ the rest of the document.
 
 Everything a part holds is a function of its element's text and of a few values of the
 whole document (the graph's structure, the schemas, the node defs, the outcomes): so a
-part is a derived value (``wf_core.derived``), found again by its element's key while
+part is a derived value (``wf_core.base.derived``), found again by its element's key while
 those values stay the same, and its offsets are relative to where the element's text
 begins (``SourceMap.element_bases``), so a part made for one version serves the next
 ones wherever the element has moved. The index of a version (``semantic.index``) places
@@ -26,13 +26,13 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from wf_core.base.spans import Span
 from wf_core.documents.source_map import ElementKey, key_at, shift_literal
-from wf_core.semantic.model import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
-from wf_core.spans import Span
+from wf_core.semantic.occurrences import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
 
 if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
-    from wf_core.derived import Derivations, Run
+    from wf_core.base.derived import Derivations, Run
     from wf_core.documents import SourceMap
     from wf_core.semantic.build import PathResolver
 
@@ -123,7 +123,7 @@ class IndexPart:
 
 class PartSource(Protocol):
     """Where an index finds its parts: a version's own (``SnapshotParts``), or a version
-    seen through an edit (``wf_core.overlay``)."""
+    seen through an edit (``wf_core.version.overlay``)."""
 
     @property
     def resolver(self) -> PathResolver: ...

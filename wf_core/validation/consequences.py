@@ -19,13 +19,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 
 from wf_core.analysis.control_regions import ControlRegionAnalysis
-from wf_core.issues import Issue, ProjectCode, Related, Severity
-from wf_core.locations import Location, NodeRef
+from wf_core.base.issues import Issue, ProjectCode, Related, Severity
+from wf_core.base.locations import Location, NodeRef
+from wf_core.language.tokens import END
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import AnyStep, NodeUse
 from wf_core.models.workflow import Workflow, first_index_by_id
-from wf_core.tokens import END
-from wf_core.validation.issues import ValidationIssueCode as Code
+from wf_core.validation.report import ValidationIssueCode as Code
 
 NO_CONTEXT_SCHEMA = "no context schema for this program location"
 MAX_OWNERS_FOR_BODIES = 64

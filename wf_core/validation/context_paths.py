@@ -14,25 +14,25 @@ from functools import partial
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import ForeachOwnerStack
-from wf_core.context_contracts import (
+from wf_core.base.issues import Issue, IssueData, ProjectCode, Related, Severity
+from wf_core.base.locations import Location, NodeRef
+from wf_core.base.records import record
+from wf_core.base.suggest import did_you_mean, dotted_run, joined
+from wf_core.language.context_contracts import (
     FOREACH_CONTEXT_KEY,
     LOOP_INDEX_KEY,
     LOOP_ITEM_KEY,
     RESERVED_CONTEXT_KEYS,
     is_valid_alias,
 )
-from wf_core.issues import Issue, IssueData, ProjectCode, Related, Severity
-from wf_core.locations import Location, NodeRef
+from wf_core.language.paths import GraphSourcePath, format_segments
+from wf_core.models.schema_nav import UnknownSegment
 from wf_core.models.steps import AnyStep
 from wf_core.models.workflow import Workflow, first_index_by_id
-from wf_core.paths import GraphSourcePath, format_segments
-from wf_core.records import record
-from wf_core.schema_nav import UnknownSegment
-from wf_core.validation.issues import ValidationIssueCode as Code
-from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import Findings, ValidationRuns
 from wf_core.validation.reads import PathRead, binding_reads, node_reads
-from wf_core.validation.suggest import did_you_mean, dotted_run, joined
+from wf_core.validation.report import ValidationIssueCode as Code
+from wf_core.validation.report import ValidationReport
 
 WORKFLOW_OUTPUT_ID = "workflow_output"
 

@@ -22,10 +22,13 @@ from wf_core.analysis.control_regions import (
     ControlRegionIssue,
     analyze_control_regions,
 )
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
+from wf_core.base.issues import Issue, Related
+from wf_core.base.locations import Location, NodeRef
+from wf_core.base.suggest import did_you_mean
 from wf_core.documents.source_map import ElementKey
-from wf_core.issues import Issue, Related
-from wf_core.locations import Location, NodeRef
+from wf_core.language.paths import StatePath, has_overlapping_paths
+from wf_core.language.tokens import END
 from wf_core.models.conditions import Condition, NotCondition, VariadicCondition
 from wf_core.models.schemas import NodeDef, SchemaRef
 from wf_core.models.steps import (
@@ -38,18 +41,15 @@ from wf_core.models.steps import (
     declared_outcomes,
 )
 from wf_core.models.workflow import Workflow, first_index_by_id, nodes_by_id
-from wf_core.paths import StatePath, has_overlapping_paths
-from wf_core.tokens import END
 from wf_core.validation.consequences import relate_consequences
 from wf_core.validation.context_paths import validate_context_paths
 from wf_core.validation.cycles import endless_cycles
-from wf_core.validation.issues import ValidationIssueCode as Code
-from wf_core.validation.issues import ValidationReport
 from wf_core.validation.memo import Findings, ValidationRuns
 from wf_core.validation.reads import binding_reads, node_reads
+from wf_core.validation.report import ValidationIssueCode as Code
+from wf_core.validation.report import ValidationReport
 from wf_core.validation.source_paths import SourceChecker
 from wf_core.validation.subgraphs import declares_schema, undeclared_field
-from wf_core.validation.suggest import did_you_mean
 
 _SOURCE_MESSAGE = (
     "source path must start with input., state., or context. and reference a declared root "

@@ -61,8 +61,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 
 from wf_core.analysis.components import strongly_connected_components
 from wf_core.analysis.control_regions import analyze_control_regions
-from wf_core.issues import Issue, ProjectCode, Related, Severity
-from wf_core.locations import NodeRef
+from wf_core.base.issues import Issue, ProjectCode, Related, Severity
+from wf_core.base.locations import NodeRef
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import declared_outcomes
 from wf_core.models.workflow import Workflow

@@ -3,7 +3,7 @@
 These checks read the document's plain values, not the model, and each finding is
 in a document location. Apart from the top level's, every finding belongs to one
 element of ``edges``, ``node_defs`` or ``nodes``, and depends on nothing but that
-element and its index. So an element's findings are derived (``wf_core.derived``)
+element and its index. So an element's findings are derived (``wf_core.base.derived``)
 under its content key and its index, and an edit checks only the elements it touched:
 at 16,000 nodes the whole checks took 80 to 90 ms of every edit.
 
@@ -17,10 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from functools import partial
 
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
+from wf_core.base.issues import Issue
+from wf_core.base.mappings import is_mapping
 from wf_core.documents.source_map import ElementKey, key_at
-from wf_core.issues import Issue
-from wf_core.mappings import is_mapping
 from wf_core.models.deprecations import (
     find_deprecated_forms,
     node_deprecated_forms,

@@ -1,4 +1,4 @@
-"""A validation's derived values: per node, and the whole graph's (``wf_core.derived``).
+"""A validation's derived values: per node, and the whole graph's (``wf_core.base.derived``).
 
 A node's own checks and the checks of its ``context.*`` reads depend on nothing but the
 node, its index (in every location), the node defs (a ``node`` node's schemas,
@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from wf_core.derived import Derivations
+from wf_core.base.derived import Derivations
+from wf_core.base.issues import Issue
 from wf_core.documents.source_map import ElementKey, key_at
-from wf_core.issues import Issue
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import declared_outcomes
 from wf_core.models.workflow import Workflow

@@ -15,7 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
-from wf_core.locations import Location
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.language.paths import GraphSourcePath
 from wf_core.models.conditions import (
     BinaryCondition,
     Condition,
@@ -31,8 +33,6 @@ from wf_core.models.input_bindings import (
     InputValueBinding,
 )
 from wf_core.models.steps import AnyStep
-from wf_core.paths import GraphSourcePath
-from wf_core.records import record
 
 ReadKind = Literal["input", "request", "condition", "operand", "over", "output"]
 

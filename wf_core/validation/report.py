@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Unpack
 
-from wf_core.issues import Issue, IssueExtras, Severity
-from wf_core.locations import Location
-from wf_core.records import record
+from wf_core.base.issues import Issue, IssueExtras, Severity
+from wf_core.base.locations import Location
+from wf_core.base.records import record
 
 
 class ValidationIssueCode(StrEnum):

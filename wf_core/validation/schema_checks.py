@@ -8,7 +8,7 @@
   against such a schema, and the analysis treats the reference as absent.
 - A ``pattern`` (or ``patternProperties`` key) that Python accepts but the
   linear-time engine refuses (look-around, backreferences, too large; see
-  :mod:`wf_core.patterns`) is an error too: the runtime refuses every value it
+  :mod:`wf_core.base.patterns`) is an error too: the runtime refuses every value it
   would have to match. An invalid pattern is the meta-schema's to report.
 
 The schemas are walked iteratively, and ``$ref`` targets are looked up one by
@@ -20,12 +20,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator, Mapping
 
-from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.locations import Location
-from wf_core.mappings import is_mapping
-from wf_core.patterns import pattern_problem
-from wf_core.schema_nav import Branch, SchemaNavigator
-from wf_core.semantic.schemas import DATA_KEYWORDS
+from wf_core.base.issues import Issue, ProjectCode, Severity
+from wf_core.base.locations import Location
+from wf_core.base.mappings import is_mapping
+from wf_core.base.patterns import pattern_problem
+from wf_core.models.schema_nav import DATA_KEYWORDS, Branch, SchemaNavigator
 
 _NODE_SCHEMAS = ("input_schema", "output_schema", "request_schema", "resume_schema")
 _TOP_SCHEMAS = ("input_schema", "state_schema", "output_schema")

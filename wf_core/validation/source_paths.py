@@ -12,13 +12,13 @@ from __future__ import annotations
 from typing import Unpack
 
 from wf_core.analysis.context_scopes import ContextModel, dump_schema
-from wf_core.issues import Issue, IssueData, IssueExtras, ProjectCode, Severity
-from wf_core.locations import Location
+from wf_core.base.issues import Issue, IssueData, IssueExtras, ProjectCode, Severity
+from wf_core.base.locations import Location
+from wf_core.base.suggest import did_you_mean
+from wf_core.language.paths import GraphSourcePath, StatePath, format_segments
+from wf_core.models.schema_nav import SchemaNavigator
 from wf_core.models.schemas import SchemaRef
-from wf_core.paths import GraphSourcePath, StatePath, format_segments
-from wf_core.schema_nav import SchemaNavigator
-from wf_core.validation.issues import ValidationIssueCode as Code
-from wf_core.validation.suggest import did_you_mean
+from wf_core.validation.report import ValidationIssueCode as Code
 
 _SHOWN_FIELDS = 10
 """Declared root fields a help note lists before it says how many there are."""

@@ -31,14 +31,14 @@ from enum import StrEnum
 from typing import Literal
 
 from wf_core.analysis.context_scopes import dump_schema
-from wf_core.issues import Issue, IssueExtras, ProjectCode
-from wf_core.locations import Location
+from wf_core.base.issues import Issue, IssueExtras, ProjectCode
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.base.suggest import did_you_mean
+from wf_core.language.paths import LocalPath
 from wf_core.models import SubgraphNode, Workflow
+from wf_core.models.schema_nav import SchemaNavigator
 from wf_core.models.schemas import SchemaRef
-from wf_core.paths import LocalPath
-from wf_core.records import record
-from wf_core.schema_nav import SchemaNavigator
-from wf_core.validation.suggest import did_you_mean
 
 __all__ = [
     "Boundary",

@@ -28,7 +28,7 @@ from wf_core.validation.context_paths import (
     check_alias_ownership,
     node_context_findings,
 )
-from wf_core.validation.issues import ValidationReport
+from wf_core.validation.report import ValidationReport
 
 
 def wiring_errors(

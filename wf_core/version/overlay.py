@@ -24,20 +24,20 @@ from dataclasses import replace
 from functools import cached_property
 from typing import TYPE_CHECKING
 
+from wf_core.base.edits import Region
+from wf_core.base.issues import Issue
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.base.spans import LineIndex, Span
 from wf_core.documents import Entry, Located, StringLiteral
 from wf_core.documents.source_map import shift_literal
 from wf_core.documents.strings import scan_json_string, scan_toml_string
-from wf_core.edits import Region
-from wf_core.issues import Issue
-from wf_core.locations import Location
-from wf_core.records import record
 from wf_core.semantic.build import PartWriter, PathResolver, path_role_at
 from wf_core.semantic.cursor import in_literal
 from wf_core.semantic.index import SemanticIndex
 from wf_core.semantic.parts import IndexPart, PartKind, PartSource, holder_of
-from wf_core.snapshot import DocumentSnapshot
-from wf_core.spans import LineIndex, Span
-from wf_core.view import SourceMapView
+from wf_core.version.snapshot import DocumentSnapshot
+from wf_core.version.view import SourceMapView
 
 if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
@@ -334,7 +334,7 @@ def derive_edited_snapshot(
     allowed: Callable[[DocumentSnapshot, Location], bool] | None = None,
 ) -> EditedSnapshot | None:
     """The snapshot of ``text`` derived from ``base``, or None when the change, inside
-    ``region`` (see ``wf_core.edits``: where ``base.text`` and ``text`` may differ), is
+    ``region`` (see ``wf_core.base.edits``: where ``base.text`` and ``text`` may differ), is
     not confined to one string literal that stays one string literal.
 
     ``allowed`` says which string values may be edited this way: only those whose

@@ -20,22 +20,22 @@ from dataclasses import replace
 from functools import cached_property, partial
 
 from wf_core.analysis.context_scopes import ContextModel, context_model
-from wf_core.collector import collector_paused
-from wf_core.derived import MISSING, Derivations, Run
+from wf_core.base.collector import collector_paused
+from wf_core.base.derived import MISSING, Derivations, Run
+from wf_core.base.issues import Issue, Related, Severity
+from wf_core.base.locations import Location, NodeRef, format_location
+from wf_core.base.records import record
+from wf_core.base.spans import LineIndex, Span
 from wf_core.documents import DocumentParser, ParsedDocument, Syntax, parse_document
 from wf_core.documents.source_map import ElementKey, key_at, plain_span
-from wf_core.issues import Issue, Related, Severity
-from wf_core.locations import Location, NodeRef, format_location
+from wf_core.language.path_scan import scan_path
 from wf_core.models.loading import LoadResult, load_workflow
 from wf_core.models.steps import AnyStep, NodeUse
 from wf_core.models.workflow import Workflow, first_index_by_id
-from wf_core.path_scan import scan_path
-from wf_core.records import record
 from wf_core.semantic.index import SemanticIndex
-from wf_core.spans import LineIndex, Span
 from wf_core.validation.core import validate_workflow
 from wf_core.validation.document_checks import document_checks
-from wf_core.validation.issues import ValidationReport
+from wf_core.validation.report import ValidationReport
 
 NO_CONTEXT_SCHEMA = "no context schema for this program location"
 _SEVERITY_ORDER = {

@@ -1,8 +1,8 @@
 """What an editor feature may read: one typed view of an analysis.
 
-Two kinds of analysis serve features: the full :class:`~wf_core.snapshot.DocumentSnapshot`
+Two kinds of analysis serve features: the full :class:`~wf_core.version.snapshot.DocumentSnapshot`
 of a version, and, while the author types inside one string, the
-:class:`~wf_core.overlay.EditedSnapshot` that sees the previous analysis
+:class:`~wf_core.version.overlay.EditedSnapshot` that sees the previous analysis
 through the edit. Both implement :class:`AnalysisView`, and features are typed
 against it, so a feature can never call something one of them lacks.
 Diagnostics are not part of the view: only a full snapshot has them
@@ -14,8 +14,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Protocol
 
-from wf_core.locations import Location
-from wf_core.spans import LineIndex
+from wf_core.base.locations import Location
+from wf_core.base.spans import LineIndex
 
 if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from wf_core.models.steps import AnyStep
     from wf_core.models.workflow import Workflow
     from wf_core.semantic.index import IndexView
-    from wf_core.snapshot import PlacedIssue
+    from wf_core.version.snapshot import PlacedIssue
 
 
 class SourceMapView(Protocol):

@@ -20,13 +20,13 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from wf_core.base.locations import Location
+from wf_core.base.reading import decode
+from wf_core.base.records import record
 from wf_core.documents import syntax_for_path
 from wf_core.documents.toml_chunks import first_section
-from wf_core.files import decode
-from wf_core.locations import Location
 from wf_core.models.steps import ARTIFACT_REF
-from wf_core.records import record
-from wf_core.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
+from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue, analyze_text
 from wf_core.workspace.files import Roots, Skipped, read_document
 
 

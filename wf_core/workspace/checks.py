@@ -28,18 +28,18 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 
 from wf_core.analysis.components import strongly_connected_components
-from wf_core.issues import Issue, ProjectCode, Related, Severity
-from wf_core.locations import Location
+from wf_core.base.issues import Issue, ProjectCode, Related, Severity
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.base.spans import Span
+from wf_core.base.suggest import did_you_mean
+from wf_core.language.path_scan import scan_path
+from wf_core.language.paths import format_segments
 from wf_core.models import SubgraphNode
 from wf_core.models.workflow import first_index_by_id
-from wf_core.path_scan import scan_path
-from wf_core.paths import format_segments
-from wf_core.records import record
-from wf_core.snapshot import DocumentSnapshot, PlacedIssue
-from wf_core.spans import Span
 from wf_core.validation.subgraphs import contract_issues
-from wf_core.validation.suggest import did_you_mean
-from wf_core.workspace.index import SubgraphUse, Workspace, WorkspaceDocument
+from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue
+from wf_core.workspace.catalog import SubgraphUse, Workspace, WorkspaceDocument
 
 
 def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:

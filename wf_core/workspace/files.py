@@ -19,8 +19,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from urllib.parse import unquote, urlparse
 
-from wf_core.files import is_workflow_file
-from wf_core.records import record
+from wf_core.base.reading import is_workflow_file
+from wf_core.base.records import record
 
 MAX_BYTES = 5_000_000
 """Documents larger than this are skipped: no hand-written workflow is, and reading one

@@ -221,7 +221,7 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             _collect_after_imports()
             return run_workflow(args)
         if args.command == "schema":
-            from wf_core.document_schema import document_json_schema
+            from wf_core.models.document_schema import document_json_schema
 
             sys.stdout.write(json.dumps(document_json_schema(), indent=2) + "\n")
             return EXIT_OK

@@ -14,13 +14,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from wf_core.files import decode, iter_workflow_files, syntax_of
-from wf_core.issues import Severity
-from wf_core.snapshot import DocumentSnapshot, analyze_text
-from wf_core.spans import LineIndex
+from wf_core.base.issues import Severity
+from wf_core.base.reading import decode, iter_workflow_files, syntax_of
+from wf_core.base.spans import LineIndex
+from wf_core.version.snapshot import DocumentSnapshot, analyze_text
+from wf_core.workspace.catalog import Workspace
 from wf_core.workspace.checks import document_issues
 from wf_core.workspace.files import Roots, is_symlink_loop
-from wf_core.workspace.index import Workspace
 from wfls import __version__
 from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from wfls.cli.reporting import (

@@ -6,7 +6,7 @@ import json
 import sys
 from pathlib import Path
 
-from wf_core.paths import format_owner_stack
+from wf_core.language.paths import format_owner_stack
 from wfls.features.node_context import node_context
 
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from wf_core.export import ExportError, export_document
-from wf_core.issues import Issue, ProjectCode, Severity
-from wf_core.snapshot import DocumentSnapshot
+from wf_core.authoring.export import ExportError, export_document
+from wf_core.base.issues import Issue, ProjectCode, Severity
+from wf_core.version.snapshot import DocumentSnapshot
 from wfls.cli.check import load_file
 from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from wfls.cli.reporting import findings_for, render_text

@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from wf_core.issues import Related, Severity
-from wf_core.records import record
-from wf_core.snapshot import DocumentSnapshot, PlacedIssue
-from wf_core.spans import LineIndex
+from wf_core.base.issues import Related, Severity
+from wf_core.base.records import record
+from wf_core.base.spans import LineIndex
+from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 INFORMATION_URI = "https://github.com/lda-wf/wfls"
@@ -389,7 +389,7 @@ def artifact_uri(file: str) -> str:
 
 
 def _sarif_rule(code: str) -> dict[str, Any]:
-    from wf_core.codes import CODES
+    from wf_core.validation.codes import CODES
 
     info = CODES.get(code)
     if info is None:
@@ -407,7 +407,7 @@ def _sarif_rule(code: str) -> dict[str, Any]:
 
 
 def render_sarif(findings: Sequence[Finding], *, version: str) -> str:
-    from wf_core.codes import CODES
+    from wf_core.validation.codes import CODES
 
     rules = [_sarif_rule(code) for code in CODES]
     index = {rule["id"]: i for i, rule in enumerate(rules)}

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from wf_core.models import Workflow
     from wf_core.runtime import Handler, PendingInterrupt, RunResult
-    from wf_core.workspace.index import Workspace
+    from wf_core.workspace.catalog import Workspace
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -37,7 +37,7 @@ class _Failed(Exception):
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    from wf_core.step_limit import DEFAULT_MAX_STEPS  # a constant: imports nothing
+    from wf_core.runtime.step_limit import DEFAULT_MAX_STEPS  # a constant: imports nothing
 
     parser.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
     parser.add_argument(
@@ -198,7 +198,7 @@ def _load(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
 def _runnable(workspace: Workspace, uri: str, name: str) -> Workflow:
     """The workflow of the workspace document ``uri``, when ``wfls check`` finds no error in
     it; else its findings go to stderr as ``wfls check`` prints them and the run stops."""
-    from wf_core.issues import Severity
+    from wf_core.base.issues import Severity
     from wf_core.workspace.checks import document_issues
     from wfls.cli.check import other_document
     from wfls.cli.reporting import text_for
@@ -424,7 +424,7 @@ def _resume_command(
     """The command that resumes this run as it ran (the same file, handlers, chosen
     outcomes and step limit; the seed is in the saved state), quoted for a POSIX shell,
     and the outcomes to choose from when the interrupt needs one (``OUTCOME`` in it)."""
-    from wf_core.step_limit import DEFAULT_MAX_STEPS
+    from wf_core.runtime.step_limit import DEFAULT_MAX_STEPS
 
     words = ["wfls", "run", args.file, "--resume", args.save, "--answer", "ANSWER.json"]
     if args.root is not None:

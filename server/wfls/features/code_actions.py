@@ -24,23 +24,23 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 
-from wf_core.context_contracts import is_valid_alias
+from wf_core.base.issues import ProjectCode
+from wf_core.base.locations import Location, NodeRef
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.documents.writing import write_key
-from wf_core.issues import ProjectCode
-from wf_core.locations import Location, NodeRef
+from wf_core.language.context_contracts import is_valid_alias
+from wf_core.language.path_scan import scan_path
+from wf_core.language.paths import format_segment, format_segments, quote_bare_segments
+from wf_core.language.tokens import END
 from wf_core.models.steps import AnyStep, declared_outcomes
 from wf_core.models.workflow import Workflow, node_defs_by_name, nodes_by_id
-from wf_core.path_scan import scan_path
-from wf_core.paths import format_segment, format_segments, quote_bare_segments
-from wf_core.records import record
-from wf_core.snapshot import PlacedIssue
-from wf_core.spans import Span
-from wf_core.tokens import END
 from wf_core.validation.core import reachable_nodes
-from wf_core.validation.issues import ValidationIssueCode as Code
-from wf_core.validation.suggest import closest_name
+from wf_core.validation.report import ValidationIssueCode as Code
+from wf_core.base.suggest import closest_name
 from wf_core.validation.wiring import wiring_errors
-from wf_core.view import DiagnosedView
+from wf_core.version.snapshot import PlacedIssue
+from wf_core.version.view import DiagnosedView
 from wfls.features.document_edits import (
     add_schema_property,
     append_elements,

@@ -5,12 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from wf_core.analysis.context_scopes import dump_schema
-from wf_core.locations import Location
+from wf_core.base.locations import Location
 from wf_core.models import SubgraphNode
-from wf_core.schema_nav import SchemaNavigator
-from wf_core.semantic.model import PathOccurrence, PathRole
+from wf_core.models.schema_nav import SchemaNavigator
+from wf_core.semantic.occurrences import PathOccurrence, PathRole
 from wf_core.validation.subgraphs import Side, Source, subgraph_contract
-from wf_core.view import AnalysisView, WorkspaceView
+from wf_core.version.view import AnalysisView, WorkspaceView
 
 
 def document_nodes(view: AnalysisView) -> list[Mapping[str, object]]:

@@ -18,10 +18,15 @@ import dataclasses
 import re
 from collections.abc import Iterable, Mapping
 
-from wf_core.context_contracts import FOREACH_CONTEXT_KEY, STANDARD_CONTEXT_NAMES
+from wf_core.base.locations import Location
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.documents.source_map import Located, StringLiteral
 from wf_core.documents.writing import inside_literal, write_key
-from wf_core.locations import Location
+from wf_core.language.context_contracts import FOREACH_CONTEXT_KEY, STANDARD_CONTEXT_NAMES
+from wf_core.language.path_scan import CursorScan, scan_at
+from wf_core.language.paths import format_segment
+from wf_core.language.tokens import END
 from wf_core.models.keys import (
     CONDITION_MODELS,
     DEPRECATED_KEYS,
@@ -32,19 +37,14 @@ from wf_core.models.keys import (
     top_level_keys,
     workflow_output_keys,
 )
+from wf_core.models.schema_nav import SchemaView
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import NODE_TABLE, outcomes_as_written
 from wf_core.models.workflow import Edge
-from wf_core.path_scan import CursorScan, scan_at
-from wf_core.paths import format_segment
-from wf_core.records import record
-from wf_core.schema_nav import SchemaView
 from wf_core.semantic.cursor import Cursor, StringCursor, classify, literal_interior
-from wf_core.semantic.model import PathOccurrence, PathRole
-from wf_core.spans import Span
-from wf_core.tokens import END
-from wf_core.validation.suggest import RUN_REACH
-from wf_core.view import AnalysisView, WorkspaceView
+from wf_core.semantic.occurrences import PathOccurrence, PathRole
+from wf_core.base.suggest import RUN_REACH
+from wf_core.version.view import AnalysisView, WorkspaceView
 from wfls.features.common import document_nodes, node_values, read_navigator, value_at
 from wfls.features.hover import ROOTS
 from wfls.features.schema_text import schema_markdown

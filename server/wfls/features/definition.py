@@ -11,10 +11,10 @@ Outcomes no entry declares (``loop``, ``done``, ``true``...) have no definition.
 
 from __future__ import annotations
 
-from wf_core.context_contracts import LOOP_INDEX_KEY, LOOP_ITEM_KEY
+from wf_core.language.context_contracts import LOOP_INDEX_KEY, LOOP_ITEM_KEY
 from wf_core.semantic.cursor import classify
-from wf_core.semantic.model import SegmentKind, Symbol, SymbolKind
-from wf_core.view import AnalysisView, WorkspaceView
+from wf_core.semantic.occurrences import SegmentKind, Symbol, SymbolKind
+from wf_core.version.view import AnalysisView, WorkspaceView
 from wfls.features.common import node_index_of, owner_stack
 from wfls.features.types import Target
 

@@ -2,7 +2,7 @@
 to an array, in the document's own syntax and layout.
 
 Quick fixes change the document through these, so that what they write reads back
-as the value they meant: TOML values through ``wf_core.export.inline_toml`` (tables
+as the value they meant: TOML values through ``wf_core.authoring.export.inline_toml`` (tables
 inline, a list of tables one per line), JSON values as compact JSON with a list of
 objects one per line, keys through ``write_key``, strings through ``write_string``.
 Each function answers None when the text is laid out in a way it cannot edit
@@ -16,12 +16,12 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 
+from wf_core.authoring.export import ExportError, inline_toml
+from wf_core.base.locations import Location, LocationPart
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.documents.writing import inside_literal, write_key, write_string
-from wf_core.export import ExportError, inline_toml
-from wf_core.locations import Location, LocationPart
-from wf_core.records import record
-from wf_core.spans import Span
-from wf_core.view import AnalysisView
+from wf_core.version.view import AnalysisView
 from wfls.features.types import TextEdit
 
 _PAIR_SEPARATOR = re.compile(r"[ \t]*[=:][ \t]*")

@@ -9,9 +9,9 @@ or between a bracket and its closing bracket. Only what spans lines folds.
 
 from __future__ import annotations
 
+from wf_core.base.spans import Span
 from wf_core.documents import Kind
-from wf_core.spans import Span
-from wf_core.view import AnalysisView
+from wf_core.version.view import AnalysisView
 from wfls.features.types import Fold
 
 _CLOSING = {"[": "]", "{": "}"}

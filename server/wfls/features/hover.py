@@ -12,16 +12,17 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from wf_core.context_contracts import FOREACH_CONTEXT_KEY
+from wf_core.language.context_contracts import FOREACH_CONTEXT_KEY
+from wf_core.language.paths import GraphSourcePath, format_segments
+from wf_core.language.tokens import END
 from wf_core.models.steps import (
     ARTIFACT_REF,
     ERRORS_KEPT_ACTIONS,
     NODE_TABLE,
     outcomes_as_written,
 )
-from wf_core.paths import GraphSourcePath, format_segments
 from wf_core.semantic.cursor import Cursor, classify
-from wf_core.semantic.model import (
+from wf_core.semantic.occurrences import (
     Occurrence,
     PathOccurrence,
     PathRole,
@@ -30,9 +31,8 @@ from wf_core.semantic.model import (
     Symbol,
     SymbolKind,
 )
-from wf_core.tokens import END
 from wf_core.validation.context_paths import structured_replacement
-from wf_core.view import AnalysisView, WorkspaceView
+from wf_core.version.view import AnalysisView, WorkspaceView
 from wfls.features.common import (
     document_nodes,
     node_index_of,

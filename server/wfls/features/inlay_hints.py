@@ -15,11 +15,11 @@ stack) gets no hint: its diagnostic says more than a guess would.
 
 from __future__ import annotations
 
-from wf_core.records import record
-from wf_core.schema_nav import SchemaView
-from wf_core.semantic.model import PathOccurrence, PathRole, SegmentKind
-from wf_core.spans import Span
-from wf_core.view import AnalysisView
+from wf_core.base.records import record
+from wf_core.base.spans import Span
+from wf_core.models.schema_nav import SchemaView
+from wf_core.semantic.occurrences import PathOccurrence, PathRole, SegmentKind
+from wf_core.version.view import AnalysisView
 from wfls.features.common import document_nodes, owner_stack, read_navigator
 from wfls.features.types import InlayHintItem
 

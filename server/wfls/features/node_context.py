@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import NotRequired, TypedDict
 
-from wf_core.inventory import (
+from wf_core.analysis.inventory import (
     AuthoringPathOption,
     missing_context_reason,
     readable_sources_for_node,
 )
 from wf_core.semantic.cursor import classify
-from wf_core.view import AnalysisView
+from wf_core.version.view import AnalysisView
 from wfls.features.common import node_values
 
 

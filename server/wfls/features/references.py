@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from wf_core.semantic.cursor import classify
-from wf_core.semantic.model import Role, Symbol, SymbolKind
-from wf_core.view import AnalysisView, WorkspaceView
+from wf_core.semantic.occurrences import Role, Symbol, SymbolKind
+from wf_core.version.view import AnalysisView, WorkspaceView
 from wfls.features.types import Highlight, Target
 
 

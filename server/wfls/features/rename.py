@@ -16,15 +16,15 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-from wf_core.context_contracts import RESERVED_CONTEXT_KEYS
+from wf_core.base.locations import Location
+from wf_core.base.spans import Span
 from wf_core.documents.writing import inside_literal, write_key, write_string
-from wf_core.locations import Location
-from wf_core.paths import format_segment
+from wf_core.language.context_contracts import RESERVED_CONTEXT_KEYS
+from wf_core.language.paths import format_segment
+from wf_core.language.tokens import END, START
 from wf_core.semantic.cursor import classify
-from wf_core.semantic.model import NameSyntax, Occurrence, Symbol, SymbolKind
-from wf_core.spans import Span
-from wf_core.tokens import END, START
-from wf_core.view import AnalysisView, WorkspaceView
+from wf_core.semantic.occurrences import NameSyntax, Occurrence, Symbol, SymbolKind
+from wf_core.version.view import AnalysisView, WorkspaceView
 from wfls.features.common import node_index_of, node_values, value_at
 from wfls.features.types import DocumentEdit, Refusal, TextEdit
 

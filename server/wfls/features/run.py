@@ -16,15 +16,15 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from wf_core.issues import Severity
-from wf_core.records import record
-from wf_core.view import DiagnosedView, WorkspaceView
+from wf_core.base.issues import Severity
+from wf_core.base.records import record
+from wf_core.version.view import DiagnosedView, WorkspaceView
 
 if TYPE_CHECKING:  # the runtime is imported on the first run, not at server start
     from wf_core.models.workflow import Workflow
     from wf_core.runtime.json_values import JsonObject
     from wf_core.runtime.preview import Preview
-    from wf_core.snapshot import PlacedIssue
+    from wf_core.version.snapshot import PlacedIssue
 
 
 class RunRefused(Exception):

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 
-from wf_core.schema_nav import SchemaView
+from wf_core.models.schema_nav import SchemaView
 
 MAX_SCHEMA_CHARS = 4000
 

@@ -12,9 +12,9 @@ Invariant: each range strictly contains the one before it.
 
 from __future__ import annotations
 
+from wf_core.base.spans import Span
 from wf_core.semantic.cursor import in_literal
-from wf_core.spans import Span
-from wf_core.view import AnalysisView
+from wf_core.version.view import AnalysisView
 
 
 def selection_chain(view: AnalysisView, offset: int) -> list[Span]:

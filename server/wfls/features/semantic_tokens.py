@@ -16,9 +16,9 @@ Invariant: tokens are in document order and never overlap.
 
 from __future__ import annotations
 
-from wf_core.semantic.model import NameSyntax, Role, SegmentKind, SymbolKind
-from wf_core.spans import Span
-from wf_core.view import AnalysisView
+from wf_core.base.spans import Span
+from wf_core.semantic.occurrences import NameSyntax, Role, SegmentKind, SymbolKind
+from wf_core.version.view import AnalysisView
 from wfls.features.types import SemanticToken
 
 DECLARATION = "declaration"

@@ -22,11 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from wf_core.locations import Location
-from wf_core.schema_nav import SchemaView
-from wf_core.semantic.schemas import SchemaSite
-from wf_core.spans import Span
-from wf_core.view import AnalysisView
+from wf_core.base.locations import Location
+from wf_core.base.spans import Span
+from wf_core.models.schema_nav import SchemaView
+from wf_core.semantic.declarations import SchemaSite
+from wf_core.version.view import AnalysisView
 from wfls.features.common import document_nodes
 from wfls.features.types import OutlineSymbol
 

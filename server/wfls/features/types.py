@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from wf_core.records import record
-from wf_core.spans import Span
+from wf_core.base.records import record
+from wf_core.base.spans import Span
 
 if TYPE_CHECKING:
-    from wf_core.snapshot import PlacedIssue
+    from wf_core.version.snapshot import PlacedIssue
 
 
 @record

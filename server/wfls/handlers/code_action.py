@@ -12,8 +12,8 @@ from typing import cast
 
 from lsprotocol import types
 
-from wf_core.spans import Span
-from wf_core.view import DiagnosedView
+from wf_core.base.spans import Span
+from wf_core.version.view import DiagnosedView
 from wfls import convert
 from wfls.context import RequestContext
 

@@ -8,7 +8,7 @@ from typing import Any, cast
 
 from lsprotocol import types
 
-from wf_core.view import DiagnosedView
+from wf_core.version.view import DiagnosedView
 from wfls import convert
 from wfls.context import RequestContext
 

@@ -131,7 +131,7 @@ def _graph_argument(arguments: Any) -> str:
 async def graph(session: Session, arguments: Any) -> Any:
     uri = _graph_argument(arguments)
     from wf_core.graph import build_graph
-    from wf_core.snapshot import DocumentSnapshot
+    from wf_core.version.snapshot import DocumentSnapshot
 
     # Its subgraph calls name their children: never in a workspace not read to the end.
     await session.workspace_scanned()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from wf_core.spans import Span
+from wf_core.base.spans import Span
 from wfls import convert
 from wfls.context import RequestContext
 
