@@ -624,7 +624,7 @@ async function graphPage(wb, { workspace, server, work, out }) {
   // 2,000 nodes: the outermost loops start collapsed, and one expands on a click.
   const python = process.env.WFLS_E2E_PYTHON ?? path.join(path.dirname(server), 'python');
   const large = path.join(work, 'generated.wf.toml');
-  const generated = spawnSync(python, ['-c', 'import sys; from wf_core.generate import generate_toml; sys.stdout.write(generate_toml(2000))'], {
+  const generated = spawnSync(python, ['-c', 'import sys; from wf_core.authoring.generate import generate_toml; sys.stdout.write(generate_toml(2000))'], {
     encoding: 'utf8',
     maxBuffer: 64 << 20,
   });
