@@ -253,6 +253,7 @@ def test_every_route_is_of_the_kind_its_handler_is() -> None:
 
 _INITIALIZE_ONLY = """
 import asyncio, json, sys
+import wfls.cli  # what ``wfls serve`` imports before the server: the command line
 from wfls.server import create_server
 
 HEAVY = (

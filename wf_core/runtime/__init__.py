@@ -14,6 +14,7 @@ the editor calls the plain functions of :mod:`wf_core.runtime.preview`.
 
 from __future__ import annotations
 
+from wf_core.base.step_limit import DEFAULT_MAX_STEPS
 from wf_core.runtime.engine import StepLimit
 from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
 from wf_core.runtime.execute import RunResult, execute_workflow, resume_workflow
@@ -38,7 +39,6 @@ from wf_core.runtime.state import (
     dump,
     load,
 )
-from wf_core.runtime.step_limit import DEFAULT_MAX_STEPS
 from wf_core.runtime.trace import ActivationRecord, render_json_lines, render_text
 
 __all__ = [

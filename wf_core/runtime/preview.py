@@ -14,13 +14,13 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from wf_core.base.step_limit import DEFAULT_MAX_STEPS
 from wf_core.language.paths import format_segment
 from wf_core.models import Workflow
 from wf_core.runtime.errors import WorkflowExecutionError
 from wf_core.runtime.execute import execute_workflow, resume_workflow
 from wf_core.runtime.json_values import JsonObject, JsonValue
 from wf_core.runtime.standins import sample_value, stand_in_handlers
-from wf_core.runtime.step_limit import DEFAULT_MAX_STEPS
 from wf_core.runtime.trace import ActivationRecord, render_text
 
 __all__ = ["Preview", "describe_observations", "observed_contexts", "preview_run"]

@@ -37,7 +37,7 @@ class _Failed(Exception):
 
 
 def add_run_arguments(parser: argparse.ArgumentParser) -> None:
-    from wf_core.runtime.step_limit import DEFAULT_MAX_STEPS  # a constant: imports nothing
+    from wf_core.base.step_limit import DEFAULT_MAX_STEPS  # a constant: imports nothing
 
     parser.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
     parser.add_argument(
@@ -424,7 +424,7 @@ def _resume_command(
     """The command that resumes this run as it ran (the same file, handlers, chosen
     outcomes and step limit; the seed is in the saved state), quoted for a POSIX shell,
     and the outcomes to choose from when the interrupt needs one (``OUTCOME`` in it)."""
-    from wf_core.runtime.step_limit import DEFAULT_MAX_STEPS
+    from wf_core.base.step_limit import DEFAULT_MAX_STEPS
 
     words = ["wfls", "run", args.file, "--resume", args.save, "--answer", "ANSWER.json"]
     if args.root is not None:

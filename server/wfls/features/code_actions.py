@@ -28,6 +28,7 @@ from wf_core.base.issues import ProjectCode
 from wf_core.base.locations import Location, NodeRef
 from wf_core.base.records import record
 from wf_core.base.spans import Span
+from wf_core.base.suggest import closest_name
 from wf_core.documents.writing import write_key
 from wf_core.language.context_contracts import is_valid_alias
 from wf_core.language.path_scan import scan_path
@@ -37,7 +38,6 @@ from wf_core.models.steps import AnyStep, declared_outcomes
 from wf_core.models.workflow import Workflow, node_defs_by_name, nodes_by_id
 from wf_core.validation.core import reachable_nodes
 from wf_core.validation.report import ValidationIssueCode as Code
-from wf_core.base.suggest import closest_name
 from wf_core.validation.wiring import wiring_errors
 from wf_core.version.snapshot import PlacedIssue
 from wf_core.version.view import DiagnosedView

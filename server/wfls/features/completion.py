@@ -21,6 +21,7 @@ from collections.abc import Iterable, Mapping
 from wf_core.base.locations import Location
 from wf_core.base.records import record
 from wf_core.base.spans import Span
+from wf_core.base.suggest import RUN_REACH
 from wf_core.documents.source_map import Located, StringLiteral
 from wf_core.documents.writing import inside_literal, write_key
 from wf_core.language.context_contracts import FOREACH_CONTEXT_KEY, STANDARD_CONTEXT_NAMES
@@ -43,7 +44,6 @@ from wf_core.models.steps import NODE_TABLE, outcomes_as_written
 from wf_core.models.workflow import Edge
 from wf_core.semantic.cursor import Cursor, StringCursor, classify, literal_interior
 from wf_core.semantic.occurrences import PathOccurrence, PathRole
-from wf_core.base.suggest import RUN_REACH
 from wf_core.version.view import AnalysisView, WorkspaceView
 from wfls.features.common import document_nodes, node_values, read_navigator, value_at
 from wfls.features.hover import ROOTS
