@@ -26,13 +26,14 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from wf_core.base.derived import Derivations
 from wf_core.base.spans import Span
 from wf_core.documents.source_map import ElementKey, key_at, shift_literal
 from wf_core.semantic.occurrences import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
 
 if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
-    from wf_core.base.derived import Derivations, Run
+    from wf_core.base.derived import Run
     from wf_core.documents import SourceMap
     from wf_core.semantic.build import PathResolver
 
@@ -172,12 +173,16 @@ class SnapshotParts:
         self._bases: dict[str, Sequence[int]] = {}
         self._runs: dict[str, Run] = {}
         self._document: IndexPart | None = None
-        if derived is not None:
-            dependencies = _dependencies(values, context, derived, source_map, resolver)
-            for kind in PART_KINDS:
-                self._keys[kind] = source_map.element_keys(kind)
-                self._bases[kind] = source_map.element_bases(kind)
-                self._runs[kind] = derived.begin(f"index:{kind}", dependencies, lazy=True)
+        # A version analysed on its own (no document's derivations) keeps its parts too.
+        derived = derived if derived is not None else Derivations()
+        # The key of an element not read from statements of its own (``element_keys`` has
+        # None): its part is found again within this version only.
+        self._unkeyed = object()
+        dependencies = _dependencies(values, context, derived, source_map, resolver)
+        for kind in PART_KINDS:
+            self._keys[kind] = source_map.element_keys(kind)
+            self._bases[kind] = source_map.element_bases(kind)
+            self._runs[kind] = derived.begin(f"index:{kind}", dependencies, lazy=True)
 
     @property
     def resolver(self) -> PathResolver:
@@ -187,16 +192,16 @@ class SnapshotParts:
         return self._counts[kind]
 
     def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
-        key = key_at(self._keys.get(kind, ()), index)
-        base = self._bases[kind][index] if key is not None else 0
+        found = key_at(self._keys[kind], index)
+        key: object = found if found is not None else self._unkeyed
+        base = self._bases[kind][index] if found is not None else 0
         make: Callable[[], IndexPart] = (
             (lambda: self._writer.node(index, base))
             if kind == "nodes"
             else (lambda: self._writer.edge(index, base))
         )
         with self._lock:
-            run = self._runs.get(kind)
-            part = run.at(index, key, make) if run is not None else make()
+            part = self._runs[kind].at(index, key, make)
         return part, base
 
     def document(self) -> IndexPart:
