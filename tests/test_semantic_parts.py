@@ -9,6 +9,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_incremental_validation import DOCUMENTS, edit_of, edit_sequences, syntax_of
+from test_store import index_contents
 
 from wf_core.base.derived import Derivations
 from wf_core.base.edits import Edit, apply_in_order
@@ -16,11 +17,6 @@ from wf_core.base.spans import LineIndex
 from wf_core.documents import DocumentParser
 from wf_core.semantic.build import PartWriter
 from wf_core.version.snapshot import DocumentSnapshot, analyze_text
-
-
-def contents(index: Any) -> tuple[list[Any], list[Any]]:
-    paths = [(p.location, p.role, p.node_id, p.literal, p.segments) for p in index.paths]
-    return list(index.occurrences), paths
 
 
 def at_each_offset(snapshot: DocumentSnapshot) -> list[tuple[Any, Any]]:
@@ -47,7 +43,7 @@ def test_any_chain_of_edits_indexes_as_a_fresh_index_of_its_text(
         for where in asked:
             snapshot.index.occurrence_at(int(where * len(lines.text)))
         fresh = analyze_text(lines.text, syntax)
-        assert contents(snapshot.index) == contents(fresh.index)
+        assert index_contents(snapshot.index) == index_contents(fresh.index)
     assert at_each_offset(snapshot) == at_each_offset(fresh)
 
 
@@ -75,4 +71,4 @@ def test_an_edit_inside_one_node_makes_that_nodes_part_again_only(monkeypatch) -
     assert third.index.complete()
     charge = [i for i, node in enumerate(third.index.resolver.nodes) if node["id"] == "charge"]
     assert written[count:] == charge
-    assert contents(third.index) == contents(analyze_text(edited, "toml").index)
+    assert index_contents(third.index) == index_contents(analyze_text(edited, "toml").index)

@@ -91,7 +91,7 @@ def many_nodes(count: int) -> str:
 
 
 def index_contents(index: Any) -> tuple[list[Any], list[Any]]:
-    paths = [(p.location, p.role, p.node_id, p.literal.span, p.segments) for p in index.paths]
+    paths = [(p.location, p.role, p.node_id, p.literal, p.segments) for p in index.paths]
     return list(index.occurrences), paths
 
 

@@ -345,20 +345,7 @@ async def test_an_index_built_ahead_gives_way_to_an_edit_and_the_next_build_goes
     uri = "file:///w/many.wf.json"
     server, sink = initialized_server("visual-studio-code")
     # The build's second poll (after 64 parts) waits for the test.
-    polls: list[bool] = []
-    release = threading.Event()
-    quiet = server.scheduler.wait_for_quiet
-
-    def held_polls() -> None:
-        # Only the build's polls: an analysis also lets an arriving message go first.
-        if sys._getframe(1).f_code.co_name == "give_way":
-            polls.append(True)
-            if len(polls) == 2:
-                sink.poke()
-                release.wait(10)
-        quiet()
-
-    monkeypatch.setattr(server.scheduler, "wait_for_quiet", held_polls)
+    polls, release = _hold_index_builds(server, sink, from_poll=2)
     events: list[str] = []
     store = server.store
     server.scheduler.on_analysis = lambda uri: events.append(f"analysis {store.version(uri)}")
@@ -561,22 +548,26 @@ def _position(text: str, offset: int) -> types.Position:
     return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
 
 
-def _hold_index_builds(server, sink: Sink) -> tuple[list, threading.Event]:
-    """Every index build ahead waits at its first poll until the returned event is set;
-    the list gets a mark as each build is held."""
+def _hold_index_builds(
+    server, sink: Sink, from_poll: int = 1
+) -> tuple[list[bool], threading.Event]:
+    """Index builds ahead wait at their polls, from the ``from_poll``-th on, until the
+    returned event is set; the list gets a mark at each poll."""
     release = threading.Event()
-    held: list[bool] = []
+    polls: list[bool] = []
     quiet = server.scheduler.wait_for_quiet
 
     def held_polls() -> None:
+        # Only the build's polls: an analysis also lets an arriving message go first.
         if sys._getframe(1).f_code.co_name == "give_way":
-            held.append(True)
-            sink.poke()
-            release.wait(10)
+            polls.append(True)
+            if len(polls) >= from_poll:
+                sink.poke()
+                release.wait(10)
         quiet()
 
     server.scheduler.wait_for_quiet = held_polls
-    return held, release
+    return polls, release
 
 
 def _answer(sink, request_id: int):

@@ -49,7 +49,7 @@ from wf_core.semantic.occurrences import (
     Symbol,
     SymbolKind,
 )
-from wf_core.semantic.parts import IndexPart
+from wf_core.semantic.parts import IndexPart, PartKind
 
 ROOTS = ("input", "state", "context")
 
@@ -396,6 +396,10 @@ class PartWriter:
     def edge(self, index: int, base: int) -> IndexPart:
         """The node and outcome names written in ``edges[index]``."""
         return self._part(base, lambda: self._edge(index))
+
+    def write(self, kind: PartKind, index: int, base: int) -> IndexPart:
+        """The part of ``kind[index]`` (``node`` or ``edge``)."""
+        return self.node(index, base) if kind == "nodes" else self.edge(index, base)
 
     def document(self) -> IndexPart:
         """Everything written outside ``nodes`` and ``edges``, at its own offsets."""

@@ -13,11 +13,17 @@ Invariant: every span it answers with is a document span of the version it belon
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol
 
 from wf_core.base.collector import collector_paused
 from wf_core.base.spans import Span
-from wf_core.semantic.occurrences import Occurrence, PathOccurrence, Role, Symbol
+from wf_core.semantic.occurrences import (
+    Occurrence,
+    PathOccurrence,
+    Role,
+    Symbol,
+    in_document_order,
+)
 from wf_core.semantic.parts import (
     PART_KINDS,
     IndexPart,
@@ -31,8 +37,6 @@ from wf_core.semantic.parts import (
 
 if TYPE_CHECKING:
     from wf_core.semantic.build import PathResolver
-
-T = TypeVar("T")
 
 
 class IndexView(Protocol):
@@ -166,7 +170,7 @@ class SemanticIndex:
         for part, base in self.placed(span):
             lo, hi = span.start - base, span.end - base
             found.extend(shift_occurrence(o, base) for o in part.occurrences if _in(o.span, lo, hi))
-        return _in_order(found, occurrence_span)
+        return in_document_order(found, occurrence_span)
 
     def paths_in(self, span: Span) -> list[PathOccurrence]:
         """The paths touching ``span``, in document order."""
@@ -174,7 +178,7 @@ class SemanticIndex:
         for part, base in self.placed(span):
             lo, hi = span.start - base, span.end - base
             found.extend(shift_path(p, base) for p in part.paths if _in(p.literal.span, lo, hi))
-        return _in_order(found, path_span)
+        return in_document_order(found, path_span)
 
     @property
     def occurrences(self) -> list[Occurrence]:
@@ -182,13 +186,13 @@ class SemanticIndex:
         found = [
             shift_occurrence(o, base) for part, base in self._placed() for o in part.occurrences
         ]
-        return _in_order(found, occurrence_span)
+        return in_document_order(found, occurrence_span)
 
     @property
     def paths(self) -> list[PathOccurrence]:
         """Every path string, in document order."""
         found = [shift_path(p, base) for part, base in self._placed() for p in part.paths]
-        return _in_order(found, path_span)
+        return in_document_order(found, path_span)
 
     # -- by symbol -----------------------------------------------------------------------
 
@@ -200,7 +204,7 @@ class SemanticIndex:
             for part, base in self._placed()
             for o in part.by_symbol.get(key, ())
         ]
-        return _in_order(found, occurrence_span)
+        return in_document_order(found, occurrence_span)
 
     def definitions(self, symbol: Symbol) -> list[Occurrence]:
         return [o for o in self.occurrences_of(symbol) if o.role == Role.DEFINITION]
@@ -215,10 +219,3 @@ class SemanticIndex:
 
 def _narrower(a: Span, b: Span) -> bool:
     return a.end - a.start < b.end - b.start
-
-
-def _in_order(items: list[T], span_of: Callable[[T], Span]) -> list[T]:
-    """``items`` in document order (the parts' own runs are in order already, which the
-    sort finds and merges)."""
-    items.sort(key=lambda item: (span_of(item).start, -span_of(item).end))
-    return items

@@ -35,7 +35,8 @@ if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
     from wf_core.base.derived import Run
     from wf_core.documents import SourceMap
-    from wf_core.semantic.build import PathResolver
+    from wf_core.semantic.build import PartWriter, PathResolver
+    from wf_core.version.view import SourceMapView
 
 PartKind = Literal["nodes", "edges"]
 PART_KINDS: tuple[PartKind, ...] = ("nodes", "edges")
@@ -146,7 +147,31 @@ class PartSource(Protocol):
         ...
 
 
-class SnapshotParts:
+class WrittenParts:
+    """What every part source shares: the writer of its version's text, the rest of the
+    document written once, and the element at an offset of that text."""
+
+    def __init__(self, writer: PartWriter, source_map: SourceMapView) -> None:
+        self._writer = writer
+        self._source_map = source_map
+        self._lock = threading.Lock()
+        self._document: IndexPart | None = None
+
+    def document(self) -> IndexPart:
+        with self._lock:
+            if self._document is None:
+                self._document = self._writer.document()
+            return self._document
+
+    def holder(self, offset: int) -> tuple[PartKind, int] | None:
+        located = self._source_map.locate(offset)
+        return holder_of(located.location) if located is not None else None
+
+    def prepare(self) -> None:
+        self._source_map.prepare_locate()
+
+
+class SnapshotParts(WrittenParts):
     """The parts of one version, each derived under the document-wide values it reads
     (see the module docstring), made on first use by whichever thread asks (the worker
     ahead of requests, or a request on the event loop), one at a time."""
@@ -161,10 +186,8 @@ class SnapshotParts:
     ) -> None:
         from wf_core.semantic.build import PartWriter
 
+        super().__init__(PartWriter(values, source_map, resolver), source_map)
         self._resolver = resolver
-        self._source_map = source_map
-        self._writer = PartWriter(values, source_map, resolver)
-        self._lock = threading.Lock()
         self._counts = {
             "nodes": len(resolver.nodes),
             "edges": len(_list(values.get("edges"))),
@@ -172,7 +195,6 @@ class SnapshotParts:
         self._keys: dict[str, Sequence[ElementKey | None]] = {}
         self._bases: dict[str, Sequence[int]] = {}
         self._runs: dict[str, Run] = {}
-        self._document: IndexPart | None = None
         # A version analysed on its own (no document's derivations) keeps its parts too.
         derived = derived if derived is not None else Derivations()
         # The key of an element not read from statements of its own (``element_keys`` has
@@ -195,27 +217,10 @@ class SnapshotParts:
         found = key_at(self._keys[kind], index)
         key: object = found if found is not None else self._unkeyed
         base = self._bases[kind][index] if found is not None else 0
-        make: Callable[[], IndexPart] = (
-            (lambda: self._writer.node(index, base))
-            if kind == "nodes"
-            else (lambda: self._writer.edge(index, base))
-        )
+        make: Callable[[], IndexPart] = partial(self._writer.write, kind, index, base)
         with self._lock:
             part = self._runs[kind].at(index, key, make)
         return part, base
-
-    def document(self) -> IndexPart:
-        with self._lock:
-            if self._document is None:
-                self._document = self._writer.document()
-            return self._document
-
-    def holder(self, offset: int) -> tuple[PartKind, int] | None:
-        located = self._source_map.locate(offset)
-        return holder_of(located.location) if located is not None else None
-
-    def prepare(self) -> None:
-        self._source_map.prepare_locate()
 
 
 def holder_of(location: Sequence[object]) -> tuple[PartKind, int] | None:

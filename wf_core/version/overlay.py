@@ -18,7 +18,6 @@ shifted by its length change).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import replace
 from functools import cached_property
@@ -35,7 +34,7 @@ from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.semantic.build import PartWriter, PathResolver, path_role_at
 from wf_core.semantic.cursor import in_literal
 from wf_core.semantic.index import SemanticIndex
-from wf_core.semantic.parts import IndexPart, PartKind, PartSource, holder_of
+from wf_core.semantic.parts import IndexPart, PartKind, PartSource, WrittenParts, holder_of
 from wf_core.version.snapshot import DocumentSnapshot
 from wf_core.version.view import SourceMapView
 
@@ -125,6 +124,9 @@ class _OverlaySourceMap:
             literal = _shift_literal(found, self._shift) if found is not None else None
         return shift_literal(literal, -origin) if literal is not None else None
 
+    def prepare_locate(self) -> None:
+        self._base.prepare_locate()  # what ``locate`` reads of the analysed version
+
     def locate(self, offset: int) -> Located | None:
         if self._literal.span.start <= offset <= self._literal.span.end:
             return Located(self._location, False, self._literal.span, True)
@@ -182,7 +184,7 @@ def _with_value(values: dict[str, object], location: Location, value: str) -> di
     return edited if isinstance(edited, dict) else values
 
 
-class EditedParts:
+class EditedParts(WrittenParts):
     """The analysed version's index parts seen through the edit (``PartSource``).
 
     The part of the element holding the edited string is written again from the new
@@ -199,14 +201,11 @@ class EditedParts:
         source_map: _OverlaySourceMap,
         values: dict[str, object],
     ) -> None:
+        super().__init__(PartWriter(values, source_map, base.resolver), source_map)
         self._base = base
         self._shift = shift
-        self._source_map = source_map
-        self._writer = PartWriter(values, source_map, base.resolver)
         self._edited = holder_of(location)
         self._fresh: dict[tuple[PartKind, int], IndexPart] = {}
-        self._document: IndexPart | None = None
-        self._lock = threading.Lock()
 
     @property
     def resolver(self) -> PathResolver:
@@ -229,22 +228,8 @@ class EditedParts:
         with self._lock:
             fresh = self._fresh.get((kind, index))
             if fresh is None:
-                write = self._writer.node if kind == "nodes" else self._writer.edge
-                fresh = self._fresh[(kind, index)] = write(index, 0)
+                fresh = self._fresh[(kind, index)] = self._writer.write(kind, index, 0)
         return fresh, 0
-
-    def document(self) -> IndexPart:
-        with self._lock:
-            if self._document is None:
-                self._document = self._writer.document()
-            return self._document
-
-    def holder(self, offset: int) -> tuple[PartKind, int] | None:
-        located = self._source_map.locate(offset)
-        return holder_of(located.location) if located is not None else None
-
-    def prepare(self) -> None:
-        self._base.prepare()
 
 
 class EditedSnapshot:
