@@ -40,6 +40,21 @@ local function workflow_buffer()
   return nil
 end
 
+-- The workflow buffer a command is about and the wfls client attached to it; nil (and
+-- the command's use said) when there is none.
+local function command_target(use)
+  local buffer = workflow_buffer()
+  if buffer == nil then
+    vim.notify(
+      'wfls: ' .. use .. ' of a *.wf.toml or *.wf.json buffer that the server is attached to:'
+        .. ' open one first',
+      vim.log.levels.ERROR
+    )
+    return nil
+  end
+  return buffer, vim.lsp.get_clients({ bufnr = buffer, name = 'wfls' })[1]
+end
+
 local function show_trace(text, buffer)
   local trace = vim.api.nvim_create_buf(true, true)
   vim.api.nvim_buf_set_lines(trace, 0, -1, false, vim.split(text, '\n', { trimempty = true }))
@@ -54,16 +69,10 @@ local function show_trace(text, buffer)
 end
 
 vim.api.nvim_create_user_command('WflsRun', function(opts)
-  local buffer = workflow_buffer()
+  local buffer, client = command_target(':WflsRun runs the workflow')
   if buffer == nil then
-    vim.notify(
-      'wfls: :WflsRun runs the workflow of a *.wf.toml or *.wf.json buffer that the server is'
-        .. ' attached to: open one first',
-      vim.log.levels.ERROR
-    )
     return
   end
-  local client = vim.lsp.get_clients({ bufnr = buffer, name = 'wfls' })[1]
   local path = vim.fn.expand(opts.args)
   local ok, lines = pcall(vim.fn.readfile, path)
   if not ok then
@@ -110,16 +119,10 @@ local function wfls_command(client, args)
 end
 
 vim.api.nvim_create_user_command('WflsGraph', function(opts)
-  local buffer = workflow_buffer()
+  local buffer, client = command_target(':WflsGraph draws the workflow')
   if buffer == nil then
-    vim.notify(
-      'wfls: :WflsGraph draws the workflow of a *.wf.toml or *.wf.json buffer that the server'
-        .. ' is attached to: open one first',
-      vim.log.levels.ERROR
-    )
     return
   end
-  local client = vim.lsp.get_clients({ bufnr = buffer, name = 'wfls' })[1]
   local file = vim.api.nvim_buf_get_name(buffer)
   local args = { 'graph', file, '--format', 'html' }
   if client.root_dir then
