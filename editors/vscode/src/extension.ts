@@ -16,6 +16,8 @@ import {
 import { WORKFLOW_SELECTOR } from './documents';
 import { GraphPanels } from './graphPanel';
 import { StatusItem } from './status';
+import { TEST_COMMAND, TEST_SELECTOR } from './testDocuments';
+import { WorkflowTests } from './tests';
 
 const CLIENT_ID = 'wfls'; // also makes the client honour `wfls.trace.server`
 
@@ -32,6 +34,7 @@ export const SERVER_SIDE_SETTINGS = [
 ] as const;
 
 let controller: ServerController | undefined;
+let workflowTests: WorkflowTests | undefined;
 
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('wfls');
@@ -69,12 +72,17 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         options: { cwd: folders()[0] },
       };
       const clientOptions: LanguageClientOptions = {
-        documentSelector: WORKFLOW_SELECTOR,
+        documentSelector: [...WORKFLOW_SELECTOR, ...TEST_SELECTOR],
         synchronize: { fileEvents: watcher },
         initializationOptions: serverSettings(),
         outputChannel: output,
         traceOutputChannel: output,
         diagnosticCollectionName: 'wfls',
+        middleware: {
+          // The "Run case" code lens runs `wfls.test`: through the Test Explorer, which shows the results.
+          executeCommand: (command, args, next) =>
+            command === TEST_COMMAND && workflowTests ? workflowTests.runFromCommand(args) : next(command, args),
+        },
       };
       return new LanguageClient(CLIENT_ID, 'wfls', serverOptions, clientOptions);
     },
@@ -85,9 +93,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   });
 
   const graphs = new GraphPanels(controller, context.extensionUri);
+  workflowTests = new WorkflowTests(controller);
   context.subscriptions.push(
     output,
     graphs,
+    workflowTests,
     { dispose: () => watcher?.dispose() },
     vscode.commands.registerCommand('wfls.restartServer', () => controller?.restart('Restart requested')),
     vscode.commands.registerCommand('wfls.showOutput', () => output.show(true)),

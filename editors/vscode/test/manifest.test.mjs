@@ -36,12 +36,22 @@ test('the icon is a 128×128 PNG', () => {
   assert.ok(png.length < 16_000);
 });
 
-test('the extension activates for *.wf.toml and *.wf.json (contributed commands activate it by themselves)', () => {
+test('the extension activates for workflows and their test documents (contributed commands activate it by themselves)', () => {
   assert.deepEqual(manifest.activationEvents, [
     'onLanguage:wf-toml',
     'workspaceContains:**/*.wf.toml',
     'workspaceContains:**/*.wf.json',
+    'onLanguage:wf-test-toml',
+    'workspaceContains:**/*.wf.test.toml',
+    'workspaceContains:**/*.wf.test.json',
   ]);
+});
+
+test('wf-test-toml is a language for *.wf.test.toml, highlighted by the workflow grammar', () => {
+  const wfTestToml = manifest.contributes.languages.find((l) => l.id === 'wf-test-toml');
+  assert.deepEqual(wfTestToml.filenamePatterns, ['*.wf.test.toml']);
+  const grammar = manifest.contributes.grammars.find((g) => g.language === 'wf-test-toml');
+  assert.deepEqual(readJson(grammar.path).patterns, [{ include: 'source.wf-toml' }]);
 });
 
 test('wf-toml is a language for *.wf.toml; *.wf.json stays JSON', () => {

@@ -55,6 +55,7 @@ test('the vsix holds exactly the bundle, graph view, grammars, language configur
     'extension/package.json',
     'extension/readme.md',
     'extension/syntaxes/wf-json-paths.tmLanguage.json',
+    'extension/syntaxes/wf-test-toml.tmLanguage.json',
     'extension/syntaxes/wf-toml.tmLanguage.json',
   ]);
 });
