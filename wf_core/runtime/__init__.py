@@ -4,7 +4,9 @@ The runtime half of wfls. It never imports the language-server libraries;
 the editor calls the plain functions of :mod:`wf_core.runtime.preview`.
 
 - :func:`execute_workflow` / :func:`resume_workflow` run a workflow with
-  handlers (``(payload, ctx) -> result``) and return a :class:`RunResult`.
+  handlers (``(payload, ctx) -> result``) and return a :class:`RunResult`;
+  :func:`prepare_run` / :func:`prepare_resume` give the :class:`Engine` before it
+  runs, whose ``steps()`` a debugger drives one activation at a time.
 - :func:`frame_context_view` rebuilds what a frame sees from the run state.
 - :func:`dump` / :func:`load` write and read the run state as JSON.
 - :func:`stand_in_handlers` makes handlers from the node defs' contracts;
@@ -15,9 +17,16 @@ the editor calls the plain functions of :mod:`wf_core.runtime.preview`.
 from __future__ import annotations
 
 from wf_core.base.step_limit import DEFAULT_MAX_STEPS
-from wf_core.runtime.engine import StepLimit
+from wf_core.runtime.engine import Engine, StepLimit
 from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
-from wf_core.runtime.execute import RunResult, execute_workflow, resume_workflow
+from wf_core.runtime.execute import (
+    RunResult,
+    execute_workflow,
+    prepare_resume,
+    prepare_run,
+    resume_workflow,
+    run_result,
+)
 from wf_core.runtime.frames import (
     ForeachContext,
     Frame,
@@ -46,6 +55,7 @@ __all__ = [
     "DEFAULT_MAX_STEPS",
     "STATE_SCHEMA_VERSION",
     "ActivationRecord",
+    "Engine",
     "ForeachActivation",
     "ForeachContext",
     "Frame",
@@ -70,9 +80,12 @@ __all__ = [
     "load",
     "normalise_result",
     "outcome_choice_problems",
+    "prepare_resume",
+    "prepare_run",
     "render_json_lines",
     "render_text",
     "resume_workflow",
+    "run_result",
     "sample_value",
     "stand_in_handlers",
 ]

@@ -29,7 +29,7 @@ state, so a run is reproducible from its seed, across pauses too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from wf_core.language.paths import (
@@ -190,13 +190,31 @@ class Engine:
     # -- the loop -----------------------------------------------------------------
 
     def run(self) -> None:
+        for _ in self.steps():
+            pass
+
+    def steps(self) -> Iterator[Frame]:
+        """The run one activation at a time: yields the frame about to be activated,
+        then activates it when asked for the next one.
+
+        A debugger drives a run through this without threads: between two ``next``
+        calls nothing runs, and it sees exactly the frame (and the state) the
+        activation will see. The frame is already taken from the ready queue (the seeded
+        choice among concurrent tokens is made), so stopping here changes nothing about
+        the run. The generator ends when the run completes, pauses, fails or reaches the
+        step limit, as :meth:`run` does.
+        """
         state = self.state
         limit = None if self.max_steps is None else state.steps + self.max_steps
         while state.ready and state.status == "running":
             if limit is not None and state.steps >= limit:
                 self._stop_at_limit()
                 break
-            self._step(self._pick())
+            frame_id = self._pick()
+            frame = state.frames.get(frame_id)
+            if frame is not None:  # else _step says the queue names a missing frame
+                yield frame
+            self._step(frame_id)
         if state.status == "running":
             if state.interrupts:
                 state.status = "paused"

@@ -31,7 +31,14 @@ from wf_core.runtime.reducers import BUILTIN_REDUCERS, Reducer
 from wf_core.runtime.state import PendingInterrupt, RunState, RunStatus, dump, load, new_run_state
 from wf_core.runtime.trace import ActivationRecord
 
-__all__ = ["RunResult", "execute_workflow", "resume_workflow"]
+__all__ = [
+    "RunResult",
+    "execute_workflow",
+    "prepare_resume",
+    "prepare_run",
+    "resume_workflow",
+    "run_result",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +93,8 @@ def _reducers(extra: Mapping[str, Reducer] | None) -> dict[str, Reducer]:
     return {**BUILTIN_REDUCERS, **(extra or {})}
 
 
-def _result(engine: Engine) -> RunResult:
+def run_result(engine: Engine) -> RunResult:
+    """How the engine's run stands now, as the entry points return it."""
     state = engine.state
     return RunResult(
         status=state.status,
@@ -110,7 +118,35 @@ def execute_workflow(
     max_steps: int | None = None,
     trace: bool = True,
 ) -> RunResult:
-    """Run ``workflow`` on ``input`` until it completes, pauses or fails.
+    """Run ``workflow`` on ``input`` until it completes, pauses or fails
+    (:func:`prepare_run`, then the engine's whole run)."""
+    engine = prepare_run(
+        workflow,
+        input,
+        handlers,
+        reducers=reducers,
+        subgraphs=subgraphs,
+        seed=seed,
+        max_steps=max_steps,
+        trace=trace,
+    )
+    engine.run()
+    return run_result(engine)
+
+
+def prepare_run(
+    workflow: Workflow,
+    input: object,
+    handlers: Mapping[str, Handler],
+    *,
+    reducers: Mapping[str, Reducer] | None = None,
+    subgraphs: Mapping[str, Workflow] | None = None,
+    seed: int = 0,
+    max_steps: int | None = None,
+    trace: bool = True,
+) -> Engine:
+    """The engine of a run of ``workflow`` on ``input``, its start node ready and
+    nothing activated yet: ``run()`` runs it, ``steps()`` one activation at a time.
 
     ``handlers`` maps node def names to ``(payload, ctx) -> result``;
     ``subgraphs`` maps the workflow names subgraph nodes refer to (``name``,
@@ -153,9 +189,7 @@ def execute_workflow(
     )
     state.frames[start.id] = start
     state.ready.append(start.id)
-    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
-    engine.run()
-    return _result(engine)
+    return Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
 
 
 def resume_workflow(
@@ -178,6 +212,35 @@ def resume_workflow(
     ``outcome`` picks the interrupt's outcome when it declares several.
     The workflows must be the ones the run started with.
     """
+    engine = prepare_resume(
+        saved,
+        answer,
+        workflow,
+        handlers,
+        outcome=outcome,
+        reducers=reducers,
+        subgraphs=subgraphs,
+        max_steps=max_steps,
+        trace=trace,
+    )
+    engine.run()
+    return run_result(engine)
+
+
+def prepare_resume(
+    saved: str | bytes | RunState | RunResult,
+    answer: object,
+    workflow: Workflow,
+    handlers: Mapping[str, Handler],
+    *,
+    outcome: str | None = None,
+    reducers: Mapping[str, Reducer] | None = None,
+    subgraphs: Mapping[str, Workflow] | None = None,
+    max_steps: int | None = None,
+    trace: bool = True,
+) -> Engine:
+    """The engine of a paused run with its interrupt answered (the answer's activation
+    done), before anything else runs: what :func:`resume_workflow` runs to the end."""
     if isinstance(saved, RunResult):
         saved = saved.state
     state = load(dump(saved) if isinstance(saved, RunState) else saved)
@@ -197,5 +260,4 @@ def resume_workflow(
             )
     engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
     engine.answer(answer, outcome)
-    engine.run()
-    return _result(engine)
+    return engine
