@@ -22,6 +22,7 @@ ORDER = (
     "runtime",
     "graph",
     "authoring",
+    "formatting",
     "workflow_tests",
 )
 """The folders in the order of docs/architecture.md's code map."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 import bisect
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import date, datetime, time
 from enum import Enum
@@ -36,7 +36,7 @@ from wf_core.base.spans import LineIndex
 from wf_core.documents import Entry, Kind, ParsedDocument, SourceMap
 from wf_core.documents.writing import write_key, write_string
 from wf_core.language.paths import PathResolutionError, format_segments, parse_toml_key
-from wf_core.models.keys import TOP_LEVEL_EXTRAS, unknown_keys
+from wf_core.models.keys import DOCUMENT_ORDER, TOP_LEVEL_EXTRAS, unknown_keys
 from wf_core.models.loading import LoadResult, load_workflow
 from wf_core.models.steps import InterruptNode, SubgraphNode
 from wf_core.models.workflow import Workflow
@@ -45,7 +45,6 @@ from wf_core.validation.subgraphs import declares_schema
 SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
 _SIDES: tuple[Literal["input", "output"], ...] = ("input", "output")
 _RECORD_LISTS = ("node_defs", "nodes")
-_TOP_ORDER = ("name", "start", "outcomes", "edges", "output")
 
 LINE_WIDTH = 100
 """A TOML value stays on its key's line when the line fits in this many characters."""
@@ -603,8 +602,13 @@ class _Writer:
         notes: Notes | None = None,
         form: SourceForm | None = None,
         watch: Callable[[str], bool] | None = None,
+        *,
+        width: int = LINE_WIDTH,
+        indent: str = "  ",
     ) -> None:
         self._values = values
+        self._width = width
+        self._indent = indent
         self._watch = watch
         self.watched = False
         """Whether ``watch`` held for a string written."""
@@ -618,7 +622,7 @@ class _Writer:
     def document(self) -> str:
         values = self._values
         if self._form is None:
-            first = [k for k in _TOP_ORDER if k in values]
+            first = [k for k in DOCUMENT_ORDER if k in values]
             values = {**{k: values[k] for k in first}, **values}
         self._body(values, (), (), root=True)
         self._leftovers()
@@ -684,7 +688,9 @@ class _Writer:
         return _Form.SCALAR
 
     def _fits(self, location: Location, width: int, value: object) -> bool:
-        return location not in self._notes.inside and width + len(self._inline(value)) <= LINE_WIDTH
+        return (
+            location not in self._notes.inside and width + len(self._inline(value)) <= self._width
+        )
 
     def _choose_table(
         self,
@@ -737,10 +743,11 @@ class _Writer:
 
     def _elements_fit(self, location: Location, items: list[object]) -> bool:
         """Whether each element fits on a line of its own (indented, with its comma)."""
+        room = len(self._indent) + 1  # the element's indentation and its comma
         if location in self._notes.inside:
-            return all(self._fits((*location, i), 3, v) for i, v in enumerate(items))
-        inline = self._inline
-        return all(len(inline(v)) <= LINE_WIDTH - 3 for v in items)
+            return all(self._fits((*location, i), room, v) for i, v in enumerate(items))
+        inline, width = self._inline, self._width - room
+        return all(len(inline(v)) <= width for v in items)
 
     # -- writing --
 
@@ -879,7 +886,7 @@ class _Writer:
         self, location: Location, opener: str, items: list[object], indent: str, end: str
     ) -> None:
         self._out.append(self._trail(location, f"{opener}["))
-        inner = indent + "  "
+        inner = indent + self._indent
         for index, item in enumerate(items):
             self._element((*location, index), item, inner)
         self._lines(self._notes.closing.pop(location, []), inner)
@@ -948,17 +955,9 @@ def export_document(parsed: ParsedDocument, load: LoadResult, target: str) -> Ex
         _keep_unknown_keys(data, parsed)
         dropped = count_comments(parsed.text) if parsed.syntax == "toml" else 0
         return Export(json_text(data), dropped)
-    model = _ModelValues(workflow)
     if parsed.syntax == "toml":
-        forms = _source_forms(parsed)
-        # Written as they are; only when some string could be a path written otherwise
-        # than canonically (rare) once more, with the model's paths.
-        writer = _Writer(parsed.values, source_notes(parsed), forms, watch=_maybe_path)
-        text = writer.document()
-        if writer.watched:
-            values = _canonical_paths(parsed.values, (), model)
-            text = _Writer(values, source_notes(parsed), forms).document()
-        return Export(text)
+        return Export(write_toml(parsed, parsed.values, workflow))
+    model = _ModelValues(workflow)
     values = _lean_values(parsed.values, load, model)
     try:
         return Export(_Writer(values).document())
@@ -969,6 +968,59 @@ def export_document(parsed: ParsedDocument, load: LoadResult, target: str) -> Ex
 
 _Piece = tuple[BaseModel, dict[str, object], dict[str, object]]
 """A piece's model, its JSON values and those not equal to its defaults."""
+
+
+def write_toml(
+    parsed: ParsedDocument,
+    values: Mapping[str, object],
+    workflow: Workflow | None,
+    *,
+    width: int = LINE_WIDTH,
+    indent: str = "  ",
+    inline_arrays: Collection[Location] = (),
+) -> str:
+    """A TOML document written again: ``values`` (its own, or the same in another key
+    order) with its comments and blank lines, each with the item it goes with, and its
+    tables in the forms the source wrote them (``_Writer``), but for the arrays at
+    ``inline_arrays``, written inline (one element a line when too long) even where the
+    source wrote arrays of tables, unless an element cannot be (a comment inside it, a
+    line too long). With ``workflow``, the document's model with every piece loaded (so
+    its indexes are the document's), a path string written otherwise than canonically
+    is written canonically; raises ``ExportError`` for a value TOML cannot hold."""
+    forms = _source_forms(parsed)
+    if inline_arrays:
+        source_form = forms
+
+        def forms(location: Location, array: bool) -> _Form | None:
+            if array and location in inline_arrays:
+                return _Form.INLINE
+            return source_form(location, array)
+
+    if workflow is None:
+        return _Writer(values, source_notes(parsed), forms, width=width, indent=indent).document()
+    # Written as they are; only when some string could be a path written otherwise
+    # than canonically (rare) once more, with the model's paths.
+    writer = _Writer(
+        values, source_notes(parsed), forms, watch=_maybe_path, width=width, indent=indent
+    )
+    text = writer.document()
+    if writer.watched:
+        text = _Writer(
+            canonical_paths(values, workflow),
+            source_notes(parsed),
+            forms,
+            width=width,
+            indent=indent,
+        ).document()
+    return text
+
+
+def canonical_paths(values: Mapping[str, object], workflow: Workflow) -> Mapping[str, object]:
+    """A document's values with each path string written otherwise than canonically in
+    its canonical form (``format_segments``); ``workflow`` is the document's model with
+    every piece loaded, whose value at a string's place tells that it is a path. The
+    very same objects where nothing changes."""
+    return _canonical_paths(values, (), _ModelValues(workflow))
 
 
 class _ModelValues:

@@ -40,6 +40,25 @@ TOP_LEVEL_EXTRAS = ("$schema",)
 """Keys allowed at the top level beyond the model's: ``$schema`` lets editors
 associate the format's JSON Schema with a document."""
 
+DOCUMENT_ORDER = (
+    *TOP_LEVEL_EXTRAS,
+    "name",
+    "description",
+    "start",
+    "outcomes",
+    "edges",
+    "output",
+    "input_schema",
+    "state_schema",
+    "output_schema",
+    "node_defs",
+    "nodes",
+)
+"""The order in which a document writes its top-level keys, for how people read a
+workflow: what it is, where it starts and ends, its edges and output, the schemas, then
+the node defs and the nodes (``wfls fmt`` and ``wfls export`` write them so).
+``description`` is no key of the model, but authors write one and it reads best here."""
+
 STEP_MODELS: dict[str, type[BaseModel]] = NODE_TYPES
 """Each node type's model (the node-type table's, ``wf_core.models.steps.NODE_TABLE``)."""
 
