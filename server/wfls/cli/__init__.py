@@ -30,11 +30,21 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"wfls {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
-    serve = commands.add_parser("serve", help="run the language server (stdio by default)")
+    serve = commands.add_parser(
+        "serve",
+        help="run the language server (stdio by default)",
+        epilog="exit status: 0 after an orderly shutdown, 1 when the client went away "
+        "without one, 2 for a bad --tcp argument",
+    )
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
 
-    check = commands.add_parser("check", help="validate workflow files and folders")
+    check = commands.add_parser(
+        "check",
+        help="validate workflow files and folders",
+        epilog="exit status: 0 no errors, 1 errors (with --strict: warnings too), 2 a path "
+        "cannot be read or bad arguments",
+    )
     check.add_argument(
         "paths",
         nargs="+",
@@ -66,7 +76,12 @@ def build_parser() -> argparse.ArgumentParser:
         "stands in for that file in the workspace (default: <stdin>, TOML)",
     )
 
-    context = commands.add_parser("context", help="what a node can read")
+    context = commands.add_parser(
+        "context",
+        help="what a node can read",
+        epilog="exit status: 0 printed (a node without a context says why), 1 no such node, "
+        "2 the file cannot be read or bad arguments",
+    )
     context.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
     context.add_argument("node", help="the id of the node")
     context.add_argument(
@@ -80,11 +95,19 @@ def build_parser() -> argparse.ArgumentParser:
 
     add_graph_arguments(
         commands.add_parser(
-            "graph", help="the workflow graph as JSON, Graphviz DOT, Mermaid or an HTML page"
+            "graph",
+            help="the workflow graph as JSON, Graphviz DOT, Mermaid or an HTML page",
+            epilog="exit status: 0 printed (mistakes are drawn), 2 the file or DIR cannot be "
+            "read, or bad arguments",
         )
     )
 
-    export = commands.add_parser("export", help="convert between TOML and JSON")
+    export = commands.add_parser(
+        "export",
+        help="convert between TOML and JSON",
+        epilog="exit status: 0 written, 1 the document has syntax or model errors (or a "
+        "null TOML cannot hold), 2 the file cannot be read or bad arguments",
+    )
     export.add_argument("file", help="the workflow document (*.wf.toml or *.wf.json)")
     export.add_argument(
         "--to",
@@ -93,11 +116,22 @@ def build_parser() -> argparse.ArgumentParser:
         help="json: lda-wf's canonical JSON; toml: readable TOML, defaults left out",
     )
 
-    commands.add_parser("schema", help="print the JSON Schema of the document format")
+    commands.add_parser(
+        "schema",
+        help="print the JSON Schema of the document format",
+        epilog="exit status: 0",
+    )
 
     from wfls.cli.run import add_run_arguments
 
-    add_run_arguments(commands.add_parser("run", help="run a workflow (stand-ins by default)"))
+    add_run_arguments(
+        commands.add_parser(
+            "run",
+            help="run a workflow (stand-ins by default)",
+            epilog="exit status: 0 completed or paused at an interrupt, 1 failed or refused "
+            "(the document has errors), 2 unreadable input or bad arguments",
+        )
+    )
     return parser
 
 
