@@ -261,6 +261,10 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             from wfls.cli.export import run_export
 
             return run_export(args.file, args.to, kept=kept)
+        if args.command == "fmt":
+            from wfls.cli.fmt import run_fmt
+
+            return run_fmt(args)
         if args.command == "run":
             from wfls.cli.run import run_workflow
 
@@ -281,7 +285,3 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
 
 if __name__ == "__main__":  # pragma: no cover
     entry()
-        if args.command == "fmt":
-            from wfls.cli.fmt import run_fmt
-
-            return run_fmt(args)
