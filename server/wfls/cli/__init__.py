@@ -159,6 +159,16 @@ _BATCH_COMMANDS = frozenset(("check", "context", "graph", "export", "fmt", "sche
 def _collect_after_imports() -> None:
     """For the long-running commands (``serve``, ``run``), once they have imported.
 
+    from wfls.cli.debug import add_debug_arguments
+
+    add_debug_arguments(
+        commands.add_parser(
+            "debug",
+            help="a debugger for workflows: the Debug Adapter Protocol over stdio (or --port)",
+            epilog="exit status: 0 after the client's session, 2 bad arguments",
+        )
+    )
+
     The server's imports build some 130,000 objects (the protocol library alone defines
     600 classes) that nearly all live as long as the process: collected while they are
     built, they cost 50-70 ms of starting up. So the collector was off until now, and
@@ -267,6 +277,11 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             return run_fmt(args)
         if args.command == "run":
             from wfls.cli.run import run_workflow
+        if args.command == "debug":
+            from wfls.cli.debug import run_debug
+
+            _collect_after_imports()
+            return run_debug(args.port)
 
             _collect_after_imports()
             return run_workflow(args)
