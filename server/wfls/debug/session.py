@@ -393,7 +393,9 @@ class Session:
                 place = stepper.place
             hit = self._arrive(place)
             if hit:
-                self._stopped(_Stop("breakpoint", place), hit)
+                by_name = {b.id for b in self._function_breakpoints}
+                reason = "function breakpoint" if by_name.issuperset(hit) else "breakpoint"
+                self._stopped(_Stop(reason, place), hit)
                 return
             size = len(place.stack)
             if entry:
@@ -602,13 +604,10 @@ class Session:
                 context_entries(place.view.graph)
             )
             scopes.append(self._scope("Context", table.scope(context)))
-            if stop.after:
-                record = next(
-                    (r for r in reversed(self._stepper.engine.records) if r.error)  # type: ignore[union-attr]
-                    if stop.exception_id == "error"
-                    else iter(()),
-                    None,
-                )
+            if stop.after:  # what the activation was given, as its record keeps it
+                assert self._stepper is not None
+                records = self._stepper.engine.records
+                record = next((r for r in reversed(records) if r.frame_id == place.frame.id), None)
                 payload: JsonValue = record.input if record is not None else None
             else:
                 payload = self._payload(place)
