@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: bytecode run test lint format speed-lines bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode graph-assets
+.PHONY: bytecode run test docs docs-serve lint format speed-lines bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode graph-assets
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,7 @@ test: $(STAMP)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
 	@if command -v npm >/dev/null 2>&1 && [ -f editors/vscode/package.json ]; then \
+	@$(MAKE) --no-print-directory docs
 		$(MAKE) --no-print-directory vscode; \
 	else echo "npm not found: skipping the VS Code extension"; fi
 	@if reason=$$(editors/vscode/e2e/run.sh --check); then \
@@ -57,6 +58,15 @@ e2e-vscode: $(STAMP)
 	WFLS_E2E_PYTHON=$(abspath $(BIN)/python) editors/vscode/e2e/run.sh $(abspath $(BIN)/wfls)
 
 lint: $(STAMP)
+# The documentation site (mkdocs.yml) into site/, every warning an error (a broken
+# link or anchor among them); its log is shown only when it fails (mkdocs' --quiet
+# would hide the warnings from --strict too).
+docs: $(STAMP)
+	@log=$$(NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict 2>&1) || { echo "$$log"; exit 1; }
+
+docs-serve: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8000
+
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -150,4 +160,4 @@ bench-plot: $(BENCH_STAMP)
 	$(BIN)/python bench/plot.py
 
 clean:
-	rm -rf $(VENV) .pytest_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .hypothesis build site *.egg-info
