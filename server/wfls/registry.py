@@ -49,10 +49,12 @@ from wfls.handlers import (
     document_symbol,
     execute_command,
     folding_range,
+    formatting,
     hover,
     initialized,
     inlay_hint,
     prepare_rename,
+    range_formatting,
     references,
     rename,
     selection_range,
@@ -317,6 +319,10 @@ def routes() -> list[Route]:
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_SELECTION_RANGE, selection_range.handle, selection_range.empty
+        ),
+        DocumentRequest(types.TEXT_DOCUMENT_FORMATTING, formatting.handle, formatting.empty),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_RANGE_FORMATTING, range_formatting.handle, range_formatting.empty
         ),
         SessionTask(
             types.WORKSPACE_EXECUTE_COMMAND,

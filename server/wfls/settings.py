@@ -5,9 +5,9 @@ Settings arrive as ``initializationOptions`` and later from
 which inlay hints are shown, never the analysis, so a snapshot stays valid when
 settings change; the diagnostics derived from it are recomputed instead.
 
-``inlayHints.itemTypes`` may arrive nested (``{"inlayHints": {"itemTypes": true}}``,
-as ``workspace/configuration`` gives it) or flat (``{"inlayHints.itemTypes": true}``,
-as an editor reads a dotted setting).
+``inlayHints.itemTypes`` (and ``format.width``) may arrive nested (``{"inlayHints":
+{"itemTypes": true}}``, as ``workspace/configuration`` gives it) or flat
+(``{"inlayHints.itemTypes": true}``, as an editor reads a dotted setting).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from wf_core.base.issues import ProjectCode, Severity
+from wf_core.base.line_width import LINE_WIDTH
 from wf_core.base.records import record
 
 SECTION = "wfls"
@@ -37,6 +38,7 @@ class Settings:
     inlay_item_types: bool = True  # after a foreach's ``over``: the item type
     inlay_path_types: bool = True  # after a binding's ``path``: the type it reads
     inlay_owner_stacks: bool = False  # after a body node's ``id``: its owner stack
+    format_width: int = LINE_WIDTH  # the line width of formatting (``wf_core.formatting``)
 
     def severity_of(self, code: str, severity: Severity) -> Severity | None:
         """The severity to show for an issue, or None to hide it."""
@@ -88,6 +90,7 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
     flat = {k.removeprefix("inlayHints."): v for k, v in raw.items() if k.startswith("inlayHints.")}
     hints = {**flat, **(hints if isinstance(hints, dict) else {})}
     return Settings(
+        format_width=_format_width(raw, problems),
         undeclared_property_severity=severity,
         hint_deprecated_keys=hint,
         inlay_item_types=_flag(hints, "itemTypes", defaults.inlay_item_types, problems, _HINTS),
@@ -100,6 +103,23 @@ def parse_settings(raw: Any) -> tuple[Settings, list[str]]:
 
 
 _HINTS = "inlayHints."
+_WIDTHS = (20, 1000)
+"""The line widths formatting takes, as ``wfls fmt --width`` does."""
+
+
+def _format_width(raw: dict[str, Any], problems: list[str]) -> int:
+    """``format.width``, nested or flat; anything but a whole number of ``_WIDTHS`` is
+    reported and gives the default."""
+    section = raw.get("format")
+    value = section.get("width") if isinstance(section, dict) else None
+    value = raw.get("format.width", value)
+    if value is None:
+        return LINE_WIDTH
+    low, high = _WIDTHS
+    if isinstance(value, int) and not isinstance(value, bool) and low <= value <= high:
+        return value
+    problems.append(f"format.width must be a whole number from {low} to {high}, not {value!r}")
+    return LINE_WIDTH
 
 
 class ProblemReports:

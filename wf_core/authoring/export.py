@@ -31,6 +31,7 @@ import pydantic_core
 from pydantic import BaseModel
 from pydantic_core import to_jsonable_python
 
+from wf_core.base.line_width import LINE_WIDTH
 from wf_core.base.locations import Location, LocationPart, format_location
 from wf_core.base.spans import LineIndex
 from wf_core.documents import Entry, Kind, ParsedDocument, SourceMap
@@ -46,8 +47,6 @@ SCHEMA_KEYS = ("input_schema", "state_schema", "output_schema")
 _SIDES: tuple[Literal["input", "output"], ...] = ("input", "output")
 _RECORD_LISTS = ("node_defs", "nodes")
 
-LINE_WIDTH = 100
-"""A TOML value stays on its key's line when the line fits in this many characters."""
 ONE_LINE_WIDTH = 80
 """``inline_toml``: a list of one table stays on one line up to this many characters."""
 _LITERAL_SAFE = re.compile(r"[^'\x00-\x1f\x7f]*")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from wf_core.authoring.export import ExportError, canonical_paths
 from wf_core.base.issues import ProjectCode, Severity
+from wf_core.base.line_width import LINE_WIDTH
 from wf_core.base.reading import Syntax
 from wf_core.base.records import record
 from wf_core.base.spans import LineIndex
@@ -21,7 +22,7 @@ from wf_core.formatting.json_style import json_document
 from wf_core.formatting.order import ordered_document
 from wf_core.formatting.toml_style import toml_document, whole_model
 
-DEFAULT_WIDTH = 100
+DEFAULT_WIDTH = LINE_WIDTH
 """The line width a value must fit in to stay on one line."""
 DEFAULT_INDENT = "  "
 """The indentation of an array's elements (TOML) or of a nesting level (JSON)."""

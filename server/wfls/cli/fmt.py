@@ -21,13 +21,14 @@ import os
 import sys
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from wf_core.base.line_width import LINE_WIDTH
 from wf_core.base.reading import decode, syntax_of
-from wf_core.formatting import DEFAULT_WIDTH, FormatResult, format_text
-from wfls.cli.check import collect_files
 from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
-from wfls.cli.reporting import terminal_safe
 
+if TYPE_CHECKING:
+    from wf_core.formatting import FormatResult
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -53,9 +54,9 @@ def add_fmt_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--width",
         type=_bounded(20, 1000),
-        default=DEFAULT_WIDTH,
+        default=LINE_WIDTH,
         metavar="N",
-        help=f"the line width a value must fit in to stay on one line (default {DEFAULT_WIDTH})",
+        help=f"the line width a value must fit in to stay on one line (default {LINE_WIDTH})",
     )
     parser.add_argument(
         "--indent",
@@ -69,6 +70,14 @@ def add_fmt_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="the name of the document read from - : its suffix picks TOML or JSON (default TOML)",
     )
+
+
+def terminal_safe(text: str) -> str:
+    """``reporting.terminal_safe``, imported when a line is printed: this module is
+    imported to build the command line's parser, for every command."""
+    from wfls.cli.reporting import terminal_safe as safe
+
+    return safe(text)
 
 
 def _bounded(low: int, high: int) -> type[int]:
@@ -86,6 +95,8 @@ def _bounded(low: int, high: int) -> type[int]:
 
 def run_fmt(args: argparse.Namespace) -> int:
     """Format every document ``args.paths`` names; the exit status."""
+    from wfls.cli.check import collect_files
+
     options = _Options(args.check or args.diff, args.diff, args.width, " " * args.indent)
     status = EXIT_OK
     if "-" in args.paths:
@@ -107,6 +118,8 @@ class _Options:
 def _format(name: str, data: bytes, options: _Options) -> tuple[str, FormatResult] | None:
     """The document's text and its formatting; None, reported, when it is not UTF-8 or
     has a syntax error."""
+    from wf_core.formatting import format_text
+
     text, decode_issue = decode(data)
     if decode_issue is not None:
         print(terminal_safe(f"{name}: error: {decode_issue.message}"), file=sys.stderr)
