@@ -27,8 +27,8 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -q
-	@if command -v npm >/dev/null 2>&1 && [ -f editors/vscode/package.json ]; then \
 	@$(MAKE) --no-print-directory docs
+	@if command -v npm >/dev/null 2>&1 && [ -f editors/vscode/package.json ]; then \
 		$(MAKE) --no-print-directory vscode; \
 	else echo "npm not found: skipping the VS Code extension"; fi
 	@if reason=$$(editors/vscode/e2e/run.sh --check); then \
@@ -57,7 +57,6 @@ e2e-vscode: $(STAMP)
 	@[ -d editors/vscode/node_modules ] || $(MAKE) --no-print-directory vscode-deps
 	WFLS_E2E_PYTHON=$(abspath $(BIN)/python) editors/vscode/e2e/run.sh $(abspath $(BIN)/wfls)
 
-lint: $(STAMP)
 # The documentation site (mkdocs.yml) into site/, every warning an error (a broken
 # link or anchor among them); its log is shown only when it fails (mkdocs' --quiet
 # would hide the warnings from --strict too).
@@ -67,6 +66,7 @@ docs: $(STAMP)
 docs-serve: $(STAMP)
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve -a 127.0.0.1:8000
 
+lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
