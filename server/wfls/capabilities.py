@@ -18,6 +18,7 @@ OWNER_STACK = "wfls.ownerStack"
 NODE_CONTEXT = "wfls.nodeContext"
 RUN_WORKFLOW = "wfls.runWorkflow"
 GRAPH = "wfls.graph"
+TEST = "wfls.test"  # runs the cases of a workflow test document (the "Run case" code lens)
 COMMANDS = (OWNER_STACK, NODE_CONTEXT, RUN_WORKFLOW, GRAPH)
 
 

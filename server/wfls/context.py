@@ -24,7 +24,9 @@ from wfls.settings import Settings
 if TYPE_CHECKING:
     from wfls.diagnostics import DiagnosticsResult
     from wfls.features.run import LastRun
+    from wfls.features.test_documents import TestDocumentView
     from wfls.store import DocumentStore
+    from wfls.test_documents import TestDocuments
 
 
 class RequestFailed(JsonRpcException):
@@ -57,6 +59,22 @@ class RequestContext:
         return self.codec.offset(position)
 
 
+@record
+class TestRequestContext:
+    """What a request about a workflow test document is answered from: the document
+    read, with the workflow it names (``wfls.features.test_documents``)."""
+
+    __test__ = False  # not a pytest class
+
+    uri: str
+    view: TestDocumentView
+    codec: PositionCodec
+    flags: ClientFlags
+
+    def offset(self, position: types.Position) -> int:
+        return self.codec.offset(position)
+
+
 class Session(Protocol):
     """The server's side of the session, as session-event handlers see it."""
 
@@ -64,6 +82,8 @@ class Session(Protocol):
     def store(self) -> DocumentStore: ...
     @property
     def flags(self) -> ClientFlags: ...
+    @property
+    def test_documents(self) -> TestDocuments: ...
     def document_changed(self, uri: str, *, edited: bool = False) -> None: ...
     def document_closed(self, uri: str) -> None: ...
     def apply_settings(self, raw: object, origin: str) -> None: ...

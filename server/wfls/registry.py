@@ -32,11 +32,12 @@ from pygls.lsp.server import LanguageServer
 
 from wf_core.base.records import record
 from wfls.capabilities import COMMANDS, ClientFlags
-from wfls.context import RequestContext, RequestFailed, Session
+from wfls.context import RequestContext, RequestFailed, Session, TestRequestContext
 from wfls.features.types import Refusal
 from wfls.handlers import (
     code_action,
     code_action_resolve,
+    code_lens,
     completion,
     definition,
     diagnostic,
@@ -119,6 +120,9 @@ class DocumentRequest(Generic[P, R]):
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
 
+    # The answer about a workflow test document (``wfls.test_documents``), which the
+    # document store does not hold; None: such a document gets ``empty``.
+    tests: Callable[[TestRequestContext, P], R] | None = None
     def registered(self, session: Session) -> Registered:
         """Builds the context, then runs the handler. A refusal becomes a
         ``RequestFailed`` reply the client shows; protocol errors pass through; any other
@@ -130,6 +134,10 @@ class DocumentRequest(Generic[P, R]):
                 if not uri:
                     return self.empty(params)
                 ctx = await session.request_context(
+                if uri not in session.store:
+                    test = await session.test_documents.context(uri)
+                    if test is not None:
+                        return self.tests(test, params) if self.tests else self.empty(params)
                     uri, while_typing=self.while_typing, local=self.local
                 )
                 if ctx is None:
@@ -247,10 +255,28 @@ def routes() -> list[Route]:
             while_typing=True,
             local=True,
         ),
+            tests=completion.handle_test,
         DocumentRequest(
-            types.TEXT_DOCUMENT_HOVER, hover.handle, hover.empty, while_typing=True, local=True
+            types.TEXT_DOCUMENT_HOVER,
+            hover.handle,
+            hover.empty,
+            while_typing=True,
+            local=True,
+            tests=hover.handle_test,
         ),
-        DocumentRequest(types.TEXT_DOCUMENT_DEFINITION, definition.handle, definition.empty),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_DEFINITION,
+            definition.handle,
+            definition.empty,
+            tests=definition.handle_test,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_CODE_LENS,
+            code_lens.handle,
+            code_lens.empty,
+            types.CodeLensOptions(),
+            tests=code_lens.handle_test,
+        ),
         DocumentRequest(types.TEXT_DOCUMENT_REFERENCES, references.handle, references.empty),
         DocumentRequest(
             types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,

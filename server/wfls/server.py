@@ -54,6 +54,7 @@ from wfls.protocol import WflsProtocol
 from wfls.registry import register_routes
 from wfls.scheduling import SWITCH_INTERVAL, Scheduler
 from wfls.settings import ProblemReports, Settings, parse_settings
+from wfls.test_documents import TestDocuments
 
 if TYPE_CHECKING:
     from wf_core.version.snapshot import DocumentSnapshot
@@ -102,6 +103,7 @@ class WflsServer(LanguageServer):
         self.diagnostics = Diagnostics(self)
         self.indexing = WorkspaceIndexing(self)
         self.connection = ClientConnection(self)
+        self.test_documents = TestDocuments(self)  # the open workflow test documents
 
     @property
     def store(self) -> DocumentStore:

@@ -14,6 +14,9 @@ def empty(params: types.DocumentDiagnosticParams) -> types.FullDocumentDiagnosti
 async def handle(
     session: Session, params: types.DocumentDiagnosticParams
 ) -> types.FullDocumentDiagnosticReport | types.UnchangedDocumentDiagnosticReport:
+    tests = await session.test_documents.diagnostics(params.text_document.uri)
+    if tests is not None:
+        return types.FullDocumentDiagnosticReport(items=tests)
     result = await session.diagnostics_async(params.text_document.uri)
     if result is None:
         return empty(params)

@@ -11,6 +11,8 @@ from wfls.context import Session
 def handle(session: Session, params: types.DidChangeTextDocumentParams) -> None:
     uri = params.text_document.uri
     if uri not in session.store:
+        # pygls' copy of the text changes after this handler: the push waits for the loop.
+        session.test_documents.changed(uri)
         return
     encoding = session.flags.position_encoding
     edits = [convert.edit_at(change, encoding) for change in params.content_changes]

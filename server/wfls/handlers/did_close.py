@@ -12,3 +12,5 @@ def handle(session: Session, params: types.DidCloseTextDocumentParams) -> None:
     if uri in session.store:
         session.store.close(uri)
         session.document_closed(uri)
+    else:
+        session.test_documents.closed(uri)

@@ -1,4 +1,5 @@
-"""``textDocument/didOpen``: track a workflow document and schedule its diagnostics."""
+"""``textDocument/didOpen``: track a workflow document and schedule its diagnostics (a
+test document's are pushed from pygls' copy of its text, ``wfls.test_documents``)."""
 
 from __future__ import annotations
 
@@ -11,3 +12,5 @@ def handle(session: Session, params: types.DidOpenTextDocumentParams) -> None:
     document = params.text_document
     if session.store.open(document.uri, document.text, document.version):
         session.document_changed(document.uri)
+    else:
+        session.test_documents.changed(document.uri)
