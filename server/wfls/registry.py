@@ -119,10 +119,10 @@ class DocumentRequest(Generic[P, R]):
     local: bool = False
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
-
     # The answer about a workflow test document (``wfls.test_documents``), which the
     # document store does not hold; None: such a document gets ``empty``.
     tests: Callable[[TestRequestContext, P], R] | None = None
+
     def registered(self, session: Session) -> Registered:
         """Builds the context, then runs the handler. A refusal becomes a
         ``RequestFailed`` reply the client shows; protocol errors pass through; any other
@@ -133,11 +133,11 @@ class DocumentRequest(Generic[P, R]):
                 uri = self.uri_of(params)
                 if not uri:
                     return self.empty(params)
-                ctx = await session.request_context(
                 if uri not in session.store:
                     test = await session.test_documents.context(uri)
                     if test is not None:
                         return self.tests(test, params) if self.tests else self.empty(params)
+                ctx = await session.request_context(
                     uri, while_typing=self.while_typing, local=self.local
                 )
                 if ctx is None:
@@ -254,8 +254,8 @@ def routes() -> list[Route]:
             types.CompletionOptions(trigger_characters=[".", '"', "'"]),
             while_typing=True,
             local=True,
-        ),
             tests=completion.handle_test,
+        ),
         DocumentRequest(
             types.TEXT_DOCUMENT_HOVER,
             hover.handle,
