@@ -54,6 +54,7 @@ from wfls.handlers import (
     hover,
     initialized,
     inlay_hint,
+    inline_value,
     prepare_rename,
     range_formatting,
     references,
@@ -335,6 +336,12 @@ def routes() -> list[Route]:
             inlay_hint.empty,
             types.InlayHintOptions(),
             while_typing=True,
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_INLINE_VALUE,
+            inline_value.handle,
+            inline_value.empty,
+            types.InlineValueOptions(),
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol.handle, document_symbol.empty

@@ -329,3 +329,28 @@ async def test_changed_hint_settings_ask_the_client_to_refresh_its_hints(
     )
     async with asyncio.timeout(WAIT):
         await refreshed.wait()
+
+
+async def test_inline_values_are_the_stopped_nodes_reads(session: Session, billing: str):
+    uri = session.open("billing.wf.toml", billing)
+    stopped = session.range(uri, 'id = "charge"').start  # where wfls debug stops
+    values = await send(
+        session,
+        types.TEXT_DOCUMENT_INLINE_VALUE,
+        types.InlineValueParams(
+            text_document=document(uri),
+            range=types.Range(
+                start=types.Position(line=0, character=0),
+                end=types.Position(line=billing.count("\n"), character=0),
+            ),
+            context=types.InlineValueContext(
+                frame_id=1, stopped_location=types.Range(start=stopped, end=stopped)
+            ),
+        ),
+    )
+    order = 'context.foreach."orders.v2".item'
+    name = "context.foreach.customers.item.name"
+    assert [(v.expression, v.range) for v in values] == [
+        (order, session.range(uri, order)),
+        (name, session.range(uri, name)),
+    ]
