@@ -4,6 +4,8 @@ the text before meant and which keeps its comments before the same items."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from tests.formatting.kept import assert_comments_kept, assert_meaning_kept
@@ -421,3 +423,15 @@ def test_minimal_edits_touch_only_what_changed(
     found = minimal_edits(old, new)
     assert [(e.start, e.end, e.text) for e in found] == edits
     assert apply_edits(old, found) == new
+
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+@pytest.mark.parametrize("name", ["messy.wf.toml", "messy.wf.json"])
+def test_golden_files(name: str) -> None:
+    """A messy document in each syntax and its formatted text (the VS Code end-to-end
+    test formats the TOML one in the editor and compares it with the same file)."""
+    before = (GOLDEN / name).read_text(encoding="utf-8")
+    after = (GOLDEN / f"{name}.formatted").read_text(encoding="utf-8")
+    check_format(before, after, "json" if name.endswith(".json") else "toml")
