@@ -28,7 +28,7 @@ from wfls import convert
 from wfls.context import TestRequestContext
 
 if TYPE_CHECKING:
-    from wf_core.workflow_tests.loader import LoadedTests
+    from wf_core.workflow_tests import LoadedTests
     from wfls.features.test_documents import TestDocumentView
     from wfls.server import WflsServer
 
@@ -37,7 +37,7 @@ logger = logging.getLogger("wfls")
 
 def is_test_document(uri: str) -> bool:
     """A test document by its URI's name (as a workflow document is told by its)."""
-    from wf_core.workflow_tests.loader import is_test_document as named_so
+    from wf_core.workflow_tests import is_test_document as named_so
 
     return named_so(unquote(urlparse(uri).path) or uri)
 
@@ -66,7 +66,7 @@ class TestDocuments:
     def _view(self, uri: str, text: str) -> TestDocumentView:
         """Runs on the worker: the document read (again only for a new text), the
         workflow it names looked up."""
-        from wf_core.workflow_tests.loader import read_test_document
+        from wf_core.workflow_tests import read_test_document
         from wfls.features.test_documents import TestDocumentView
 
         kept = self._read.get(uri)

@@ -33,7 +33,7 @@ def definition(
     if segment is not None and path is not None and segment.kind == SegmentKind.CONVENIENCE:
         stack = owner_stack(view, path.node_id)
         if stack and segment.value in (LOOP_ITEM_KEY, LOOP_INDEX_KEY):
-            return _node_field(view, stack[-1], "id")
+            return node_field(view, stack[-1], "id")
     return []
 
 
@@ -58,7 +58,8 @@ def symbol_definition(view: AnalysisView, symbol: Symbol) -> list[Target]:
     return [Target(o.span) for o in definitions]
 
 
-def _node_field(view: AnalysisView, node_id: str, field: str) -> list[Target]:
+def node_field(view: AnalysisView, node_id: str, field: str) -> list[Target]:
+    """Where the string ``field`` of node ``node_id`` (its first node) is written."""
     index = node_index_of(view, node_id)
     if index is None:
         return []

@@ -1,6 +1,6 @@
 """The editor features of workflow test documents (``*.wf.test.toml``, ``*.wf.test.json``).
 
-A test document is read by the core's reader (``wf_core.workflow_tests.loader``) and
+A test document is read by the core's reader (``wf_core.workflow_tests``) and
 checked by its one function (``check_test_document``), whose findings are the
 document's diagnostics. Completion, hover and go to definition look at the value or
 key under the cursor through the reader's source map and answer from the workflow the
@@ -23,13 +23,21 @@ from wf_core.language.paths import GraphSourcePath, PathResolutionError, format_
 from wf_core.models import InterruptNode, NodeUse
 from wf_core.models.workflow import node_defs_by_name
 from wf_core.version.view import AnalysisView
-from wf_core.workflow_tests.cases import FAILED_ATTEMPT, Attempt, Case, Expect, Pin, Saw
-from wf_core.workflow_tests.checker import check_test_document
-from wf_core.workflow_tests.findings import TestFinding
-from wf_core.workflow_tests.loader import LoadedTests
-from wf_core.workflow_tests.subject import Subject, find_subject
+from wf_core.workflow_tests import (
+    FAILED_ATTEMPT,
+    Attempt,
+    Case,
+    Expect,
+    LoadedTests,
+    Pin,
+    Saw,
+    Subject,
+    TestFinding,
+    check_test_document,
+    find_subject,
+)
 from wf_core.workspace.catalog import Workspace, WorkspaceDocument
-from wfls.features.definition import _node_field
+from wfls.features.definition import node_field
 from wfls.features.hover import node_markdown, workflow_markdown
 from wfls.features.schema_text import schema_markdown
 from wfls.features.types import CompletionCandidate, HoverResult, Target
@@ -241,7 +249,7 @@ def definition(view: TestDocumentView, offset: int) -> list[Target]:
     node = _string_at(view.loaded, at.location)
     if node is None:
         return []
-    return [Target(target.span, uri) for target in _node_field(workflow, node, "id")]
+    return [Target(target.span, uri) for target in node_field(workflow, node, "id")]
 
 
 # -- completion ------------------------------------------------------------------------
