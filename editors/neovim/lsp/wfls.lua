@@ -1,13 +1,17 @@
--- wfls: the language server for lda-wf workflow documents (*.wf.toml, *.wf.json).
+-- wfls: the language server for lda-wf workflow documents (*.wf.toml, *.wf.json) and
+-- their test documents (*.wf.test.toml, *.wf.test.json).
 --
 -- Neovim 0.11+ reads this file when `vim.lsp.enable('wfls')` is called and this
 -- folder is on 'runtimepath'. Override any field with `vim.lsp.config('wfls', {...})`.
 --
 -- Workflow documents keep the ordinary `toml`/`json` filetypes (and their
 -- highlighting); `root_dir` attaches the server only to buffers whose name ends
--- in `.wf.toml` or `.wf.json`, so other TOML and JSON files are left alone.
+-- in `.wf.toml`, `.wf.json`, `.wf.test.toml` or `.wf.test.json`, so other TOML and
+-- JSON files are left alone.
 
-local suffixes = { '%.wf%.toml$', '%.wf%.json$' }
+-- Workflow documents, and their test documents (*.wf.test.toml, *.wf.test.json), which
+-- the server checks, completes and runs (:WflsTest).
+local suffixes = { '%.wf%.toml$', '%.wf%.json$', '%.wf%.test%.toml$', '%.wf%.test%.json$' }
 
 local function is_workflow(name)
   for _, suffix in ipairs(suffixes) do
