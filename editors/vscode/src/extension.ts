@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { LanguageClient, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { CAN_RUN_CONTEXT, runWithSampleInput, showNodeContext, trackRunWorkflow } from './commands';
 import { ServerController, type ServerClient } from './controller';
+import { registerDebugger } from './debugger';
 import {
   type Found,
   findServer,
@@ -110,6 +111,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.workspace.onDidChangeConfiguration((e) => controller?.onConfigurationChanged(e)),
     new StatusItem(controller),
     trackRunWorkflow(controller),
+    registerDebugger(controller),
   );
   void vscode.commands.executeCommand('setContext', CAN_RUN_CONTEXT, false);
   await controller.restart('Activated');

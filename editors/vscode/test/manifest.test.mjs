@@ -44,7 +44,30 @@ test('the extension activates for workflows and their test documents (contribute
     'onLanguage:wf-test-toml',
     'workspaceContains:**/*.wf.test.toml',
     'workspaceContains:**/*.wf.test.json',
+    'onDebugResolve:wfls',
+    'onDebugInitialConfigurations',
   ]);
+});
+
+test('the wfls debugger: breakpoints in workflows only, launch and attach with the adapter’s arguments', () => {
+  assert.deepEqual(manifest.contributes.breakpoints, [
+    { language: 'wf-toml' },
+    { language: 'json', when: 'resourceFilename =~ /\\.wf\\.json$/' },
+  ]);
+  const [debug] = manifest.contributes.debuggers;
+  assert.equal(debug.type, 'wfls');
+  const launch = debug.configurationAttributes.launch;
+  const attach = debug.configurationAttributes.attach;
+  assert.deepEqual(launch.required, ['program']);
+  assert.deepEqual(attach.required, ['program', 'run']);
+  // What wfls.debug.target reads, and nothing it does not.
+  const shared = ['program', 'handlers', 'outcomes', 'answers', 'maxSteps', 'root', 'stopOnEntry'];
+  assert.deepEqual(Object.keys(launch.properties).sort(), [...shared, 'input', 'seed'].sort());
+  assert.deepEqual(Object.keys(attach.properties).sort(), [...shared, 'run'].sort());
+  assert.deepEqual(debug.initialConfigurations.map((c) => [c.type, c.request, c.program]), [
+    ['wfls', 'launch', '${file}'],
+  ]);
+  assert.deepEqual(debug.configurationSnippets.map((s) => s.body.request), ['launch', 'attach']);
 });
 
 test('wf-test-toml is a language for *.wf.test.toml, highlighted by the workflow grammar', () => {
