@@ -1,4 +1,4 @@
-"""The ``wfls`` command line: serve, check, context, graph, export, schema, run.
+"""The ``wfls`` command line: serve, check, context, graph, export, fmt, schema, run, test.
 
 Exit statuses are a contract (language-server.md): 0 no errors, 1 errors (or
 warnings with ``--strict``), 2 unreadable paths or bad arguments.
@@ -132,6 +132,20 @@ def build_parser() -> argparse.ArgumentParser:
         "schema",
         help="print the JSON Schema of the document format",
         epilog="exit status: 0",
+    )
+
+    from wfls.cli.test import add_test_arguments
+
+    add_test_arguments(
+        commands.add_parser(
+            "test",
+            help="run workflow tests (*.wf.test.toml, *.wf.test.json)",
+            epilog="exit status: 0 every case passed, 1 a case failed, 2 a test document "
+            "cannot be read or names an unknown workflow, node or outcome, or bad arguments",
+        )
+    )
+    commands.choices["schema"].add_argument(
+        "--test", action="store_true", help="the schema of workflow test documents instead"
     )
 
     from wfls.cli.run import add_run_arguments
@@ -285,6 +299,18 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
 
             _collect_after_imports()
             return run_workflow(args)
+        if args.command == "test":
+            from wfls.cli.test import run_tests
+
+            _collect_after_imports()
+            return run_tests(
+                args.paths, fmt=args.fmt, cases=args.cases, root=args.root, handlers=args.handlers
+            )
+        if args.command == "schema" and args.test:
+            from wf_core.workflow_tests import workflow_tests_json_schema
+
+            sys.stdout.write(json.dumps(workflow_tests_json_schema(), indent=2) + "\n")
+            return EXIT_OK
         if args.command == "schema":
             from wf_core.models.document_schema import document_json_schema
 

@@ -81,6 +81,12 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--save", metavar="RUN.json", help="write the run state here")
     parser.add_argument(
+        "--save-test",
+        metavar="FILE",
+        help="write a test document (*.wf.test.toml or *.wf.test.json) whose pins are what "
+        "the handlers returned and whose expectations are what happened (wfls test runs it)",
+    )
+    parser.add_argument(
         "--seed",
         type=int,
         help="orders concurrent items (default 0; a resumed run goes on with the saved one)",
@@ -238,6 +244,15 @@ def _import_handlers(spec: str) -> dict[str, Handler]:
     return dict(value)
 
 
+def load_handlers(spec: str) -> dict[str, Handler]:
+    """The handlers of ``--handlers MODULE:MAPPING``, read as ``wfls run`` reads them (for
+    ``wfls test --handlers``); raises ``ValueError`` with one line when they cannot be had."""
+    try:
+        return _import_handlers(spec)
+    except _Usage as problem:
+        raise ValueError(str(problem)) from None
+
+
 def _run(args: argparse.Namespace) -> int:
     from wf_core.runtime import stand_in_handlers
 
@@ -253,6 +268,8 @@ def _run(args: argparse.Namespace) -> int:
         result = _start(args, workflow, subgraphs, handlers)
     else:
         result = _resume(args, workflow, subgraphs, handlers, outcomes)
+    if args.save_test is not None:
+        _save_test(args, workflow, result)
     if args.save is not None:
         try:
             Path(args.save).write_text(result.dump_state(), encoding="utf-8")
@@ -260,6 +277,36 @@ def _run(args: argparse.Namespace) -> int:
             raise _Usage(f"cannot write '{args.save}': {error.strerror or error}") from None
     _report(result, args, workflow, subgraphs)
     return EXIT_FAILED if result.status == "failed" else EXIT_OK
+
+
+def _save_test(args: argparse.Namespace, workflow: Workflow, result: RunResult) -> None:
+    """Write ``--save-test``: the run as a test document. Its workflow is named by name
+    when the document goes beside the workflow (where ``wfls test`` looks names up), else
+    by its path relative to the document."""
+    from wf_core.base.reading import syntax_of
+    from wf_core.runtime.frames import ROOT_SCOPE_ID
+    from wf_core.workflow_tests.saving import (
+        ExportError,
+        document_from_run,
+        render_test_document,
+    )
+
+    target = Path(args.save_test)
+    source = Path(args.file)
+    same_folder = target.parent.resolve() == source.parent.resolve()
+    reference = workflow.name if same_folder else os.path.relpath(source, target.parent)
+    data = result.state.scopes[ROOT_SCOPE_ID].input
+    document = document_from_run(reference, data, result, result.trace, seed=args.seed or 0)
+    try:
+        text = render_test_document(document, syntax_of(target))
+    except ExportError as error:
+        raise _Usage(
+            f"cannot write '{target}': {error}; a .wf.test.json file can hold it"
+        ) from None
+    try:
+        target.write_text(text, encoding="utf-8")
+    except OSError as error:
+        raise _Usage(f"cannot write '{target}': {error.strerror or error}") from None
 
 
 def _check_combination(args: argparse.Namespace) -> None:
@@ -272,6 +319,17 @@ def _check_combination(args: argparse.Namespace) -> None:
         raise _Usage("--seed cannot be used with --resume: the saved run goes on with its own")
     if (args.resume is None) != (args.answer is None):
         raise _Usage("--resume and --answer go together")
+    if args.save_test is not None:
+        from wf_core.workflow_tests import is_test_document
+
+        if args.resume is not None:
+            raise _Usage(
+                "--save-test records a run from its start: it cannot be used with --resume"
+            )
+        if not is_test_document(args.save_test):
+            raise _Usage(
+                f"--save-test '{args.save_test}': name it *.wf.test.toml or *.wf.test.json"
+            )
 
 
 def _check_outcomes(
@@ -303,7 +361,7 @@ def _start(
             subgraphs=subgraphs,
             seed=args.seed if args.seed is not None else 0,
             max_steps=args.max_steps,
-            trace=args.trace,
+            trace=args.trace or args.save_test is not None,
         )
     except WorkflowExecutionError as error:
         problems = getattr(error, "problems", ())

@@ -1,0 +1,237 @@
+"""The semantics of a test case, each rule with a case that passes and one that fails:
+pins by condition, by activation index and per attempt; the expectations (status,
+outcome, output, error, visited, saw); interrupts answered to resume. The workflow is
+``wt_support.ORDERS``: a loop over ``items`` charging each (retry 1, outcomes ok and
+declined, declined goes through ``note``), then the interrupt ``ask``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from wt_support import HEADER, run_text, write_workspace
+
+ANSWER_YES = '\n[[case.interrupt]]\nnode = "ask"\nanswer = { ok = true }\noutcome = "yes"\n'
+
+# (id, the case's tables after HEADER, expected status, a failure message part or None)
+CASES = [
+    # -- pins by condition on the node's context
+    (
+        "when-matches",
+        '[[case.pin]]\nnode = "charge"\nwhen = { "context.foreach.each.item.sku" = "B" }\n'
+        'outcome = "declined"\n'
+        + ANSWER_YES
+        + '[[case.expect]]\nvisited = ["charge", "charge", "note", "ask"]\n',
+        "passed",
+        None,
+    ),
+    (
+        "when-object-subset",
+        '[[case.pin]]\nnode = "charge"\n'
+        'when = { "context.foreach.each" = { index = 0, item = { sku = "A" } } }\n'
+        "output = { amount = 5 }\n"
+        + ANSWER_YES
+        + '[[case.expect]]\nvisited = ["charge", "charge", "ask"]\n',
+        "passed",
+        None,
+    ),
+    (
+        "when-matches-nothing",
+        '[[case.pin]]\nnode = "charge"\nwhen = { "context.foreach.each.item.sku" = "Z" }\n'
+        'outcome = "declined"\n' + ANSWER_YES + '[[case.expect]]\nvisited = ["note"]\n',
+        "failed",
+        "the pin of 'charge' never answered",
+    ),
+    # -- pins by activation index
+    (
+        "activation-1",
+        '[[case.pin]]\nnode = "charge"\nactivation = 1\noutput = { amount = 7 }\n'
+        + ANSWER_YES
+        + '[[case.expect]]\nstatus = "completed"\noutput = { total = 7 }\n',
+        "passed",
+        None,
+    ),
+    (
+        "activation-0-is-overwritten",
+        '[[case.pin]]\nnode = "charge"\nactivation = 0\noutput = { amount = 7 }\n'
+        + ANSWER_YES
+        + "[[case.expect]]\noutput = { total = 7 }\n",
+        "failed",
+        "the workflow output does not hold the expected values",
+    ),
+    (
+        "activation-never-reached",
+        '[[case.pin]]\nnode = "charge"\nactivation = 2\n' + ANSWER_YES,
+        "failed",
+        "the node ran 2 time(s)",
+    ),
+    (
+        "first-matching-pin-wins",
+        '[[case.pin]]\nnode = "charge"\nactivation = 1\noutput = { amount = 2 }\n'
+        '[[case.pin]]\nnode = "charge"\noutput = { amount = 1 }\n'
+        + ANSWER_YES
+        + "[[case.expect]]\noutput = { total = 2 }\n",
+        "passed",
+        None,
+    ),
+    # -- pins per attempt (charge_def retries once)
+    (
+        "attempts-retry-succeeds",
+        '[[case.pin]]\nnode = "charge"\nattempts = ["error", "ok"]\noutput = { amount = 3 }\n'
+        + ANSWER_YES
+        + '[[case.expect]]\nstatus = "completed"\noutput = { total = 3 }\n',
+        "passed",
+        None,
+    ),
+    (
+        "attempts-all-fail",
+        '[[case.pin]]\nnode = "charge"\nattempts = ["error", { error = "card expired" }]\n'
+        '[[case.expect]]\nstatus = "completed"\n',
+        "failed",
+        "card expired",
+    ),
+    (
+        "attempts-table-outcome",
+        '[[case.pin]]\nnode = "charge"\nactivation = 0\n'
+        'attempts = ["error", { outcome = "declined" }]\n'
+        + ANSWER_YES
+        + '[[case.expect]]\nvisited = ["charge", "note", "charge"]\n',
+        "passed",
+        None,
+    ),
+    # -- expectations
+    (
+        "status-failed-and-error",
+        '[[case.pin]]\nnode = "charge"\nerror = "no network"\n'
+        '[[case.expect]]\nstatus = "failed"\nerror = "no network"\n',
+        "passed",
+        None,
+    ),
+    (
+        "error-text-differs",
+        '[[case.pin]]\nnode = "charge"\nerror = "no network"\n[[case.expect]]\nerror = "timeout"\n',
+        "failed",
+        "expected a failure saying 'timeout'",
+    ),
+    (
+        "outcome",
+        '\n[[case.interrupt]]\nnode = "ask"\noutcome = "no"\n'
+        '[[case.expect]]\nstatus = "completed"\noutcome = "stopped"\n',
+        "passed",
+        None,
+    ),
+    (
+        "outcome-differs",
+        ANSWER_YES + '[[case.expect]]\noutcome = "stopped"\n',
+        "failed",
+        "expected outcome 'stopped', the run ended with 'ok'",
+    ),
+    (
+        "visited-out-of-order",
+        ANSWER_YES + '[[case.expect]]\nvisited = ["ask", "charge"]\n',
+        "failed",
+        "'charge' did not run after 'ask'",
+    ),
+    (
+        "saw-context-and-input",
+        ANSWER_YES + '[[case.expect]]\n[[case.expect.saw]]\nnode = "charge"\nactivation = 1\n'
+        'context = { foreach = { each = { index = 1 } } }\ninput = { sku = "B" }\n',
+        "passed",
+        None,
+    ),
+    (
+        "saw-other-context",
+        ANSWER_YES + '[[case.expect]]\n[[case.expect.saw]]\nnode = "charge"\nactivation = 1\n'
+        'context = { foreach = { each = { item = { sku = "A" } } } }\n',
+        "failed",
+        "activation 1 of 'charge' saw another context",
+    ),
+    (
+        "saw-missing-activation",
+        ANSWER_YES + '[[case.expect]]\n[[case.expect.saw]]\nnode = "note"\n',
+        "failed",
+        "node 'note' ran 0 time(s)",
+    ),
+    # -- interrupts
+    (
+        "paused-without-answer",
+        '[[case.expect]]\nstatus = "paused"\nvisited = ["charge", "charge", "ask"]\n',
+        "passed",
+        None,
+    ),
+    (
+        "answer-request-differs",
+        '\n[[case.interrupt]]\nnode = "ask"\nrequest = { total = 99 }\nanswer = { ok = true }\n'
+        'outcome = "yes"\n',
+        "failed",
+        "interrupt 'ask' was asked something else",
+    ),
+    (
+        "answer-never-needed",
+        '[[case.pin]]\nnode = "charge"\nerror = "down"\n' + ANSWER_YES,
+        "failed",
+        "the run never waited at interrupt 'ask' (it failed)",
+    ),
+    (
+        "answer-refused",
+        '\n[[case.interrupt]]\nnode = "ask"\nanswer = { ok = true }\n',
+        "error",
+        "choose the one to resume with",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("tables", "status", "message"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_case_semantics(tmp_path: Path, tables: str, status: str, message: str | None) -> None:
+    result = run_text(write_workspace(tmp_path), HEADER + tables)
+    assert result.error is None
+    [case] = result.cases
+    messages = [failure.message for failure in case.failures]
+    assert case.status == status, messages
+    if message is None:
+        assert messages == []
+    else:
+        assert any(message in text for text in messages), messages
+
+
+def test_a_failure_is_placed_at_its_expectation_with_expected_actual_and_activations(
+    tmp_path: Path,
+) -> None:
+    text = HEADER + ANSWER_YES + '[[case.expect]]\nvisited = ["ask", "charge"]\n'
+    result = run_text(write_workspace(tmp_path), text)
+    [failure] = result.cases[0].failures
+    assert text[failure.span.start : failure.span.end] == '"charge"'
+    assert failure.expected == ["ask", "charge"]
+    assert failure.actual == ["each", "charge", "each", "charge", "each", "ask", "ask"]
+    assert failure.activations == (
+        "each",
+        "each [0] > charge",
+        "each",
+        "each [1] > charge",
+        "each",
+        "ask",
+        "ask",
+    )
+
+
+def test_a_case_range_runs_from_its_header_through_its_tables(tmp_path: Path) -> None:
+    text = HEADER + ANSWER_YES + '[[case.expect]]\nstatus = "completed"\n\n[[case]]\nname = "d"\n'
+    result = run_text(write_workspace(tmp_path), text)
+    first, second = result.cases
+    assert text[first.span.start : first.span.end].startswith('[[case]]\nname = "c"')
+    assert text[first.span.start : first.span.end].endswith('status = "completed"')
+    assert text[second.span.start : second.span.end] == '[[case]]\nname = "d"'
+
+
+def test_json_documents_run_like_toml(tmp_path: Path) -> None:
+    text = """{"workflow": "orders", "case": [{"name": "j", "input": {"items": [{"sku": "A"}]},
+      "pin": [{"node": "charge", "output": {"amount": 4}}],
+      "interrupt": [{"node": "ask", "answer": {"ok": true}, "outcome": "yes"}],
+      "expect": {"status": "completed", "output": {"total": 5}}}]}"""
+    result = run_text(write_workspace(tmp_path), text, "json")
+    [failure] = result.cases[0].failures
+    assert failure.expected == {"total": 5}
+    assert failure.actual == {"total": 4}
+    assert text[failure.span.start : failure.span.end] == '"output": {"total": 5}'
