@@ -372,3 +372,71 @@ def test_the_context_scope_agrees_with_the_trace(
     # (a foreach's loop and done records are its one activation's).
     assert len(stops) >= 5
     assert shown == printed
+
+
+BOOM = """\
+def fail(payload, ctx):
+    raise RuntimeError("no card on file for " + payload["customer"])
+
+
+HANDLERS = {"charge_order": fail}
+"""
+
+
+def test_an_exception_breakpoint_on_a_node_error(client: DapClient, tmp_path: Path) -> None:
+    (tmp_path / "boom.py").write_text(BOOM)  # the adapter runs in tmp_path: importable
+    start(
+        client,
+        {},
+        program=str(BILLING),
+        input=str(BILLING_INPUT),
+        handlers="boom:HANDLERS",
+    )
+    stopped = client.event("stopped")
+    assert (stopped["reason"], stopped["text"]) == (
+        "exception",
+        "node 'charge' failed: RuntimeError: no card on file for Ada",
+    )
+    assert client.request("exceptionInfo", threadId=1)["exceptionId"] == "error"
+    assert [name for name, _, _ in client.stack()] == ["charge", '"orders.v2" [0]', "customers [0]"]
+    assert client.variables(client.scopes()["Input"])["customer"] == ("Ada", None)
+    client.request("continue", threadId=1)
+    assert client.event("output")["output"] == (
+        "failed: foreach 'customers' item 0: foreach 'orders.v2' item 0: node 'charge' failed: "
+        "RuntimeError: no card on file for Ada\n"
+    )
+    assert client.event("exited") == {"exitCode": 1}
+
+
+def test_the_adapter_listens_on_a_port(tmp_path: Path) -> None:
+    """``wfls debug --port 0``: one client on 127.0.0.1, the port said on stderr."""
+    import re
+    import socket
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "wfls", "debug", "--port", "0"],
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stderr is not None
+        line = process.stderr.readline()
+        found = re.fullmatch(r"wfls debug: listening on 127\.0\.0\.1:(\d+)\n", line)
+        assert found is not None, line
+        with socket.create_connection(("127.0.0.1", int(found.group(1)))) as connection:
+            body = json.dumps(
+                {"seq": 1, "type": "request", "command": "initialize", "arguments": {}}
+            ).encode()
+            connection.sendall(b"Content-Length: %d\r\n\r\n" % len(body) + body)
+            reader = connection.makefile("rb")
+            header = reader.readline()
+            assert header.startswith(b"Content-Length: ")
+            reader.readline()
+            response = json.loads(reader.read(int(header.split(b":")[1])))
+            assert (response["command"], response["success"]) == ("initialize", True)
+            assert response["body"]["supportsStepBack"] is True
+            reader.close()
+    finally:
+        process.wait(timeout=60)
+        assert process.stderr is not None
+        process.stderr.close()
