@@ -440,3 +440,26 @@ def test_the_adapter_listens_on_a_port(tmp_path: Path) -> None:
         process.wait(timeout=60)
         assert process.stderr is not None
         process.stderr.close()
+
+
+def test_a_case_of_a_workflow_test_document(client: DapClient) -> None:
+    """``tests`` and ``case``: the case's input, and its pins answering before the
+    stand-ins, as ``wfls test`` runs it."""
+    start(
+        client,
+        {},
+        functions=("charge",),
+        tests=str(EXAMPLES / "billing.wf.test.toml"),
+        case="charges pinned by order and by activation",
+    )
+    assert client.event("stopped")["reason"] == "function breakpoint"
+    assert client.stack()[0] == ("charge", "billing.wf.toml", 59)
+    client.request("continue", threadId=1)
+    client.event("stopped")
+    output = client.variables(client.scopes()["Output"])
+    assert (output["node"][0], output["output"][0]) == ("charge", {"amount": 34})  # the pin's
+    client.request("setFunctionBreakpoints", breakpoints=[])
+    client.request("continue", threadId=1)
+    assert client.event("output")["output"] == (
+        "completed with outcome 'ok'; output: {\"total\": 27}\n"
+    )

@@ -29,7 +29,12 @@ from wf_core.workflow_tests.loader import (
     read_test_document,
 )
 from wf_core.workflow_tests.results import CaseResult, Failure, FileResult, summary, to_json
-from wf_core.workflow_tests.runner import activation_label, run_case, run_test_document
+from wf_core.workflow_tests.runner import (
+    activation_label,
+    case_handlers,
+    run_case,
+    run_test_document,
+)
 from wf_core.workflow_tests.subject import Subject, SubjectProblem, find_subject
 
 __all__ = [
@@ -52,6 +57,7 @@ __all__ = [
     "TestDocument",
     "TestFinding",
     "activation_label",
+    "case_handlers",
     "check_test_document",
     "checked_subject",
     "find_subject",

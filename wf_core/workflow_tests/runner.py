@@ -49,7 +49,7 @@ from wf_core.workflow_tests.results import CaseResult, CaseStatus, Failure, File
 from wf_core.workflow_tests.subject import Subject
 from wf_core.workspace.catalog import Workspace
 
-__all__ = ["PinnedFailure", "activation_label", "run_case", "run_test_document"]
+__all__ = ["PinnedFailure", "activation_label", "case_handlers", "run_case", "run_test_document"]
 
 
 class PinnedFailure(Exception):
@@ -306,6 +306,23 @@ def _quoted(value: str | None) -> str:
     return "no outcome" if value is None else f"'{value}'"
 
 
+def _pinned(
+    case: Case, subject: Subject, handlers: Mapping[str, Handler] | None
+) -> tuple[_Pins, dict[str, Handler]]:
+    stand_ins = stand_in_handlers(subject.workflow, subgraphs=subject.subgraphs)
+    base = dict(handlers) if handlers is not None else stand_ins
+    pins = _Pins(case.pin, stand_ins)
+    return pins, {name: pins.wrap(name, handler) for name, handler in base.items()}
+
+
+def case_handlers(
+    case: Case, subject: Subject, handlers: Mapping[str, Handler] | None = None
+) -> dict[str, Handler]:
+    """The handlers a case runs with: its pins answer first, then ``handlers`` (default:
+    the stand-ins). ``wfls debug`` runs a case with these, as ``wfls test`` does."""
+    return _pinned(case, subject, handlers)[1]
+
+
 def run_case(
     loaded: LoadedTests,
     index: int,
@@ -320,11 +337,7 @@ def run_case(
     written = loaded.cases[index]
     case = written.case
     assert case is not None
-    workflow = subject.workflow
-    stand_ins = stand_in_handlers(workflow, subgraphs=subject.subgraphs)
-    base = dict(handlers) if handlers is not None else stand_ins
-    pins = _Pins(case.pin, stand_ins)
-    wrapped = {name: pins.wrap(name, handler) for name, handler in base.items()}
+    pins, wrapped = _pinned(case, subject, handlers)
     run = _Run(loaded, index, case)
     result = run.run(subject, wrapped, max_steps)
     status: CaseStatus = "error"

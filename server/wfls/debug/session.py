@@ -634,12 +634,16 @@ class Session:
         return body
 
     def _last_output(self) -> list[tuple[str, JsonValue, str | None]]:
-        """The activation that ran last: its node, outcome and output (or error)."""
+        """The activation that ran last (the stopped one, at an exception stop): its
+        node, outcome and output (or error), as its record keeps them."""
         assert self._stepper is not None
+        ran = self._stepper.ran
         records = self._stepper.engine.records
-        if not records:
+        record = next(
+            (r for r in reversed(records) if ran is not None and r.frame_id == ran.id), None
+        )
+        if record is None:
             return []
-        record = records[-1]
         entries: list[tuple[str, JsonValue, str | None]] = [
             ("node", record.node_id, None),
             ("outcome", record.outcome, None),

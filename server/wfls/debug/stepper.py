@@ -125,6 +125,7 @@ class Stepper:
         self.engine: Engine
         self.ticks = 0
         self.place: Place | None = None
+        self.ran: Frame | None = None
         self._steps: Iterator[Frame]
         self._answers = 0
         self._start()
@@ -143,6 +144,7 @@ class Stepper:
         self._steps = self.engine.steps()
         self.ticks = 0
         self.place = None
+        self.ran = None  # the frame the last tick activated
         self._answers = 0
 
     def tick(self) -> Departure:
@@ -150,6 +152,7 @@ class Stepper:
         None once the run has ended or paused with no answer left)."""
         engine = self.engine
         seen = len(engine.records)
+        self.ran = self.place.frame if self.place is not None else None
         paused = False
         frame: Frame | None = None
         while frame is None:

@@ -89,20 +89,81 @@ def _answers(arguments: Mapping[str, Any], base: Path) -> list[Answer]:
     return answers
 
 
+def _case_target(arguments: Mapping[str, Any], base: Path) -> Target:
+    """The target of a case of a workflow test document (``tests``, ``case``): the
+    workflow it names, its input, seed and interrupt answers, and its pins answering
+    before the stand-ins (or ``handlers``), as ``wfls test`` runs it."""
+    from wf_core.base.reading import syntax_of
+    from wf_core.workflow_tests import case_handlers, find_subject, read_test_document
+    from wf_core.workflow_tests.subject import SubjectProblem
+    from wf_core.workspace.files import path_of_uri
+    from wfls.cli.check import workspace_for
+    from wfls.cli.run import _Failed, _import_handlers, _Usage
+
+    path = (base / str(arguments["tests"])).resolve()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise TargetError(f"cannot read test document '{path}': {reason}") from None
+    loaded = read_test_document(text, syntax_of(path))
+    wanted = arguments.get("case")
+    found = [c for c in loaded.cases if wanted is None or c.name == wanted]
+    if not found or found[0].case is None or loaded.workflow is None:
+        names = ", ".join(repr(c.name) for c in loaded.cases if c.name) or "none"
+        what = f"no case named {wanted!r}" if found == [] else "its case does not load"
+        raise TargetError(f"'{path.name}': {what} (cases: {names}); wfls test says more")
+    case = found[0].case
+    root = arguments.get("root")
+    workspace, _, _ = workspace_for(path, str(root) if isinstance(root, str) and root else None)
+    subject = find_subject(workspace, loaded.workflow, path.parent)
+    if isinstance(subject, SubjectProblem):
+        raise TargetError(subject.message)
+    spec = arguments.get("handlers")
+    try:
+        user = _import_handlers(spec) if isinstance(spec, str) and spec else None
+    except (_Usage, _Failed) as error:
+        raise TargetError(str(error)) from None
+    program = path_of_uri(subject.uri) or path
+    documents = {"": Path(program)}
+    for name in subject.subgraphs:
+        document = workspace.resolve(name)
+        if document is not None and document.path is not None:
+            documents[name] = Path(document.path)
+    return Target(
+        program=Path(program),
+        workflow=subject.workflow,
+        subgraphs=subject.subgraphs,
+        handlers=case_handlers(case, subject, user),
+        input=case.input,
+        seed=case.seed,
+        answers=[Answer(a.answer, a.outcome) for a in case.interrupt],
+        documents=documents,
+    )
+
+
 def read_target(arguments: Mapping[str, Any], *, attach: bool) -> Target:
-    """The target of a ``launch`` (``program``, ``input``) or an ``attach`` (``program``,
-    ``run``: a run state ``wfls run --save`` wrote, replayed from its own input and
-    seed). Both take ``handlers`` (``MODULE:MAPPING``), ``outcomes`` (node id → the
-    outcome its stand-in returns), ``answers``, ``root``, ``seed`` and ``maxSteps``."""
+    """The target of a ``launch`` (``program``, ``input``; or ``tests`` and ``case``: a
+    case of a workflow test document) or an ``attach`` (``program``, ``run``: a run
+    state ``wfls run --save`` wrote, replayed from its own input and seed). Both take
+    ``handlers`` (``MODULE:MAPPING``), ``outcomes`` (node id → the outcome its stand-in
+    returns), ``answers``, ``root``, ``seed`` and ``maxSteps``."""
     from wf_core.runtime import WorkflowExecutionError, load, stand_in_handlers
     from wf_core.runtime.frames import ROOT_SCOPE_ID
     from wfls.cli.check import workspace_for
     from wfls.cli.run import _Failed, _import_handlers, _load, _Usage
 
+    base = Path(str(arguments.get("cwd") or Path.cwd()))
+    if not attach and isinstance(arguments.get("tests"), str):
+        target = _case_target(arguments, base)
+        max_steps = arguments.get("maxSteps", DEFAULT_MAX_STEPS)
+        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
+            raise TargetError("'maxSteps' is a whole number of at least 1")
+        target.max_steps = max_steps
+        return target
     program_text = arguments.get("program")
     if not isinstance(program_text, str) or not program_text:
         raise TargetError("'program' names the workflow document to run")
-    base = Path(str(arguments.get("cwd") or Path.cwd()))
     program = (base / program_text).resolve()
     root = arguments.get("root")
     root = str(root) if isinstance(root, str) and root else None
