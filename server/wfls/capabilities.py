@@ -19,7 +19,7 @@ NODE_CONTEXT = "wfls.nodeContext"
 RUN_WORKFLOW = "wfls.runWorkflow"
 GRAPH = "wfls.graph"
 TEST = "wfls.test"  # runs the cases of a workflow test document (the "Run case" code lens)
-COMMANDS = (OWNER_STACK, NODE_CONTEXT, RUN_WORKFLOW, GRAPH)
+COMMANDS = (OWNER_STACK, NODE_CONTEXT, RUN_WORKFLOW, GRAPH, TEST)
 
 
 @record

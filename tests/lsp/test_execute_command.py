@@ -103,7 +103,7 @@ def one_line_billing() -> str:
 def test_the_commands_are_advertised(session: Session):
     provider = session.result.capabilities.execute_command_provider
     assert provider is not None
-    assert sorted(provider.commands) == ["wfls.graph", *COMMANDS, "wfls.runWorkflow"]
+    assert sorted(provider.commands) == ["wfls.graph", *COMMANDS, "wfls.runWorkflow", "wfls.test"]
 
 
 BILLING_INPUT = json.loads((EXAMPLES / "billing.input.json").read_text(encoding="utf-8"))

@@ -318,6 +318,7 @@ def test_initialize_is_answered_before_the_analysis_is_imported() -> None:
         "wfls.nodeContext",
         "wfls.runWorkflow",
         "wfls.graph",
+        "wfls.test",
     ]
 
 

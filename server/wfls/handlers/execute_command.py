@@ -1,5 +1,5 @@
-"""``workspace/executeCommand``: the node under the cursor, the workflow's graph, and
-running the workflow.
+"""``workspace/executeCommand``: the node under the cursor, the workflow's graph,
+running the workflow, and running a workflow test document.
 
 The node commands take one argument ``{"uri": str, "position": {"line", "character"}}``
 (the position in the negotiated encoding) and answer for the ``[[nodes]]``
@@ -25,6 +25,13 @@ in the workspace index; the graph waits for the workspace's scan, so its subgrap
 calls name the documents ``wfls check --root`` would. A document the server does not
 know gets null.
 
+``wfls.test`` takes ``{"uri": str, "cases": [name, ...] | null}`` and answers what
+``wfls test --format json`` prints for that one test document (``files`` of length 1,
+its ``path`` the URI's path; ``cases`` null runs them all): an open document is run as
+the editor has it, one that is not is read from disk. Its workflow is looked up in the
+workspace the server knows, once the scan is done. A URI that is no test document
+gets an ``InvalidParams`` error reply.
+
 Malformed arguments get an ``InvalidParams`` error reply.
 """
 
@@ -38,7 +45,7 @@ from typing import Any, TypeGuard
 from lsprotocol import types
 from pygls.exceptions import JsonRpcInvalidParams
 
-from wfls.capabilities import GRAPH, NODE_CONTEXT, OWNER_STACK, RUN_WORKFLOW
+from wfls.capabilities import GRAPH, NODE_CONTEXT, OWNER_STACK, RUN_WORKFLOW, TEST
 from wfls.context import RequestFailed, Session
 
 logger = logging.getLogger("wfls")
@@ -143,11 +150,59 @@ async def graph(session: Session, arguments: Any) -> Any:
     return await asyncio.to_thread(lambda: build_graph(view, workspace).to_json())
 
 
+def _test_arguments(arguments: Any) -> tuple[str, list[str] | None]:
+    """The uri and case names of ``[{"uri", "cases"?}]``, or InvalidParams."""
+    usage = 'expected one argument {"uri", "cases": [name, ...] | null}'
+    argument = arguments[0] if isinstance(arguments, list) and len(arguments) == 1 else None
+    if not isinstance(argument, dict) or not isinstance(argument.get("uri"), str):
+        raise JsonRpcInvalidParams(usage)
+    cases = argument.get("cases")
+    if cases is not None and not (
+        isinstance(cases, list) and all(isinstance(name, str) for name in cases)
+    ):
+        raise JsonRpcInvalidParams(usage)
+    return argument["uri"], cases
+
+
+async def run_tests(session: Session, arguments: Any) -> Any:
+    from wf_core.workflow_tests import read_test_document, run_test_document, to_json
+    from wf_core.workspace.files import path_of_uri, read_document
+
+    uri, cases = _test_arguments(arguments)
+    path = path_of_uri(uri)
+    ctx = await session.test_documents.context(uri)
+    if ctx is not None:
+        loaded, workspace, base = ctx.view.loaded, ctx.view.workspace, ctx.view.base
+    else:
+        from wf_core.base.reading import decode, syntax_of
+        from wf_core.workflow_tests import is_test_document
+
+        data = read_document(path) if path is not None and is_test_document(path.name) else None
+        if not isinstance(data, bytes):
+            raise JsonRpcInvalidParams(f"{uri} is not a workflow test document")
+        assert path is not None
+        await session.workspace_scanned()
+        loaded = read_test_document(decode(data)[0], syntax_of(path))
+        from wf_core.workspace.catalog import Workspace
+
+        workflows = session.workflows  # the server's index is a Workspace (a view to others)
+        assert isinstance(workflows, Workspace)
+        workspace, base = workflows, path.parent
+    shown = str(path) if path is not None else uri
+    selected = set(cases) if cases is not None else None
+    result = await asyncio.to_thread(
+        run_test_document, shown, loaded, workspace, base=base, cases=selected
+    )
+    return to_json([result])
+
+
 async def handle(session: Session, params: types.ExecuteCommandParams) -> Any:
     if params.command == RUN_WORKFLOW:
         return await run_workflow(session, params.arguments)
     if params.command == GRAPH:
         return await graph(session, params.arguments)
+    if params.command == TEST:
+        return await run_tests(session, params.arguments)
     feature = _node_command(params.command)
     if feature is None:
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
