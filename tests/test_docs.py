@@ -19,11 +19,17 @@ whole); read the diff.
 from __future__ import annotations
 
 import contextlib
+import functools
+import http.server
 import io
+import json
+import os
 import re
 import shlex
 import shutil
+import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -378,3 +384,86 @@ def test_links_to_repository_pages_point_at_site_pages(
     repo_path: str, site_path: str, link: str, rewritten: str
 ) -> None:
     assert docs_site.rewrite_links(link, repo_path, site_path) == rewritten
+
+
+# ---------------------------------------------------------------------------------------
+# The site in a browser
+
+
+def _e2e_browser() -> tuple[Path, Path] | None:
+    """Node and the headless Chromium the VS Code end-to-end test installs, if there."""
+    cache = os.environ.get("WFLS_E2E_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "wfls-e2e"
+    )
+    nodes = sorted(Path(cache).glob("node-*/shims/node"))
+    browsers = sorted(Path(cache).glob("browser-*/node_modules/@sparticuz/chromium"))
+    if not nodes or not browsers:
+        return None
+    return nodes[-1], browsers[-1].parent.parent.parent
+
+
+SCREENSHOTS = ROOT / "tests" / "out" / "docs"
+"""Where the site's screenshots are kept (ignored by git)."""
+
+
+def test_site_pages_render_without_errors(tmp_path: Path) -> None:
+    """Every page of the built site loads in a headless Chromium with no console error,
+    exception or failed request; the tutorial's first screen is kept as a screenshot."""
+    found = _e2e_browser()
+    if found is None:
+        pytest.skip(
+            "no headless Chromium: make e2e-vscode installs it (editors/vscode/e2e/install.sh)"
+        )
+    node, browser = found
+    site = tmp_path / "site"
+    mkdocs = Path(sys.executable).parent / "mkdocs"
+    built = subprocess.run(
+        [str(mkdocs), "build", "--strict", "--site-dir", str(site)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "NO_MKDOCS_2_WARNING": "1"},
+    )
+    assert built.returncode == 0, built.stderr
+    pages = sorted(
+        path.parent.relative_to(site).as_posix() + "/"
+        for path in site.rglob("index.html")
+        if path.parent != site
+    )
+    assert "tutorial/" in pages and "reference/cli/" in pages
+    handler = functools.partial(QuietHandler, directory=str(site))
+    with http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            result = subprocess.run(
+                [
+                    str(node),
+                    str(ROOT / "tests" / "docs_render.mjs"),
+                    "--browser",
+                    str(browser),
+                    "--base",
+                    f"http://127.0.0.1:{server.server_address[1]}/",
+                    "--out",
+                    str(SCREENSHOTS),
+                    "--shot",
+                    "tutorial/",
+                    "./",
+                    *pages,
+                ],
+                capture_output=True,
+                text=True,
+                timeout=600,
+            )
+        finally:
+            server.shutdown()
+    assert result.returncode == 0, result.stderr
+    problems = json.loads(result.stdout)
+    assert sorted(problems) == sorted(["./", *pages])
+    assert {page: found for page, found in problems.items() if found} == {}
+    assert (SCREENSHOTS / "tutorial.png").stat().st_size > 0
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
