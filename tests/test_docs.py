@@ -467,3 +467,16 @@ def test_site_pages_render_without_errors(tmp_path: Path) -> None:
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:
         pass
+
+
+def test_server_reference_lists_every_method_and_command() -> None:
+    from wfls.capabilities import COMMANDS
+    from wfls.registry import routes
+
+    page = docs_site.server_reference()
+    for route in routes():
+        assert f"| `{route.method}` |" in page
+    for command in COMMANDS:
+        assert f"`{command}`" in page
+    assert "| `textDocument/didOpen` | notification |  |" in page
+    assert "| `workspace/diagnostic` | request | clients that pull diagnostics |" in page

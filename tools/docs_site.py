@@ -7,7 +7,9 @@ committed, so they cannot drift from the code:
   help, choices, defaults and the exit statuses each command's ``--help`` ends with;
 - ``reference/format.md``: every key of a document and of every node type, from the
   node-type table (``wf_core.models.steps.NODE_TABLE``) and the JSON Schema ``wfls
-  schema`` prints.
+  schema`` prints;
+- ``reference/server.md``: every LSP method ``wfls serve`` handles, from its routing
+  table (``wfls.registry.routes``), and its commands.
 
 Pages that live outside ``docs/`` because they are read where they are (the README, the
 editors' READMEs) become site pages too (``REPO_PAGES``), and every relative link of every
@@ -38,6 +40,7 @@ REPO_PAGES: dict[str, str] = {
 
 CLI_PAGE = "reference/cli.md"
 FORMAT_PAGE = "reference/format.md"
+SERVER_PAGE = "reference/server.md"
 
 GENERATED_NOTE = (
     "<!-- Generated when the site is built (tools/docs_site.py); edit the code it is read from. -->"
@@ -303,6 +306,55 @@ def format_reference() -> str:
 
 
 # ---------------------------------------------------------------------------------------
+# The language server
+
+_WHEN = {
+    "always": "",
+    "pulls": "clients that pull diagnostics",
+    "takes_code_actions": "clients that take code action literals",
+}
+"""What each ``when`` of the routing table means, for the page."""
+
+
+def server_reference() -> str:
+    """Every LSP method ``wfls serve`` handles, from its routing table, and its commands."""
+    from lsprotocol.types import METHOD_TO_TYPES
+
+    from wfls.capabilities import COMMANDS
+    from wfls.registry import routes
+
+    rows = []
+    for route in routes():
+        when = route.when.__name__
+        if when not in _WHEN:
+            raise ValueError(f"say what the route condition {when!r} means in _WHEN")
+        kind = "request" if METHOD_TO_TYPES[route.method][1] is not None else "notification"
+        rows.append(f"| `{route.method}` | {kind} | {_WHEN[when]} |")
+    commands = ", ".join(f"`{command}`" for command in COMMANDS)
+    return "\n".join(
+        [
+            GENERATED_NOTE,
+            "",
+            "# Language server reference",
+            "",
+            "`wfls serve` speaks the Language Server Protocol over stdio, or over TCP with "
+            "`--tcp HOST:PORT`. Besides `initialize` and `exit`, it handles these methods "
+            "(its routing table, `wfls.registry`); a method only some clients get is "
+            "registered when the client's capabilities say it can use it. What each does "
+            "is described in [Editors](../editors.md).",
+            "",
+            "| method | kind | only for |",
+            "| --- | --- | --- |",
+            *rows,
+            "",
+            f"**Commands** of `workspace/executeCommand`: {commands} "
+            "([their arguments and answers](../editors.md#what-the-server-does)).",
+            "",
+        ]
+    )
+
+
+# ---------------------------------------------------------------------------------------
 # Links
 
 _LINK = re.compile(r"(!?\[[^\]\n]*\]\()([^)\s]+)(\))")
@@ -336,7 +388,11 @@ def on_files(files: Any, config: Any) -> Any:
     """Add the generated pages and the repository's pages to the site."""
     from mkdocs.structure.files import File
 
-    generated = {CLI_PAGE: cli_reference(), FORMAT_PAGE: format_reference()}
+    generated = {
+        CLI_PAGE: cli_reference(),
+        FORMAT_PAGE: format_reference(),
+        SERVER_PAGE: server_reference(),
+    }
     for repo_path, page in REPO_PAGES.items():
         generated[page] = (ROOT / repo_path).read_text(encoding="utf-8")
     for page, content in generated.items():
@@ -356,6 +412,6 @@ def on_serve(server: Any, config: Any, builder: Any) -> Any:
     """Rebuild when a repository page or the code of a generated page changes."""
     for repo_path in REPO_PAGES:
         server.watch(str(ROOT / repo_path))
-    for folder in ("server/wfls/cli", "wf_core/models"):
+    for folder in ("server/wfls/cli", "wf_core/models", "server/wfls/registry.py"):
         server.watch(str(ROOT / folder))
     return server
