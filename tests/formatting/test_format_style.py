@@ -411,7 +411,7 @@ def test_a_blank_document_is_empty() -> None:
     ("old", "new", "edits"),
     [
         ("a = 1\nb = 2\n", "a = 1\nb = 2\n", []),
-        ("a = 1\nb =  2\nc = 3\n", "a = 1\nb = 2\nc = 3\n", [(10, 11, "")]),
+        ("a = 1\nb =  2\nc = 3\n", "a = 1\nb = 2\nc = 3\n", [(9, 10, "")]),
         ("x = [1,2]\n", "x = [\n  1,\n  2,\n]\n", [(5, 8, "\n  1,\n  2,\n")]),
         ("a = 1\n\n\nb = 2\n", "a = 1\n\nb = 2\n", [(7, 8, "")]),
         ("b = 2\n", "a = 1\nb = 2\n", [(0, 0, "a = 1\n")]),
@@ -435,3 +435,19 @@ def test_golden_files(name: str) -> None:
     before = (GOLDEN / name).read_text(encoding="utf-8")
     after = (GOLDEN / f"{name}.formatted").read_text(encoding="utf-8")
     check_format(before, after, "json" if name.endswith(".json") else "toml")
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "edits"),
+    [
+        ("a = 1\n", "a = 1\nb = 2\n", [(5, 5, "\nb = 2")]),
+        ("a = 1\nb = 2\n", "a = 1\n", [(5, 11, "")]),
+        ("a = 1\nb = 2\n", "a = 1\nc = 3\n", [(6, 11, "c = 3")]),
+    ],
+)
+def test_edits_stay_inside_the_lines_of_the_document(
+    old: str, new: str, edits: list[tuple[int, int, str]]
+) -> None:
+    found = minimal_edits(old, new)
+    assert [(e.start, e.end, e.text) for e in found] == edits
+    assert apply_edits(old, found) == new

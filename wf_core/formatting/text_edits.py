@@ -39,22 +39,40 @@ def minimal_edits(old: str, new: str) -> list[Replacement]:
             continue
         edit = _trimmed(starts[i1], "".join(old_lines[i1:i2]), "".join(new_lines[j1:j2]))
         if edit is not None:
-            edits.append(edit)
+            edits.append(_inside(edit, old))
     return edits
 
 
 def _trimmed(start: int, old: str, new: str) -> Replacement | None:
-    """The replacement of ``old`` (at ``start``) by ``new`` without their common ends."""
-    limit = min(len(old), len(new))
-    head = 0
-    while head < limit and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < limit - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    if head == len(old) == len(new):
+    """The replacement of ``old`` (at ``start``) by ``new`` without their common ends, the
+    common end trimmed first: a line added after the last keeps the text's final line
+    break after it, so the edit stays inside the document's lines."""
+    if old == new:
         return None
+    limit = min(len(old), len(new))
+    tail = 0
+    while tail < limit and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    head = 0
+    while head < limit - tail and old[head] == new[head]:
+        head += 1
     return Replacement(start + head, start + len(old) - tail, new[head : len(new) - tail])
+
+
+def _inside(edit: Replacement, text: str) -> Replacement:
+    """``edit`` moved one character back when it reaches the end of ``text`` after a line
+    break and adds or removes whole lines (it then means the same): some clients (Neovim)
+    add a line for an edit that ends past the last line."""
+    start, end, new = edit.start, edit.end, edit.text
+    if (
+        end == len(text)
+        and start > 0
+        and text[start - 1] == "\n"
+        and text[end - 1] == "\n"
+        and (not new or new.endswith("\n"))
+    ):
+        return Replacement(start - 1, end - 1, "\n" + new[:-1] if new else "")
+    return edit
 
 
 def apply_edits(text: str, edits: list[Replacement]) -> str:

@@ -32,6 +32,7 @@ export const SERVER_SIDE_SETTINGS = [
   'inlayHints.itemTypes',
   'inlayHints.pathTypes',
   'inlayHints.ownerStacks',
+  'format.width',
 ] as const;
 
 let controller: ServerController | undefined;

@@ -170,6 +170,14 @@ test('the server-side settings have the types and defaults the server expects', 
     assert.equal(properties[`wfls.inlayHints.${key}`].type, 'boolean', key);
     assert.equal(properties[`wfls.inlayHints.${key}`].default, value, key);
   }
+  // The bounds and default of wfls fmt --width (server/wfls/settings.py).
+  const width = properties['wfls.format.width'];
+  assert.deepEqual([width.type, width.default, width.minimum, width.maximum], ['integer', 100, 20, 1000]);
+  // The canonical style's indentation, which formatting takes from the editor.
+  assert.deepEqual(manifest.contributes.configurationDefaults['[wf-toml]'], {
+    'editor.tabSize': 2,
+    'editor.insertSpaces': true,
+  });
 });
 
 test('every setting is documented in the README with its default', () => {
