@@ -956,3 +956,76 @@ def test_neovim_logs_at_the_right_levels_and_warns_once(tmp_path: Path):
     assert [line for line in log if line.startswith("[ERROR]")] == []
     [refusal] = [line for line in log if out["refused"] in line]
     assert refusal.startswith("[INFO]")
+
+
+FORMAT = r"""
+local out = {}
+local function finish()
+  local file = assert(io.open(vim.g.wfls_result, 'w'))
+  file:write(vim.json.encode(out))
+  file:close()
+  vim.cmd('qa!')
+end
+
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local ok, err = pcall(function()
+      vim.cmd.edit(vim.fn.fnameescape(vim.g.wfls_document))
+      out.attached = vim.wait(20000, function()
+        return #vim.lsp.get_clients({ bufnr = 0, name = 'wfls' }) > 0
+      end, 50)
+      if not out.attached then
+        return
+      end
+      -- The canonical style's indentation (formatting takes the buffer's).
+      vim.bo.expandtab = true
+      vim.bo.shiftwidth = 2
+      vim.lsp.buf.format({ timeout_ms = 20000 })
+      out.formatted = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+      -- Format on save, as editors/neovim/README.md sets it up: the messy text again, an
+      -- edit, :write.
+      vim.api.nvim_create_autocmd('BufWritePre', {
+        pattern = { '*.wf.toml', '*.wf.json' },
+        callback = function(args)
+          vim.bo[args.buf].expandtab = true
+          vim.bo[args.buf].shiftwidth = 2
+          vim.lsp.buf.format({ bufnr = args.buf, name = 'wfls', timeout_ms = 2000 })
+        end,
+      })
+      vim.bo.shiftwidth = 8 -- the autocmd sets the style's indentation
+      vim.api.nvim_buf_set_lines(0, 0, -1, false, vim.fn.readfile(vim.g.wfls_messy))
+      vim.api.nvim_buf_set_lines(0, 0, 0, false, { '# edited' })
+      vim.cmd.write()
+      local file = assert(io.open(vim.g.wfls_document, 'r'))
+      out.saved = file:read('*a')
+      file:close()
+    end)
+    if not ok then
+      out.error = tostring(err)
+    end
+    finish()
+  end,
+})
+"""
+
+
+def test_vim_lsp_buf_format_formats_and_on_save(tmp_path: Path):
+    golden = ROOT / "tests" / "formatting" / "golden"
+    messy = (golden / "messy.wf.toml").read_text(encoding="utf-8")
+    formatted = (golden / "messy.wf.toml.formatted").read_text(encoding="utf-8")
+    document = tmp_path / "messy.wf.toml"
+    document.write_text(messy, encoding="utf-8")
+    settings = {
+        "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
+        "wfls_document": str(document),
+        "wfls_messy": str(golden / "messy.wf.toml"),
+    }
+    out = _run(tmp_path, FORMAT, settings)
+    assert out.get("error") is None and out["attached"]
+    assert "\n".join(out["formatted"]) + "\n" == formatted
+    assert out["saved"] == f"# edited\n{formatted}"

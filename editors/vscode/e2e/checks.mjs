@@ -5,9 +5,9 @@
 // function added to CHECKS.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { until, untilEqual } from './wait.mjs';
 
 /** The server may still be starting: answers are awaited this long. */
@@ -655,6 +655,52 @@ async function graphPage(wb, { workspace, server, work, out }) {
   }
 }
 
+/** The golden files of the canonical style, which the Python tests hold to the formatter too. */
+const GOLDEN = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../tests/formatting/golden');
+
+/**
+ * "Format Document" on a messy document gives its golden file; then, with
+ * editor.formatOnSave on, an edit saved is on disk formatted.
+ */
+async function format(wb, { workspace, shot }) {
+  const messy = readFileSync(path.join(GOLDEN, 'messy.wf.toml'), 'utf8');
+  const golden = readFileSync(path.join(GOLDEN, 'messy.wf.toml.formatted'), 'utf8');
+  const file = path.join(workspace, 'messy.wf.toml');
+  const settings = path.join(workspace, '.vscode', 'settings.json');
+  writeFileSync(file, messy);
+  try {
+    await wb.openFile('messy.wf.toml');
+    // Until the server has read the new document, there is no formatter for it yet.
+    await until(SERVER, 'the document formatted', async () => {
+      await wb.runCommand('Format Document');
+      return (await wb.lineText(2)) === 'start = "customers"';
+    }, { every: 1_000 });
+    await shot('format');
+    await wb.press('Control+S');
+    await untilEqual(SHORT, 'the formatted document on disk', () => readFileSync(file, 'utf8'), golden);
+
+    // Format on save: the messy text again (the saved editor follows the file), an edit, a save.
+    mkdirSync(path.dirname(settings), { recursive: true });
+    writeFileSync(settings, JSON.stringify({ 'editor.formatOnSave': true }) + '\n');
+    writeFileSync(file, messy);
+    await untilEqual(SHORT, 'the messy text in the editor', () => wb.lineText(2), messy.split('\n')[1]);
+    await wb.goto(1, 1);
+    await wb.type('# edited');
+    await wb.press('Enter');
+    const expected = `# edited\n${golden}`;
+    // A save before the setting is read is not formatted: saved again, it is.
+    await until(SERVER, 'the edit saved formatted', async () => {
+      await wb.press('Control+S');
+      return readFileSync(file, 'utf8') === expected;
+    }, { every: 2_000 });
+    await shot('format-on-save');
+  } finally {
+    rmSync(settings, { force: true });
+    await wb.runCommand('View: Close Editor').catch(() => {});
+    rmSync(file, { force: true });
+  }
+}
+
 export const CHECKS = [
   ['completion', completion],
   ['hover', hover],
@@ -671,4 +717,5 @@ export const CHECKS = [
   ['run-workflow', runWorkflow],
   ['graph', graph],
   ['graph-page', graphPage],
+  ['format', format],
 ];
