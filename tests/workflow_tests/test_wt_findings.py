@@ -112,3 +112,11 @@ def test_a_finding_in_one_case_stops_only_that_case(tmp_path: Path) -> None:
 def test_every_code_is_in_the_one_table() -> None:
     assert set(CODES) == set(TestCode)
     assert all(code.value.startswith("test_") for code in TestCode)
+
+
+def test_the_docs_table_is_the_codes_table() -> None:
+    page = (Path(__file__).parents[2] / "docs" / "testing.md").read_text(encoding="utf-8")
+    table = page[page.index("| code | meaning |") :].splitlines()[2:]
+    rows = [line.split(" | ") for line in table if line.startswith("| `test_")]
+    written = {row[0].strip("| `"): row[1].rstrip(" |") for row in rows}
+    assert written == {code.value: meaning for code, meaning in CODES.items()}
