@@ -23,11 +23,12 @@ from hypothesis import strategies as st
 from tests.test_agreement import workflows
 from wf_core.authoring.builder import END, WorkflowBuilder
 from wf_core.authoring.export import dump_toml, export_document, same_model
+from wf_core.base.reading import is_workflow_file
 from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 from wfls.cli import main
 
 ROOT = Path(__file__).parent.parent
-EXAMPLES = sorted((ROOT / "examples").glob("*.wf.*"))
+EXAMPLES = sorted(filter(is_workflow_file, (ROOT / "examples").iterdir()))
 
 
 def export(

@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from inline_snapshot import external_file
 
 from wf_core.authoring.generate import generate_toml
+from wf_core.base.reading import is_workflow_file
 from wf_core.graph import WorkflowGraph, build_graph, to_dot, to_mermaid
 from wf_core.version.snapshot import analyze_text
 from wf_core.workspace.catalog import Workspace
@@ -186,7 +187,9 @@ def test_each_mistake_keeps_its_graph(name: str, tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
-    "example", sorted(path.name for path in EXAMPLES.glob("*.wf.*")), ids=lambda x: x
+    "example",
+    sorted(path.name for path in filter(is_workflow_file, EXAMPLES.iterdir())),
+    ids=lambda x: x,
 )
 @pytest.mark.parametrize("fmt", ["json", "dot", "mermaid"])
 def test_the_examples_graphs_through_the_command_line(

@@ -18,6 +18,7 @@ from builders import every_read_kind, workflow_dict
 
 from wf_core.authoring.generate import generate_toml
 from wf_core.base.locations import Location
+from wf_core.base.reading import is_workflow_file
 from wf_core.validation.reads import node_reads
 from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 
@@ -49,7 +50,7 @@ def _validation_reads(snapshot: DocumentSnapshot) -> set[Location]:
 def _documents() -> list[tuple[str, str, str]]:
     found = [
         (path.name, path.read_text(encoding="utf-8"), "json" if path.suffix == ".json" else "toml")
-        for path in sorted((ROOT / "examples").glob("*.wf.*"))
+        for path in sorted(filter(is_workflow_file, (ROOT / "examples").iterdir()))
     ]
     found.append(("generated-40", generate_toml(40), "toml"))
     found.append(("nested", json.dumps(NESTED), "json"))

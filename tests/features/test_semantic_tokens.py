@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from tests.features.fixture import analyze, expected, parse
+from wf_core.base.reading import is_workflow_file
 from wf_core.base.spans import Span
 from wfls.features.legend import TOKEN_MODIFIERS, TOKEN_TYPES
 from wfls.features.semantic_tokens import semantic_tokens
@@ -209,7 +210,7 @@ def test_a_document_that_does_not_parse_still_gets_the_tokens_it_has() -> None:
 
 
 def test_every_token_of_the_examples_is_in_the_legend() -> None:
-    for path in sorted(EXAMPLES.glob("*.wf.*")):
+    for path in sorted(filter(is_workflow_file, EXAMPLES.iterdir())):
         for token in semantic_tokens(analyze(path.read_text(encoding="utf-8"))):
             assert token.type in TOKEN_TYPES
             assert set(token.modifiers) <= set(TOKEN_MODIFIERS)
