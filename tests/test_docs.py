@@ -480,3 +480,14 @@ def test_server_reference_lists_every_method_and_command() -> None:
         assert f"`{command}`" in page
     assert "| `textDocument/didOpen` | notification |  |" in page
     assert "| `workspace/diagnostic` | request | clients that pull diagnostics |" in page
+
+
+def test_readme_is_a_front_page() -> None:
+    """The README says what wfls is and how to start, and links into the site for the
+    rest: its first lines are the two commands, and it stays short."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    first = text.splitlines()[:4]
+    assert first[0] == "# wfls" and first[1] == ""
+    assert first[2].startswith("- `make run` — ") and first[3].startswith("- `make test` — ")
+    assert len(text.encode()) <= 15_000
+    assert "(docs/getting-started.md)" in text and "(docs/tutorial.md)" in text
