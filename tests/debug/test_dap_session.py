@@ -29,6 +29,17 @@ APPROVALS_INPUT = {
 }
 FIRST_ORDER = {"sku": "A-17", "qty": 2}
 
+
+def line_of(needle: str, after: str = "") -> int:
+    """The 1-based line of ``needle`` in billing.wf.toml (after ``after``)."""
+    text = BILLING.read_text(encoding="utf-8")
+    return text[: text.index(needle, text.index(after) if after else 0)].count("\n") + 1
+
+
+CHARGE = line_of('id = "charge"')
+ORDERS = line_of('id = "orders.v2"')
+CUSTOMERS = line_of('id = "customers"')
+
 CHILD = """\
 name = "greet"
 start = "hello"
@@ -123,21 +134,21 @@ def start(
 def test_the_billing_scenario(client: DapClient) -> None:
     bound = start(
         client,
-        {BILLING: [{"line": 62}, {"line": 5}]},  # charge's input list; an edge
+        {BILLING: [{"line": line_of("input = [", 'id = "charge"')}, {"line": line_of("{ from")}]},
         program=str(BILLING),
         input=str(BILLING_INPUT),
     )
     charge, edge = bound[BILLING]
-    assert (charge["verified"], charge["line"]) == (True, 59)  # charge's id line
-    assert (edge["verified"], edge["line"]) == (False, 5)
+    assert (charge["verified"], charge["line"]) == (True, CHARGE)  # charge's id line
+    assert (edge["verified"], edge["line"]) == (False, line_of("{ from"))
     assert edge["message"].startswith("not inside a node")
 
     stopped = client.event("stopped")
     assert (stopped["reason"], stopped["hitBreakpointIds"]) == ("breakpoint", [charge["id"]])
     assert client.stack() == [
-        ("charge", "billing.wf.toml", 59),
-        ('"orders.v2" [0]', "billing.wf.toml", 53),
-        ("customers [0]", "billing.wf.toml", 47),
+        ("charge", "billing.wf.toml", CHARGE),
+        ('"orders.v2" [0]', "billing.wf.toml", ORDERS),
+        ("customers [0]", "billing.wf.toml", CUSTOMERS),
     ]
     scopes = client.scopes()
     assert list(scopes) == ["Context", "Input", "Output", "State", "Workflow input"]
@@ -185,8 +196,8 @@ def test_conditions_and_hit_counts(client: DapClient) -> None:
         client,
         {
             BILLING: [
-                {"line": 60, "condition": 'context.foreach."orders.v2".item.qty > 2'},
-                {"line": 54, "hitCondition": "2"},  # orders.v2, its second activation
+                {"line": CHARGE + 1, "condition": 'context.foreach."orders.v2".item.qty > 2'},
+                {"line": ORDERS + 1, "hitCondition": "2"},  # orders.v2, its second activation
             ]
         },
         program=str(BILLING),
@@ -212,8 +223,8 @@ def test_bad_conditions_leave_the_breakpoint_unverified(client: DapClient) -> No
         client,
         {
             BILLING: [
-                {"line": 59, "condition": "context.order.qty >"},
-                {"line": 59, "hitCondition": "x"},
+                {"line": CHARGE, "condition": "context.order.qty >"},
+                {"line": CHARGE, "hitCondition": "x"},
             ]
         },
         program=str(BILLING),
@@ -453,7 +464,7 @@ def test_a_case_of_a_workflow_test_document(client: DapClient) -> None:
         case="charges pinned by order and by activation",
     )
     assert client.event("stopped")["reason"] == "function breakpoint"
-    assert client.stack()[0] == ("charge", "billing.wf.toml", 59)
+    assert client.stack()[0] == ("charge", "billing.wf.toml", CHARGE)
     client.request("continue", threadId=1)
     client.event("stopped")
     output = client.variables(client.scopes()["Output"])
