@@ -208,3 +208,22 @@ def test_save_test_refusals(
         args += ["--input", str(EXAMPLES / "billing.input.json")]
     assert main(args) == 2
     assert message in capsys.readouterr().err
+
+
+def test_handlers_answer_for_the_nodes_no_pin_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "wt_real_handlers.py").write_text(
+        "HANDLERS = {\n"
+        "    'charge_def': lambda payload, ctx: {'amount': 42},\n"
+        "    'note_def': lambda payload, ctx: {},\n"
+        "}\n",
+        encoding="utf-8",
+    )
+    expect = '[[case.expect]]\nstatus = "completed"\noutput = { total = 42 }\n'
+    folder = _folder(tmp_path, a=HEADER + ANSWER + expect)
+    monkeypatch.chdir(tmp_path)
+    assert main(["test", str(folder), "--handlers", "wt_real_handlers:HANDLERS"]) == 0
+    assert main(["test", str(folder)]) == 1
+    assert main(["test", str(folder), "--handlers", "wt_real_handlers:NOPE"]) == 2
+    assert "has no 'NOPE'" in capsys.readouterr().err
