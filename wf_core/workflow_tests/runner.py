@@ -396,9 +396,17 @@ def run_test_document(
                 CaseResult(name, loaded.case_span(written.index), "error", 0.0, failures)
             )
             continue
-        results.append(
-            run_case(loaded, written.index, subject, handlers=handlers, max_steps=max_steps)
-        )
+        try:
+            result = run_case(
+                loaded, written.index, subject, handlers=handlers, max_steps=max_steps
+            )
+        except (RecursionError, MemoryError, ValueError, TypeError) as exc:
+            # A value the run cannot take (an input nested deeper than Python's stack, a
+            # pinned value that is not JSON): this case errs, the others still run.
+            span = loaded.case_span(written.index)
+            failure = Failure(f"the case could not run: {type(exc).__name__}: {exc}", span)
+            result = CaseResult(name, span, "error", 0.0, (failure,))
+        results.append(result)
     error = _finding_failure(findings[0]) if findings else None
     workflow = subject.workflow.name if subject is not None else None
     return FileResult(path, workflow, error, tuple(results), loaded.lines)
