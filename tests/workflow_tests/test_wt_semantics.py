@@ -235,3 +235,16 @@ def test_json_documents_run_like_toml(tmp_path: Path) -> None:
     assert failure.expected == {"total": 5}
     assert failure.actual == {"total": 4}
     assert text[failure.span.start : failure.span.end] == '"output": {"total": 5}'
+
+
+def test_a_long_path_shows_its_last_activations(tmp_path: Path) -> None:
+    items = ", ".join(f'{{ sku = "s{n}" }}' for n in range(40))
+    text = HEADER.replace('[{ sku = "A" }, { sku = "B" }]', f"[{items}]")
+    text += '[[case.expect]]\nvisited = ["note"]\n'
+    [failure] = run_text(write_workspace(tmp_path), text).cases[0].failures
+    assert failure.activations[0] == "… 32 earlier activation(s)"
+    assert failure.activations[1:] == (
+        *(label for n in range(16, 40) for label in ("each", f"each [{n}] > charge")),
+        "each",
+        "ask",
+    )

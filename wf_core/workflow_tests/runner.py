@@ -52,6 +52,11 @@ from wf_core.workspace.catalog import Workspace
 __all__ = ["PinnedFailure", "activation_label", "case_handlers", "run_case", "run_test_document"]
 
 
+SHOWN_ACTIVATIONS = 50
+"""How many of the last activations a failure about the path shows (a long run has
+thousands; the last ones are those that led where it went wrong)."""
+
+
 class PinnedFailure(Exception):
     """A pinned attempt that fails (``error``, or ``"error"`` among ``attempts``)."""
 
@@ -155,7 +160,12 @@ class _Run:
         self.failures.append(Failure(message, span, expected, actual, activations))
 
     def labels(self) -> tuple[str, ...]:
-        return tuple(activation_label(record) for record in self.records)
+        """The activations that led to where the run ended: the last ``SHOWN_ACTIVATIONS``
+        of them, after a line counting the ones left out."""
+        records = self.records[-SHOWN_ACTIVATIONS:]
+        left_out = len(self.records) - len(records)
+        earlier = (f"… {left_out} earlier activation(s)",) if left_out else ()
+        return earlier + tuple(activation_label(record) for record in records)
 
     def root_ids(self) -> list[str]:
         return [record.node_id for record in self.records if not record.call_path]
