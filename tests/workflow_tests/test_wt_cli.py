@@ -227,3 +227,14 @@ def test_handlers_answer_for_the_nodes_no_pin_answers(
     assert main(["test", str(folder)]) == 1
     assert main(["test", str(folder), "--handlers", "wt_real_handlers:NOPE"]) == 2
     assert "has no 'NOPE'" in capsys.readouterr().err
+
+
+def test_root_is_where_workflows_are_looked_up(tmp_path: Path) -> None:
+    write_workspace(tmp_path / "flows")
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "a.wf.test.toml").write_text(PASSING, encoding="utf-8")
+    assert main(["test", str(tmp_path / "tests")]) == 2  # not under the document's folder
+    assert main(["test", str(tmp_path / "tests"), "--root", str(tmp_path)]) == 0
+    by_path = PASSING.replace('workflow = "orders"', 'workflow = "../flows/orders.wf.toml"')
+    (tmp_path / "tests" / "a.wf.test.toml").write_text(by_path, encoding="utf-8")
+    assert main(["test", str(tmp_path / "tests")]) == 0
