@@ -79,6 +79,7 @@ def _argument_row(action: argparse.Action, formatter: argparse.HelpFormatter) ->
         described += f" One of {listed}."
     shown_default = (
         action.option_strings
+        and "default" not in described.lower()  # the help says it already
         and action.default not in (None, False, [], argparse.SUPPRESS)
         and action.nargs != 0
     )
