@@ -24,8 +24,6 @@ import {
   isTestReport,
 } from './testDocuments';
 
-const CASE_SEPARATOR = '\u0000';
-
 export class WorkflowTests implements vscode.Disposable {
   private readonly controller: vscode.TestController;
   private readonly disposables: vscode.Disposable[] = [];
@@ -54,6 +52,8 @@ export class WorkflowTests implements vscode.Disposable {
       vscode.workspace.onDidOpenTextDocument((document) => this.readDocument(document)),
       vscode.workspace.onDidChangeTextDocument((event) => this.readDocument(event.document)),
     );
+    // Listed at once: the Test Explorer and the gutter show them before anything asks.
+    void this.discover();
   }
 
   dispose(): void {
@@ -87,7 +87,7 @@ export class WorkflowTests implements vscode.Disposable {
     const file = this.fileItem(uri);
     const children: vscode.TestItem[] = [];
     for (const declared of declaredCases(text, uri.path)) {
-      const id = caseId(uri, declared.name);
+      const id = caseId(declared.name);
       if (children.some((child) => child.id === id)) continue; // the run answers for both
       const item = file.children.get(id) ?? this.controller.createTestItem(id, declared.name, uri);
       item.range = new vscode.Range(declared.line, 0, declared.line, 0);
@@ -126,14 +126,14 @@ export class WorkflowTests implements vscode.Disposable {
 
   /** The documents to run, each with the cases asked for (`undefined`: all of them). */
   private planned(request: vscode.TestRunRequest): Map<vscode.TestItem, vscode.TestItem[] | undefined> {
-    const excluded = new Set((request.exclude ?? []).map((item) => item.id));
+    const excluded = new Set(request.exclude ?? []);
     const plan = new Map<vscode.TestItem, vscode.TestItem[] | undefined>();
     const included = request.include ?? collect(this.controller.items);
     for (const item of included) {
-      if (excluded.has(item.id)) continue;
+      if (excluded.has(item)) continue;
       const file = item.parent ?? item;
       if (item === file) {
-        const cases = collect(file.children).filter((child) => !excluded.has(child.id));
+        const cases = collect(file.children).filter((child) => !excluded.has(child));
         plan.set(file, cases.length === file.children.size ? undefined : cases);
       } else if (plan.has(file)) {
         plan.get(file)?.push(item);
@@ -191,7 +191,7 @@ export class WorkflowTests implements vscode.Disposable {
 
   /** The item of a case the server ran: the listed one, or one made now (a name the cheap reading missed). */
   private caseItem(run: vscode.TestRun, file: vscode.TestItem, uri: vscode.Uri, outcome: CaseResult): vscode.TestItem {
-    const id = caseId(uri, outcome.name);
+    const id = caseId(outcome.name);
     let item = file.children.get(id);
     if (!item) {
       item = this.controller.createTestItem(id, outcome.name, uri);
@@ -233,8 +233,9 @@ export class WorkflowTests implements vscode.Disposable {
   }
 }
 
-function caseId(uri: vscode.Uri, name: string): string {
-  return `${uri.toString()}${CASE_SEPARATOR}${name}`;
+/** A case's id: its name, unique among its document's (an id needs to be unique only among its siblings). */
+function caseId(name: string): string {
+  return name;
 }
 
 function collect(items: vscode.TestItemCollection): vscode.TestItem[] {
