@@ -958,6 +958,120 @@ def test_neovim_logs_at_the_right_levels_and_warns_once(tmp_path: Path):
     assert refusal.startswith("[INFO]")
 
 
+TESTS_DOCUMENT = """\
+workflow = "billing"
+
+[[case]]
+name = "one order is charged"
+input = { customers = [ { name = "Ada", orders = [ { sku = "A-17", qty = 2 } ] } ] }
+
+[[case.expect]]
+status = "completed"
+visited = ["customers", "orders.v2", "charge"]
+
+[[case]]
+name = "the pinned amount is the total"
+input = { customers = [ { name = "Ada", orders = [ { sku = "A-17", qty = 2 } ] } ] }
+
+[[case.pin]]
+node = "charge"
+output = { amount = 34 }
+
+[[case.expect]]
+output = { total = 99 }  # wrong on purpose: the total is 34
+"""
+
+WFLS_TEST = r"""
+vim.opt.runtimepath:prepend(vim.g.wfls_runtime)
+vim.lsp.config('wfls', { cmd = vim.g.wfls_cmd })
+vim.lsp.enable('wfls')
+local out = { notes = {}, runs = {} }
+vim.notify = function(message, level)
+  table.insert(out.notes, { message, level or vim.log.levels.INFO })
+end
+
+local function run(command)
+  local before = #out.notes
+  vim.cmd(command)
+  vim.wait(30000, function() return #out.notes > before end, 50)
+  local items = {}
+  for _, item in ipairs(vim.fn.getqflist()) do
+    table.insert(items, {
+      vim.fs.basename(vim.api.nvim_buf_get_name(item.bufnr)), item.lnum, item.col, item.text,
+    })
+  end
+  table.insert(out.runs, { items = items, title = vim.fn.getqflist({ title = 1 }).title })
+end
+
+vim.api.nvim_create_autocmd('VimEnter', {
+  nested = true,
+  callback = function()
+    local ok, err = pcall(function()
+      for _, document in ipairs({ vim.g.wfls_tests, vim.g.wfls_workflow }) do
+        vim.cmd.edit(vim.fn.fnameescape(document))
+        out.attached = vim.wait(20000, function()
+          return #vim.lsp.get_clients({ bufnr = 0, name = 'wfls' }) > 0
+        end, 50)
+        if document == vim.g.wfls_tests then
+          -- An unsaved edit counts: the passing case expects another status.
+          local row = vim.fn.search('status = "completed"') - 1
+          vim.api.nvim_buf_set_lines(0, row, row + 1, false, { 'status = "paused"' })
+          run('WflsTest')
+          run('WflsTest the pinned amount is the total')
+          vim.cmd('cclose')
+        else
+          run('WflsTest')
+        end
+      end
+    end)
+    out.error = not ok and tostring(err) or nil
+    local file = assert(io.open(vim.g.wfls_result, 'w'))
+    file:write(vim.json.encode(out))
+    file:close()
+    vim.cmd('qa!')
+  end,
+})
+"""
+
+
+def test_wfls_test_fills_the_quickfix_list_with_failures_at_their_expectations(tmp_path: Path):
+    (tmp_path / ".git").mkdir()
+    shutil.copy(ROOT / "examples" / "billing.wf.toml", tmp_path / "billing.wf.toml")
+    tests = tmp_path / "billing.wf.test.toml"
+    tests.write_text(TESTS_DOCUMENT, encoding="utf-8")
+    settings = {
+        "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
+        "wfls_tests": str(tests),
+        "wfls_workflow": str(tmp_path / "billing.wf.toml"),
+    }
+    out = _run(tmp_path, WFLS_TEST, settings)
+    assert out.get("error") is None and out["attached"]
+    lines = TESTS_DOCUMENT.splitlines()
+    status = lines.index('status = "completed"') + 1
+    output = lines.index("output = { total = 99 }  # wrong on purpose: the total is 34") + 1
+    wrong_total = [
+        "billing.wf.test.toml",
+        output,
+        1,
+        "the pinned amount is the total: the workflow output does not hold the expected values"
+        ' (expected {"total":99}, actual {"total":34})',
+    ]
+    in_buffer, one_case, saved = out["runs"]
+    # The buffer as edited: the first case fails too, at its status.
+    [edited, total] = in_buffer["items"]
+    assert edited[:3] == ["billing.wf.test.toml", status, 1]
+    assert edited[3].startswith("one order is charged: expected status 'paused'")
+    assert total == wrong_total
+    assert one_case["items"] == [wrong_total]
+    # From the workflow: the tests under the root folder, as saved (the first case passes).
+    assert saved["items"] == [wrong_total]
+    assert [note for note in out["notes"]] == [
+        ["wfls: billing.wf.test.toml: 0 passed, 2 failed, 0 errors", 3],
+        ["wfls: billing.wf.test.toml: 0 passed, 1 failed, 0 errors", 3],
+        ["wfls: the tests of billing: 1 passed, 1 failed, 0 errors", 3],
+    ]
+
+
 FORMAT = r"""
 local out = {}
 local function finish()

@@ -249,7 +249,9 @@ local function show_tests(report, root, what)
     summary.errors or 0
   )
   if #items > 0 then
+    -- Shown, the cursor kept where it was (so that :WflsTest runs again from there).
     vim.cmd('botright copen')
+    vim.cmd('wincmd p')
   end
   vim.notify(said, #items > 0 and vim.log.levels.WARN or vim.log.levels.INFO)
 end
