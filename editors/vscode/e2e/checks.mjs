@@ -417,6 +417,127 @@ async function runWorkflow(wb, { text, shot, workspace }) {
   await wb.page.keyboard.press('Escape');
 }
 
+/** The rows of a pane of the Run and Debug view ("Call Stack", "Variables"), as text. */
+async function debugRows(wb, title) {
+  return wb.page.evaluate((wanted) => {
+    const panes = [...document.querySelectorAll('.debug-viewlet .pane, .part.sidebar .pane')];
+    const pane = panes.find((p) => (p.querySelector('.pane-header')?.textContent ?? '').trim().toLowerCase().startsWith(wanted.toLowerCase()));
+    const rows = [...(pane?.querySelectorAll('.pane-body .monaco-list-row') ?? [])];
+    return rows.map((el) => (el.textContent ?? '').replace(/\s+/g, ' ').trim());
+  }, title);
+}
+
+/** Opens the first scope of the Variables pane (VS Code leaves it closed at the first stop). */
+async function expandFirstScope(wb) {
+  await wb.page.evaluate(() => {
+    const panes = [...document.querySelectorAll('.pane')];
+    const pane = panes.find((p) => (p.querySelector('.pane-header')?.textContent ?? '').trim().toLowerCase().startsWith('variables'));
+    const row = pane?.querySelector('.pane-body .monaco-list-row[aria-expanded="false"]');
+    row?.querySelector('.monaco-tl-twistie')?.dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    if (row) row.click();
+  });
+}
+
+/**
+ * The wfls debugger: a breakpoint set in the gutter of charge's input list binds to its
+ * node (moved to its id line), "Start Debugging" stops there with the owning loops in
+ * Call Stack and the context in Variables, the values of the bindings' paths show
+ * beside them, and "Step Over" goes to the next order.
+ */
+async function debug(wb, { text, shot, workspace }) {
+  const { mkdirSync, rmSync } = await import('node:fs');
+  const launch = path.join(workspace, '.vscode', 'launch.json');
+  mkdirSync(path.dirname(launch), { recursive: true });
+  writeFileSync(
+    launch,
+    JSON.stringify({
+      version: '0.2.0',
+      configurations: [
+        {
+          type: 'wfls',
+          request: 'launch',
+          name: 'Debug billing',
+          program: '${workspaceFolder}/billing.wf.toml',
+          input: '${workspaceFolder}/billing.input.json',
+        },
+      ],
+    }),
+  );
+  try {
+    await wb.openFile('billing.wf.toml');
+    const inputLine = find(text, 'input = [', 0, 'id = "charge"').line;
+    await wb.goto(inputLine, 1);
+    await wb.runCommand('Debug: Toggle Breakpoint');
+    // The configuration picked by name: launch.json may not be read yet when started at once.
+    await until(SERVER, 'the launch configuration offered', async () => {
+      await wb.runCommand('Debug: Select and Start Debugging', { opensInput: true });
+      const row = '.quick-input-list .monaco-list-row[aria-label*="Debug billing"]';
+      const found = await wb.page.waitForSelector(row, { visible: true, timeout: 3_000 }).catch(() => null);
+      if (found) await wb.page.click(row);
+      else await wb.page.keyboard.press('Escape');
+      return found !== null;
+    }, { every: 1_000 });
+    await until(SERVER, 'the debug toolbar', () => wb.visible('.debug-toolbar'));
+    await wb.press('Control+Shift+D'); // Run and Debug
+    const stack = await until(SERVER, 'the run stopped at charge', async () => {
+      const rows = await debugRows(wb, 'Call Stack');
+      return rows.some((row) => row.includes('"orders.v2" [0]')) ? rows : false;
+    });
+    // Each frame: its name, then its document and the line of its node's id.
+    const at = (needle) => `billing.wf.toml${find(text, needle).line}:1`;
+    assert.deepEqual(stack, [
+      `charge${at('id = "charge"')}`,
+      `"orders.v2" [0]${at('id = "orders.v2"')}`,
+      `customers [0]${at('id = "customers"')}`,
+    ]);
+    // The breakpoint is shown where it binds: the node's id line.
+    await until(SHORT, 'the breakpoint at the id line', async () =>
+      (await wb.page.$$eval('.editor-group-container.active .codicon-debug-breakpoint, .editor-group-container.active .codicon-debug-stackframe', (els) => els.length)) > 0,
+    );
+    let seen = [];
+    const variables = await until(SERVER, 'the Context scope', async () => {
+      const rows = await debugRows(wb, 'Variables');
+      seen = rows;
+      if (rows[0] === 'Context' && !rows.some((row) => row.startsWith('foreach.'))) {
+        await expandFirstScope(wb);
+        return false;
+      }
+      return rows.some((row) => row.startsWith('foreach."orders.v2".item')) ? rows : false;
+    }).catch((error) => {
+      throw new Error(`${error.message}; Variables showed: ${JSON.stringify(seen)}`);
+    });
+    assert.ok(variables.some((row) => row.includes('foreach."orders.v2".item') && row.includes('"sku": "A-17"')), variables.join(' | '));
+    const orderLine = find(text, `'context.foreach."orders.v2".item'`).line;
+    const inline = await until(SERVER, 'the inline value of the order', async () => {
+      const line = await wb.lineText(orderLine, { hints: true });
+      return line?.includes('A-17') ? line : false;
+    });
+    assert.match(inline, /context\.foreach\."orders\.v2"\.item/);
+    // Wide enough for the values beside the bindings (docs/images/vscode-debug.png).
+    const viewport = wb.page.viewport();
+    await wb.page.setViewport({ width: 1600, height: 820 });
+    await wb.page.mouse.move(900, 700);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await shot('debug');
+    await wb.page.setViewport(viewport);
+    await wb.runCommand('Debug: Step Over');
+    await until(SERVER, 'stopped at the next order', async () => {
+      const rows = await debugRows(wb, 'Call Stack');
+      return rows.some((row) => row.includes('"orders.v2" [1]')) ? rows : false;
+    });
+    await until(SERVER, 'the next order in Variables', async () =>
+      (await debugRows(wb, 'Variables')).some((row) => row.includes('"sku": "B-4"')),
+    );
+    await shot('debug-step');
+    await wb.runCommand('Debug: Stop');
+  } finally {
+    await wb.runCommand('Debug: Remove All Breakpoints').catch(() => {});
+    rmSync(launch, { force: true });
+    await wb.runCommand('View: Show Explorer').catch(() => {});
+    await wb.openFile('billing.wf.toml').catch(() => {});
+  }
+}
+
 /** The frame of the graph view's webview (VS Code nests it in two iframes), once drawn. */
 async function graphFrame(wb) {
   return until(SERVER, 'the graph view drawn', async () => {
@@ -719,3 +840,4 @@ export const CHECKS = [
   ['graph-page', graphPage],
   ['format', format],
 ];
+  ['debug', debug],

@@ -58,11 +58,11 @@ test('the wfls debugger: breakpoints in workflows only, launch and attach with t
   assert.equal(debug.type, 'wfls');
   const launch = debug.configurationAttributes.launch;
   const attach = debug.configurationAttributes.attach;
-  assert.deepEqual(launch.required, ['program']);
+  assert.equal(launch.required, undefined); // program, or tests and case
   assert.deepEqual(attach.required, ['program', 'run']);
   // What wfls.debug.target reads, and nothing it does not.
   const shared = ['program', 'handlers', 'outcomes', 'answers', 'maxSteps', 'root', 'stopOnEntry'];
-  assert.deepEqual(Object.keys(launch.properties).sort(), [...shared, 'input', 'seed'].sort());
+  assert.deepEqual(Object.keys(launch.properties).sort(), [...shared, 'input', 'seed', 'tests', 'case'].sort());
   assert.deepEqual(Object.keys(attach.properties).sort(), [...shared, 'run'].sort());
   assert.deepEqual(debug.initialConfigurations.map((c) => [c.type, c.request, c.program]), [
     ['wfls', 'launch', '${file}'],
