@@ -836,8 +836,8 @@ export const CHECKS = [
   ['inlay-hints', inlayHints],
   ['semantic-tokens', semanticTokens],
   ['run-workflow', runWorkflow],
+  ['debug', debug],
   ['graph', graph],
   ['graph-page', graphPage],
   ['format', format],
 ];
-  ['debug', debug],
