@@ -245,7 +245,7 @@ def test_every_route_is_of_the_kind_its_handler_is() -> None:
     handler a function (a document request's runs once its context is built), and each
     method is routed once."""
     methods = [route.method for route in routes()]
-    assert len(methods) == len(set(methods)) == 30
+    assert len(methods) == len(set(methods)) == 31
     for route in routes():
         coroutine = inspect.iscoroutinefunction(route.handle)
         assert coroutine == isinstance(route, SessionTask), route.method
