@@ -822,6 +822,123 @@ async function format(wb, { workspace, shot }) {
   }
 }
 
+/** A test document of the workspace's own (examples/ has none that fails): its second case fails at its expectation. */
+const FAILING_TESTS = `workflow = "billing"
+
+[[case]]
+name = "one order is charged"
+input = { customers = [ { name = "Ada", orders = [ { sku = "A-17", qty = 2 } ] } ] }
+
+[[case.expect]]
+status = "completed"
+visited = ["customers", "orders.v2", "charge"]
+
+[[case]]
+name = "the pinned amount is the total"
+input = { customers = [ { name = "Ada", orders = [ { sku = "A-17", qty = 2 } ] } ] }
+
+[[case.pin]]
+node = "charge"
+output = { amount = 34 }
+
+[[case.expect]]
+output = { total = 99 }  # wrong on purpose: the total is 34
+`;
+
+/** The rows of the Test Explorer, every one expanded: their aria-labels, top to bottom. */
+async function testRows(wb) {
+  const rows = '.pane-body .monaco-list-row[role="treeitem"]';
+  const twisties = `${rows}[aria-expanded="false"] .monaco-tl-twistie`;
+  for (let left = (await wb.page.$$(twisties)).length; left > 0; ) {
+    await (await wb.page.$(twisties))?.click();
+    left = await until(SHORT, 'a test row expanded', async () => {
+      const now = (await wb.page.$$(twisties)).length;
+      return now < left ? now : false;
+    });
+  }
+  return wb.page.$$eval(rows, (els) => els.map((el) => el.getAttribute('aria-label') ?? ''));
+}
+
+/**
+ * The Test Explorer lists every case of the workspace's test documents (examples/'s and
+ * one that fails), "Run All Tests" shows each case passed or failed as `wfls test` says,
+ * and the failure's message sits at its expectation: in the peek VS Code opens there,
+ * with expected and actual, and after the line. A "Run case" code lens is above each case.
+ */
+async function testExplorer(wb, { workspace, server, shot }) {
+  const file = path.join(workspace, 'failing.wf.test.toml');
+  const settings = path.join(workspace, '.vscode', 'settings.json');
+  writeFileSync(file, FAILING_TESTS);
+  mkdirSync(path.dirname(settings), { recursive: true });
+  writeFileSync(settings, JSON.stringify({ 'testing.automaticallyOpenPeekView': 'failureInVisibleDocument' }) + '\n');
+  try {
+    // What the command line says of the same documents: the names and states to show.
+    const cli = spawnSync(server, ['test', '--format', 'json'], { cwd: workspace, encoding: 'utf8' });
+    const report = JSON.parse(cli.stdout);
+    const expected = report.files.flatMap((f) => f.cases.map((c) => [c.name, c.status]));
+    assert.deepEqual(
+      [...new Set(expected.map(([, status]) => status))].sort(),
+      ['failed', 'passed'],
+      'the workspace has passing and failing cases',
+    );
+
+    await wb.openFile('failing.wf.test.toml');
+    await until(SERVER, 'a Run case lens above each case', async () => {
+      const shown = await wb.page.$$eval('.editor-group-container.active .codelens-decoration', (els) =>
+        els.map((el) => el.textContent ?? ''),
+      );
+      return shown.filter((t) => t === 'Run case').length === 2;
+    });
+
+    await wb.runCommand('Testing: Focus on Test Explorer View');
+    await until(SERVER, 'every case listed', async () => {
+      const rows = await testRows(wb);
+      return expected.every(([name]) => rows.some((row) => row.startsWith(`${name} (`)));
+    });
+    await wb.runCommand('Test: Run All Tests');
+    const rows = await until(SERVER, 'every case run', async () => {
+      const shown = await testRows(wb);
+      const states = expected.map(([name]) => shown.find((row) => row.startsWith(`${name} (`)) ?? '');
+      return states.every((row) => /\((Passed|Failed)\)/.test(row)) ? shown : false;
+    });
+    for (const [name, status] of expected) {
+      const row = rows.find((r) => r.startsWith(`${name} (`));
+      assert.ok(row.startsWith(`${name} (${status === 'passed' ? 'Passed' : 'Failed'})`), `${row}: ${status}`);
+    }
+
+    // The failure at its expectation: the peek VS Code opened there.
+    const line = FAILING_TESTS.split('\n').indexOf('output = { total = 99 }  # wrong on purpose: the total is 34') + 1;
+    const peek = await until(SERVER, 'the failure peek', async () => {
+      const text = await wb.textOf('.editor-group-container.active .peekview-widget');
+      return text?.includes('the workflow output does not hold the expected values') ? text : false;
+    });
+    // The diff of expected against actual, each side titled.
+    assert.match(peek, /\{\s*"total":\s*99\s*\}Expected/);
+    assert.match(peek, /\{\s*"total":\s*34\s*\}Actual/);
+    // The peek puts the cursor on the expectation it is about.
+    assert.deepEqual(await wb.cursor(), { line, column: 1 });
+    await shot('test-failure');
+    await wb.page.keyboard.press('Escape');
+
+    // "Run case" above the failing case runs it through the Test Explorer: its peek again.
+    await wb.goto(1, 1);
+    const lenses = await wb.page.$$('.editor-group-container.active .codelens-decoration a');
+    assert.equal(lenses.length, 2);
+    await lenses[1].click();
+    await until(SERVER, 'the failure peek after Run case', async () =>
+      (await wb.textOf('.editor-group-container.active .peekview-widget'))?.includes('does not hold the expected values'),
+    );
+    assert.deepEqual(await wb.cursor(), { line, column: 1 });
+    await wb.page.keyboard.press('Escape');
+    await wb.runCommand('Testing: Focus on Test Explorer View');
+    await shot('test-explorer');
+  } finally {
+    rmSync(path.dirname(settings), { recursive: true, force: true });
+    await wb.runCommand('View: Close Editor').catch(() => {});
+    rmSync(file, { force: true });
+  }
+}
+
 export const CHECKS = [
   ['completion', completion],
   ['hover', hover],
@@ -840,4 +957,5 @@ export const CHECKS = [
   ['graph', graph],
   ['graph-page', graphPage],
   ['format', format],
+  ['test-explorer', testExplorer],
 ];
