@@ -466,6 +466,9 @@ class RandomSession:
             if method == "textDocument/rename":
                 params["newName"] = choose.choice(NAMES)
             self.request(method, params)
+        elif method == "textDocument/inlineValue":
+            context = {"frameId": 1, "stoppedLocation": span}
+            self.request(method, {"textDocument": doc, "range": span, "context": context})
         elif method == "textDocument/codeAction":
             actions = self.request(
                 method,
@@ -556,6 +559,7 @@ PROVIDERS = {
     "completionProvider": "textDocument/completion",
     "hoverProvider": "textDocument/hover",
     "definitionProvider": "textDocument/definition",
+    "textDocument/inlineValue",
     "referencesProvider": "textDocument/references",
     "documentHighlightProvider": "textDocument/documentHighlight",
     "renameProvider": "textDocument/rename",
@@ -574,6 +578,7 @@ capability missing here fails the session, so a new feature cannot go unfuzzed."
 NAMES = ["renamed", "orders.v2", "with space", "😀", "", 'a"b', "customers", "x'y"]
 
 
+    "inlineValueProvider": "textDocument/inlineValue",
 def _capabilities(
     preset: types.ClientCapabilities, encoding: str, pull: bool
 ) -> types.ClientCapabilities:
