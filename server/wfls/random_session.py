@@ -553,13 +553,13 @@ REQUESTS = [
     "textDocument/inlayHint",
     "textDocument/diagnostic",
     "workspace/diagnostic",
+    "textDocument/inlineValue",
     "workspace/executeCommand",
 ]
 PROVIDERS = {
     "completionProvider": "textDocument/completion",
     "hoverProvider": "textDocument/hover",
     "definitionProvider": "textDocument/definition",
-    "textDocument/inlineValue",
     "referencesProvider": "textDocument/references",
     "documentHighlightProvider": "textDocument/documentHighlight",
     "renameProvider": "textDocument/rename",
@@ -570,6 +570,7 @@ PROVIDERS = {
     "selectionRangeProvider": "textDocument/selectionRange",
     "semanticTokensProvider": "textDocument/semanticTokens/full",
     "inlayHintProvider": "textDocument/inlayHint",
+    "inlineValueProvider": "textDocument/inlineValue",
     "diagnosticProvider": "textDocument/diagnostic",
     "executeCommandProvider": "workspace/executeCommand",
 }
@@ -578,7 +579,6 @@ capability missing here fails the session, so a new feature cannot go unfuzzed."
 NAMES = ["renamed", "orders.v2", "with space", "😀", "", 'a"b', "customers", "x'y"]
 
 
-    "inlineValueProvider": "textDocument/inlineValue",
 def _capabilities(
     preset: types.ClientCapabilities, encoding: str, pull: bool
 ) -> types.ClientCapabilities:
