@@ -1019,6 +1019,12 @@ vim.api.nvim_create_autocmd('VimEnter', {
           run('WflsTest')
           run('WflsTest the pinned amount is the total')
           vim.cmd('cclose')
+          -- The server's "Run case" lens above the second case, run as Neovim runs lenses.
+          vim.lsp.codelens.refresh({ bufnr = 0 })
+          vim.wait(20000, function() return #vim.lsp.codelens.get(0) == 2 end, 50)
+          vim.api.nvim_win_set_cursor(0, { vim.g.wfls_second_case, 0 })
+          run('lua vim.lsp.codelens.run()')
+          vim.cmd('cclose')
         else
           run('WflsTest')
         end
@@ -1043,6 +1049,7 @@ def test_wfls_test_fills_the_quickfix_list_with_failures_at_their_expectations(t
         "wfls_cmd": [sys.executable, "-m", "wfls", "serve"],
         "wfls_tests": str(tests),
         "wfls_workflow": str(tmp_path / "billing.wf.toml"),
+        "wfls_second_case": TESTS_DOCUMENT.splitlines().index("[[case]]", 3) + 1,
     }
     out = _run(tmp_path, WFLS_TEST, settings)
     assert out.get("error") is None and out["attached"]
@@ -1056,17 +1063,18 @@ def test_wfls_test_fills_the_quickfix_list_with_failures_at_their_expectations(t
         "the pinned amount is the total: the workflow output does not hold the expected values"
         ' (expected {"total":99}, actual {"total":34})',
     ]
-    in_buffer, one_case, saved = out["runs"]
+    in_buffer, one_case, lens, saved = out["runs"]
     # The buffer as edited: the first case fails too, at its status.
     [edited, total] = in_buffer["items"]
     assert edited[:3] == ["billing.wf.test.toml", status, 1]
     assert edited[3].startswith("one order is charged: expected status 'paused'")
     assert total == wrong_total
-    assert one_case["items"] == [wrong_total]
+    assert one_case["items"] == lens["items"] == [wrong_total]
     # From the workflow: the tests under the root folder, as saved (the first case passes).
     assert saved["items"] == [wrong_total]
     assert [note for note in out["notes"]] == [
         ["wfls: billing.wf.test.toml: 0 passed, 2 failed, 0 errors", 3],
+        ["wfls: billing.wf.test.toml: 0 passed, 1 failed, 0 errors", 3],
         ["wfls: billing.wf.test.toml: 0 passed, 1 failed, 0 errors", 3],
         ["wfls: the tests of billing: 1 passed, 1 failed, 0 errors", 3],
     ]

@@ -268,26 +268,41 @@ local function workflow_name(buffer)
   return nil
 end
 
+--- Runs the cases of the test document in `buffer` (all: `cases` nil) through the server.
+local function run_test_document(client, buffer, cases)
+  local params = {
+    command = 'wfls.test',
+    arguments = { { uri = vim.uri_from_bufnr(buffer), cases = cases or vim.NIL } },
+  }
+  client:request('workspace/executeCommand', params, function(err, result)
+    if err then
+      vim.notify('wfls: ' .. err.message, vim.log.levels.ERROR)
+      return
+    end
+    -- The server's paths are the document's own.
+    for _, file in ipairs(result.files or {}) do
+      file.path = vim.api.nvim_buf_get_name(buffer)
+    end
+    show_tests(result, nil, vim.fs.basename(vim.api.nvim_buf_get_name(buffer)))
+  end, buffer)
+end
+
+-- The "Run case" code lens names the server command `wfls.test`: run here, its failures
+-- go to the quickfix list as :WflsTest's do (`vim.lsp.codelens.run()`).
+vim.lsp.commands['wfls.test'] = function(command, ctx)
+  local argument = (command.arguments or {})[1] or {}
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local buffer = argument.uri and vim.uri_to_bufnr(argument.uri) or ctx.bufnr
+  if client then
+    run_test_document(client, buffer, argument.cases ~= vim.NIL and argument.cases or nil)
+  end
+end
+
 vim.api.nvim_create_user_command('WflsTest', function(opts)
   local current = vim.api.nvim_get_current_buf()
   if attached(current) and is_test_document(current) then
     local client = vim.lsp.get_clients({ bufnr = current, name = 'wfls' })[1]
-    local cases = opts.args ~= '' and { opts.args } or vim.NIL
-    local params = {
-      command = 'wfls.test',
-      arguments = { { uri = vim.uri_from_bufnr(current), cases = cases } },
-    }
-    client:request('workspace/executeCommand', params, function(err, result)
-      if err then
-        vim.notify('wfls: ' .. err.message, vim.log.levels.ERROR)
-        return
-      end
-      -- The server's paths are the document's own.
-      for _, file in ipairs(result.files or {}) do
-        file.path = vim.api.nvim_buf_get_name(current)
-      end
-      show_tests(result, nil, vim.fs.basename(vim.api.nvim_buf_get_name(current)))
-    end, current)
+    run_test_document(client, current, opts.args ~= '' and { opts.args } or nil)
     return
   end
   local buffer, client = command_target(':WflsTest runs the tests')
