@@ -131,12 +131,27 @@ def start(
     return bound
 
 
-def test_the_billing_scenario(client: DapClient) -> None:
+@pytest.mark.parametrize("command", ["launch", "attach"])
+def test_the_billing_scenario(client: DapClient, tmp_path: Path, command: str) -> None:
+    """Launched from its input, or attached to the run ``wfls run --save`` kept of it:
+    the same stops, stack, variables and steps."""
+    if command == "launch":
+        target: dict[str, Any] = {"input": str(BILLING_INPUT)}
+    else:
+        saved = tmp_path / "run.json"
+        subprocess.run(
+            [sys.executable, "-m", "wfls", "run", str(BILLING), "--input", str(BILLING_INPUT),
+             "--save", str(saved)],
+            check=True,
+            capture_output=True,
+        )  # fmt: skip
+        target = {"run": str(saved)}
     bound = start(
         client,
         {BILLING: [{"line": line_of("input = [", 'id = "charge"')}, {"line": line_of("{ from")}]},
+        command=command,
         program=str(BILLING),
-        input=str(BILLING_INPUT),
+        **target,
     )
     charge, edge = bound[BILLING]
     assert (charge["verified"], charge["line"]) == (True, CHARGE)  # charge's id line
@@ -357,11 +372,20 @@ def stops_of(client: DapClient) -> list[dict[str, Any]]:
 
 @pytest.mark.parametrize(
     ("program", "given"),
-    [(BILLING, json.loads(BILLING_INPUT.read_text())), (APPROVALS, APPROVALS_INPUT)],
+    [
+        (BILLING, json.loads(BILLING_INPUT.read_text())),
+        (APPROVALS, APPROVALS_INPUT),
+        (None, {"guests": ["Ada", "Grace"]}),  # party.wf.toml and its child
+    ],
+    ids=["billing", "approvals", "subgraph"],
 )
 def test_the_context_scope_agrees_with_the_trace(
-    client: DapClient, tmp_path: Path, program: Path, given: object
+    client: DapClient, tmp_path: Path, program: Path | None, given: object
 ) -> None:
+    if program is None:
+        (tmp_path / "greet.wf.toml").write_text(CHILD)
+        program = tmp_path / "party.wf.toml"
+        program.write_text(PARENT)
     start(client, {}, program=str(program), input=given, stopOnEntry=True)
     stops = stops_of(client)
     inputs = tmp_path / "in.json"
