@@ -253,7 +253,8 @@ class _Parser:
         if token.text == "[":
             values: list[JsonValue] = []
             while True:
-                if self.peek() is not None and self.peek().text == "]":  # type: ignore[union-attr]
+                following = self.peek()
+                if following is not None and following.text == "]":
                     self.position += 1
                     break
                 element = self.take()

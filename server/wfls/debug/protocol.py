@@ -1,8 +1,9 @@
 """The Debug Adapter Protocol's messages and their framing, written for wfls.
 
-The adapter needs about twenty-five of the protocol's messages; they are plain JSON
-objects typed here as ``TypedDict`` records (checked by mypy, no validation cost, no
-dependency). The framing is the base protocol's, the one the Language Server Protocol
+The adapter answers about twenty-five of the protocol's requests. The three kinds of
+message (request, response, event) are typed here as ``TypedDict`` records, checked by
+mypy at no cost when running; their bodies are the protocol's JSON objects as the
+session builds them. The framing is the base protocol's, the one the Language Server Protocol
 uses too: a ``Content-Length`` header, a blank line, then that many bytes of UTF-8
 JSON.
 """
@@ -44,27 +45,6 @@ class Event(TypedDict):
     type: Literal["event"]
     event: str
     body: NotRequired[dict[str, Any]]
-
-
-class Source(TypedDict):
-    name: str
-    path: str
-
-
-class StackFrame(TypedDict):
-    id: int
-    name: str
-    line: int
-    column: int
-    source: NotRequired[Source]
-
-
-class BreakpointBody(TypedDict):
-    id: int
-    verified: bool
-    line: NotRequired[int]
-    message: NotRequired[str]
-    source: NotRequired[Source]
 
 
 def read_message(stream: BinaryIO) -> dict[str, Any] | None:

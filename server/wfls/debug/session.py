@@ -29,7 +29,7 @@ from wf_core.models import ConditionNode, ForeachNode, InterruptNode, NodeUse, S
 from wf_core.runtime import WorkflowExecutionError, WorkflowRefused
 from wf_core.runtime.bindings import Sources, build_payload, evaluate_condition
 from wf_core.runtime.json_values import JsonValue
-from wfls.debug.breakpoints import Breakpoint, NodeSpot, bind_line
+from wfls.debug.breakpoints import Binding, Breakpoint, NodeSpot, bind_line
 from wfls.debug.conditions import ConditionError, parse_condition
 from wfls.debug.protocol import Event, Response
 from wfls.debug.stepper import Departure, Place, Stepper
@@ -252,8 +252,6 @@ class Session:
     def _on_setFunctionBreakpoints(
         self, request: dict[str, Any], arguments: dict[str, Any]
     ) -> None:
-        from wfls.debug.breakpoints import Binding
-
         made: list[Breakpoint] = []
         for wanted in arguments.get("breakpoints", []):
             name = wanted.get("name") if isinstance(wanted, dict) else None
@@ -611,12 +609,12 @@ class Session:
                 payload: JsonValue = record.input if record is not None else None
             else:
                 payload = self._payload(place)
-            scopes.append(self._scope("Input", table.expandable(payload, None), payload))
+            scopes.append(self._scope("Input", table.expandable(payload, None)))
             scopes.append(self._scope("Output", table.scope(self._last_output())))
             state: JsonValue = place.scope.state
-            scopes.append(self._scope("State", table.expandable(state, "state"), state))
+            scopes.append(self._scope("State", table.expandable(state, "state")))
             given = place.scope.input
-            scopes.append(self._scope("Workflow input", table.expandable(given, "input"), given))
+            scopes.append(self._scope("Workflow input", table.expandable(given, "input")))
         elif place is not None and 1 < frame_id <= len(place.stack):
             entry = place.stack[frame_id - 1]
             scopes.append(
@@ -627,11 +625,8 @@ class Session:
             )
         self._respond(request, {"scopes": scopes})
 
-    def _scope(self, name: str, reference: int, value: JsonValue = None) -> dict[str, Any]:
-        body: dict[str, Any] = {"name": name, "variablesReference": reference, "expensive": False}
-        if reference == 0 and value is not None:
-            body["presentationHint"] = "locals"
-        return body
+    def _scope(self, name: str, reference: int) -> dict[str, Any]:
+        return {"name": name, "variablesReference": reference, "expensive": False}
 
     def _last_output(self) -> list[tuple[str, JsonValue, str | None]]:
         """The activation that ran last (the stopped one, at an exception stop): its
