@@ -139,3 +139,30 @@ async def test_completion_offers_pinnable_nodes_outcomes_paths_and_keys(
     assert "context.foreach.customers.item" in paths
     keys = await labels(session.find(uri, "status"))
     assert keys == ["status", "outcome", "output", "error", "visited", "saw"]
+
+
+JSON_TESTS = """{
+  "workflow": "billing",
+  "case": [
+    {"name": "declined", "input": {"customers": []},
+     "pin": [{"node": "charge", "outcome": "declined"}]}
+  ]
+}
+"""
+
+
+async def test_a_json_test_document_gets_its_findings_and_lenses(
+    session: Session, billing: str
+) -> None:
+    uri = session.open("billing.wf.test.json", JSON_TESTS, language_id="json")
+    found = await session.diagnostics(uri)
+    assert [(d.code, d.message, d.range) for d in found] == [
+        (
+            "test_unknown_outcome",
+            "node 'charge' does not declare outcome 'declined' (declared: ok)",
+            session.range(uri, '"outcome": "declined"'),
+        )
+    ]
+    [lens] = await lenses(session, uri)
+    assert lens.range.start == session.position(uri, session.find(uri, '{"name": "declined"'))
+    assert list(lens.command.arguments) == [{"uri": uri, "cases": ["declined"]}]
