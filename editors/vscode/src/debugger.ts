@@ -57,7 +57,8 @@ export function registerDebugger(controller: ServerController): vscode.Disposabl
         }
         config = defaultLaunch(document.uri.fsPath);
       }
-      if (config.request === 'launch' && config.input === undefined && typeof config.program === 'string') {
+      const needsInput = config.input === undefined && config.tests === undefined; // a case has its own
+      if (config.request === 'launch' && needsInput && typeof config.program === 'string') {
         const input = await askForInput(config.program);
         if (input === undefined) return undefined; // cancelled: no session
         config.input = input;
