@@ -482,6 +482,10 @@ class RandomSession:
                 self.request(method, {"title": "nothing", "data": {"uri": uri}})
         elif method in ("textDocument/inlayHint", "textDocument/semanticTokens/range"):
             self.request(method, {"textDocument": doc, "range": span})
+        elif method in ("textDocument/formatting", "textDocument/rangeFormatting"):
+            options = {"tabSize": choose.integer(0, 8), "insertSpaces": choose.integer(0, 3) > 0}
+            ranged = {"range": span} if method == "textDocument/rangeFormatting" else {}
+            self.request(method, {"textDocument": doc, "options": options, **ranged})
         elif method == "textDocument/selectionRange":
             positions = [self.position(choose, text) for _ in range(choose.integer(1, 3))]
             self.request(method, {"textDocument": doc, "positions": positions})
@@ -551,6 +555,8 @@ REQUESTS = [
     "textDocument/semanticTokens/full/delta",
     "textDocument/semanticTokens/range",
     "textDocument/inlayHint",
+    "textDocument/formatting",
+    "textDocument/rangeFormatting",
     "textDocument/diagnostic",
     "workspace/diagnostic",
     "textDocument/inlineValue",
@@ -568,6 +574,8 @@ PROVIDERS = {
     "workspaceSymbolProvider": "workspace/symbol",
     "foldingRangeProvider": "textDocument/foldingRange",
     "selectionRangeProvider": "textDocument/selectionRange",
+    "documentFormattingProvider": "textDocument/formatting",
+    "documentRangeFormattingProvider": "textDocument/rangeFormatting",
     "semanticTokensProvider": "textDocument/semanticTokens/full",
     "inlayHintProvider": "textDocument/inlayHint",
     "inlineValueProvider": "textDocument/inlineValue",

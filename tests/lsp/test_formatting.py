@@ -116,6 +116,9 @@ async def test_range_formatting_keeps_the_edits_in_the_selected_lines(session: S
     assert applied(session, uri, edits) == MESSY.replace(
         'type = "join"\nid = "b"', 'id = "b"\ntype = "join"'
     )
+    # The same range given end first.
+    params.range = types.Range(start=params.range.end, end=params.range.start)
+    assert await send(session, types.TEXT_DOCUMENT_RANGE_FORMATTING, params) == edits
 
 
 async def test_a_syntax_error_is_an_error_reply_saying_where(session: Session):

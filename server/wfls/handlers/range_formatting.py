@@ -20,7 +20,9 @@ def handle(
 ) -> list[types.TextEdit]:
     from wfls.features.formatting import format_edits
 
-    within = Span(ctx.offset(params.range.start), ctx.offset(params.range.end))
+    # (a client may send the range's ends in either order)
+    ends = sorted((ctx.offset(params.range.start), ctx.offset(params.range.end)))
+    within = Span(ends[0], ends[1])
     edits = format_edits(
         ctx.view,
         width=ctx.settings.format_width,
