@@ -27,6 +27,7 @@ test: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	$(BIN)/wfls test examples
+	$(BIN)/wfls fmt --check examples
 	$(BIN)/python -m pytest -q
 	@$(MAKE) --no-print-directory docs
 	@if command -v npm >/dev/null 2>&1 && [ -f editors/vscode/package.json ]; then \

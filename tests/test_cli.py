@@ -139,7 +139,7 @@ def test_alias_conflict_range_is_the_inner_as_value(capsys) -> None:
     conflict = [f for f in findings if f["code"] == "foreach_context_alias_conflict"]
     assert [f["model_path"] for f in conflict] == ["nodes[1].as"]
     assert covered(path, conflict[0]) == '"region"'
-    assert conflict[0]["start"]["line"] == 46
+    assert conflict[0]["start"]["line"] == 59
     typo = next(f for f in findings if "nmae" in f["message"])
     assert covered(path, typo) == "nmae"
     inactive = next(f for f in findings if f["model_path"] == "nodes[3].input[0].path")
@@ -172,21 +172,21 @@ def test_text_format_shows_the_line_and_a_caret(capsys) -> None:
 store_audit.wf.toml:13:32: error[undeclared_edge_outcome]: outcome 'retry' is not declared by node 'report'
     { from = "report", outcome = "retry", to = "regions" },
                                  ^^^^^^^
-store_audit.wf.toml:46:6: error[foreach_context_alias_conflict]: foreach alias 'region' for node 'stores' collides with active alias from 'regions'
+store_audit.wf.toml:59:6: error[foreach_context_alias_conflict]: foreach alias 'region' for node 'stores' collides with active alias from 'regions'
   as = "region"
        ^^^^^^^^
-  = note: alias 'region' of the enclosing foreach 'regions' (store_audit.wf.toml:39:6)
-store_audit.wf.toml:53:61: error[invalid_context_path]: invalid context path 'context.foreach.regions.item.nmae' at 'tally': unknown segment 'nmae' (available: name,stores)
+  = note: alias 'region' of the enclosing foreach 'regions' (store_audit.wf.toml:52:6)
+store_audit.wf.toml:66:61: error[invalid_context_path]: invalid context path 'context.foreach.regions.item.nmae' at 'tally': unknown segment 'nmae' (available: name,stores)
     { target = "region", path = "context.foreach.regions.item.nmae" },  # a typo
                                                               ^^^^
   = help: did you mean 'name'?
-store_audit.wf.toml:54:40: hint[deprecated_context_key]: 'context.loop_item' is a convenience key; read 'context.foreach.stores.item.revenue' instead
-    { target = "amount", path = "context.loop_item.revenue" },          # a convenience key
+store_audit.wf.toml:67:40: hint[deprecated_context_key]: 'context.loop_item' is a convenience key; read 'context.foreach.stores.item.revenue' instead
+    { target = "amount", path = "context.loop_item.revenue" },  # a convenience key
                                          ^^^^^^^^^
-store_audit.wf.toml:64:55: error[invalid_context_path]: invalid context path 'context.foreach.stores.item.revenue' at 'report': unknown segment 'stores'
+store_audit.wf.toml:77:55: error[invalid_context_path]: invalid context path 'context.foreach.stores.item.revenue' at 'report': unknown segment 'stores'
   input = [{ target = "amount", path = "context.foreach.stores.item.revenue" }]
                                                         ^^^^^^
-  = note: foreach 'stores' is not active at 'report': its body does not contain this node (store_audit.wf.toml:43:6)
+  = note: foreach 'stores' is not active at 'report': its body does not contain this node (store_audit.wf.toml:56:6)
 """)
     assert err == snapshot("1 file(s) checked: 4 error(s), 0 warning(s), 1 hint\n")
 
@@ -230,7 +230,7 @@ typo.wf.toml:14:45: error[invalid_source_path]: source path must start with inpu
   output = [{ target = "total", path = "state.totl" }]
                                               ^^^^
   = help: 'totl' is not declared in state_schema (its root fields: 'total'); did you mean 'total'?
-typo.wf.toml:49:15: error[invalid_foreach_source]: foreach source path must start with input., state., or context. and reference a declared root field when applicable
+typo.wf.toml:52:15: error[invalid_foreach_source]: foreach source path must start with input., state., or context. and reference a declared root field when applicable
   over = "input.clients"
                 ^^^^^^^
   = help: 'clients' is not declared in input_schema (its root fields: 'customers')
@@ -248,18 +248,18 @@ twice.wf.toml:8:48: error[unknown_edge_destination]: unknown destination node 'c
 twice.wf.toml:9:12: error[unknown_edge_source]: unknown source node 'charge'
     { from = "charge", outcome = "ok", to = "orders.v2" },
              ^^^^^^^^
-twice.wf.toml:59:6: error[duplicate_node_id]: duplicate node id 'customers'
+twice.wf.toml:62:6: error[duplicate_node_id]: duplicate node id 'customers'
   id = "customers"
        ^^^^^^^^^^^
-  = note: the first node with id 'customers' (twice.wf.toml:47:6)
-twice.wf.toml:63:47: error[invalid_context_path]: invalid context path 'context.foreach."orders.v2".item' at 'customers': unknown segment 'orders.v2'
+  = note: the first node with id 'customers' (twice.wf.toml:50:6)
+twice.wf.toml:66:47: error[invalid_context_path]: invalid context path 'context.foreach."orders.v2".item' at 'customers': unknown segment 'orders.v2'
     { target = "order", path = 'context.foreach."orders.v2".item' },
                                                 ^^^^^^^^^^^
-  = note: foreach 'orders.v2' is not active at 'customers': its body does not contain this node (twice.wf.toml:53:6)
-twice.wf.toml:64:50: error[invalid_context_path]: invalid context path 'context.foreach.customers.item.name' at 'customers': unknown segment 'customers'
+  = note: foreach 'orders.v2' is not active at 'customers': its body does not contain this node (twice.wf.toml:56:6)
+twice.wf.toml:67:50: error[invalid_context_path]: invalid context path 'context.foreach.customers.item.name' at 'customers': unknown segment 'customers'
     { target = "customer", path = "context.foreach.customers.item.name" },
                                                    ^^^^^^^^^
-  = note: foreach 'customers' is not active at 'customers': its body does not contain this node (twice.wf.toml:47:6)
+  = note: foreach 'customers' is not active at 'customers': its body does not contain this node (twice.wf.toml:50:6)
 """)
 
 

@@ -25,7 +25,7 @@ MISTAKES = (
         '{ from = "charge", outcome = "ok", to = "orders.v2" }',
         '{ from = "charge", outcome = "ok", to = "orders.v2", weight = 2 }',
     )
-    .replace('outcomes = ["ok"]\ninput_schema', 'outcomes = ["ok"]\nretries = 1\ninput_schema')
+    .replace('outcomes = ["ok"]\n\n[node_defs', 'outcomes = ["ok"]\nretries = 1\n\n[node_defs')
     .replace(
         'over = "context.foreach.customers.item.orders"',
         'over = "context.foreach.customers.item.orders"\nmode = "parallel"\nlabel = "x"',

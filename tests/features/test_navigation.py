@@ -138,7 +138,7 @@ def test_definition_of_an_item_member_is_the_schema_property() -> None:
 def test_definition_of_an_outcome_and_a_binding_target() -> None:
     check_definition(
         at(BILLING, 'outcome = "ok", to = "orders.v2"', 11),
-        BILLING.replace('outcomes = ["ok"]\ninput_schema', 'outcomes = ["«ok»"]\ninput_schema'),
+        BILLING.replace('outcomes = ["ok"]\n\n[node_defs', 'outcomes = ["«ok»"]\n\n[node_defs'),
     )
     check_definition(
         at(BILLING, 'target = "order"', 10),

@@ -132,10 +132,7 @@ async def test_migrate_convenience_keys_as_a_source_action(session: Session):
     ]
     assert found[0].diagnostics is None
     diagnostics = await apply(session, uri, found[0])
-    assert (
-        '"context.foreach.stores.item.revenue" },          # a convenience key'
-        in (session.texts[uri])
-    )
+    assert '"context.foreach.stores.item.revenue" },  # a convenience key' in session.texts[uri]
     assert not [d for d in diagnostics if d.code == "deprecated_context_key"]
     left = [a.title for a in await actions(session, uri, "nmae")]
     assert left == ["Change 'nmae' to 'name'"]  # no convenience key left to migrate

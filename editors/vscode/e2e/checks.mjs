@@ -718,7 +718,7 @@ async function graphPage(wb, { workspace, server, work, out }) {
       status: '3 nodes',
     });
     await (await page.$('g.node[data-node="charge"]')).click();
-    await until(SHORT, 'where charge is', async () => (await shown()).status.match(/^charge: .*billing\.wf\.toml, line 58$/));
+    await until(SHORT, 'where charge is', async () => (await shown()).status.match(/^charge: .*billing\.wf\.toml, line 61$/));
     // Pan by dragging the background, zoom with the wheel.
     const stage = () => page.$eval('.wf-stage', (el) => el.style.transform);
     const before = await stage();
