@@ -1,13 +1,14 @@
 """The documentation cannot say what wfls does not do.
 
-Each page of ``docs/`` (and the README) is read as a script, top to bottom
-(docs/contributing.md, "Examples that are checked"):
+Each page of the site written by hand (``docs/``, the README, the editors' READMEs) is
+read as a script, top to bottom (docs/contributing.md, "Examples that are checked"):
 
 - a fenced block with a ``title="NAME"`` is a file of the page's folder: written
   there when reached, replacing an earlier block of the same name;
 - a ``console`` block runs its ``$ wfls ...`` commands in that folder (which holds a
   copy of ``examples/`` too) and must show exactly what they print, stdout and stderr
-  as a terminal shows them; a line ``...`` stands for any number of lines;
+  as a terminal shows them; a line ``...`` stands for any number of lines, and
+  ``...`` inside a line for any text;
 - a workflow (``*.wf.toml``, ``*.wf.json``) no command of the page names must pass
   ``wfls check --strict``: what wfls says about a mistake is shown, never assumed.
 
@@ -51,10 +52,12 @@ GENERATED = {"diagnostics.md"}
 PAGES = sorted(
     [
         *(p for p in (ROOT / "docs").rglob("*.md") if p.name not in GENERATED),
-        ROOT / "README.md",
+        *(ROOT / page for page in docs_site.REPO_PAGES),
     ],
     key=lambda p: p.relative_to(ROOT).as_posix(),
 )
+"""Every page of the site written by hand: docs/ and the repository's pages (the README,
+the editors' READMEs)."""
 
 WORKFLOW_SUFFIXES = (".wf.toml", ".wf.json")
 ELISION = "..."
