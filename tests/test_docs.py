@@ -354,7 +354,8 @@ def test_format_reference_has_every_node_type_and_key() -> None:
     for key in top_level_keys():
         assert f"| `{key}` |" in page, key
     for name, spec in NODE_TABLE.items():
-        section = page.split(f"\n### {spec.model.__name__}\n", 1)[1].split("\n### ", 1)[0]
+        heading = f"\n### `{name}` {{#{spec.model.__name__.lower()}}}\n"
+        section = page.split(heading, 1)[1].split("\n### ", 1)[0]
         assert f'`type = "{name}"`' in section
         for key in node_keys(name):
             assert f"| `{key}` |" in section, (name, key)

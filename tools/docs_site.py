@@ -159,11 +159,18 @@ def _is_path(schema: Mapping[str, Any]) -> bool:
     return schema.get("type") == "object" and set(props) == {"root", "parts"}
 
 
+def _node_type_labels() -> dict[str, str]:
+    """A node type's model name → how the page names it (its ``type``)."""
+    from wf_core.models.steps import NODE_TABLE
+
+    return {spec.model.__name__: f"`{name}` node" for name, spec in NODE_TABLE.items()}
+
+
 def describe(schema: Mapping[str, Any]) -> str:
     """A JSON Schema fragment in a few words, with links to the parts it refers to."""
     if "$ref" in schema:
         name = schema["$ref"].rsplit("/", 1)[-1]
-        return f"[{name}](#{_anchor(name)})"
+        return f"[{_node_type_labels().get(name, name)}](#{_anchor(name)})"
     if schema.get("deprecated"):
         return "deprecated"
     if "const" in schema:
@@ -278,7 +285,8 @@ def format_reference() -> str:
     shown = {spec.model.__name__ for spec in NODE_TABLE.values()}
     for name, spec in NODE_TABLE.items():
         model = defs[spec.model.__name__]
-        lines += [f"### {spec.model.__name__}", "", f'`type = "{name}"`: {spec.summary}.', ""]
+        heading = f"### `{name}` {{#{_anchor(spec.model.__name__)}}}"
+        lines += [heading, "", f'`type = "{name}"`: {spec.summary}.', ""]
         lines += [f"**Outcomes:** {_outcomes(spec.outcomes)}.", ""]
         if spec.binding_lists:
             lists = ", ".join(f"`{key}`" for key in spec.binding_lists)
