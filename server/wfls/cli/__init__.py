@@ -158,6 +158,16 @@ def build_parser() -> argparse.ArgumentParser:
             "(the document has errors), 2 unreadable input or bad arguments",
         )
     )
+
+    from wfls.cli.debug import add_debug_arguments
+
+    add_debug_arguments(
+        commands.add_parser(
+            "debug",
+            help="a debugger for workflows: the Debug Adapter Protocol over stdio (or --port)",
+            epilog="exit status: 0 after the client's session, 2 bad arguments",
+        )
+    )
     return parser
 
 
@@ -172,16 +182,6 @@ _BATCH_COMMANDS = frozenset(("check", "context", "graph", "export", "fmt", "sche
 
 def _collect_after_imports() -> None:
     """For the long-running commands (``serve``, ``run``), once they have imported.
-
-    from wfls.cli.debug import add_debug_arguments
-
-    add_debug_arguments(
-        commands.add_parser(
-            "debug",
-            help="a debugger for workflows: the Debug Adapter Protocol over stdio (or --port)",
-            epilog="exit status: 0 after the client's session, 2 bad arguments",
-        )
-    )
 
     The server's imports build some 130,000 objects (the protocol library alone defines
     600 classes) that nearly all live as long as the process: collected while they are
@@ -277,6 +277,11 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             from wfls.cli.context import run_context
 
             return run_context(args.file, args.node, as_json=args.as_json)
+        if args.command == "debug":
+            from wfls.cli.debug import run_debug
+
+            _collect_after_imports()
+            return run_debug(args.port)
         if args.command == "graph":
             from wfls.cli.graph import run_graph
 
@@ -291,11 +296,6 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             return run_fmt(args)
         if args.command == "run":
             from wfls.cli.run import run_workflow
-        if args.command == "debug":
-            from wfls.cli.debug import run_debug
-
-            _collect_after_imports()
-            return run_debug(args.port)
 
             _collect_after_imports()
             return run_workflow(args)
