@@ -55,6 +55,8 @@ class TestDocuments:
         self._server = server
         self._read: dict[str, tuple[str, LoadedTests]] = {}  # per uri: the text read, its reading
         self._pushes: set[asyncio.Task[None]] = set()  # kept until done (the loop keeps weak ones)
+        self._after: dict[str, asyncio.Task[None]] = {}  # per workflow: its pending re-check
+        self._stale: set[str] = set()  # workflows changed since their re-check began
 
     def text(self, uri: str) -> tuple[str, int] | None:
         """The text of an open test document as the editor has it, and its version."""
@@ -119,6 +121,33 @@ class TestDocuments:
         self._server.text_document_publish_diagnostics(
             types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=after[1])
         )
+
+    def workflow_changed(self, uri: str) -> None:
+        """After a workflow document is opened or edited: the open test documents' findings
+        may change with it (a node renamed, an outcome removed). Once its latest analysis is
+        in the workspace index they are pushed again, or a pulling client is asked to pull."""
+        if not self._read:
+            return  # no test document read yet
+        self._stale.add(uri)
+        if uri not in self._after:
+            task = asyncio.ensure_future(self._after_workflow(uri))
+            self._after[uri] = task
+            task.add_done_callback(lambda _: self._after.pop(uri, None))
+
+    async def _after_workflow(self, uri: str) -> None:
+        server = self._server
+        while uri in self._stale:  # changed again meanwhile: once more, after its analysis
+            self._stale.discard(uri)
+            try:
+                await server.diagnostics_async(uri)  # puts its analysis in the index
+            except Exception:
+                logger.exception("the analysis of %s failed", uri)
+                return
+            if server.flags.pull_diagnostics:
+                server.workspace_diagnostic_refresh(None)
+                continue
+            for test in list(self._read):
+                await self._push(test)
 
     def closed(self, uri: str) -> None:
         """Forget its reading, and clear what was pushed."""

@@ -166,3 +166,30 @@ async def test_a_json_test_document_gets_its_findings_and_lenses(
     [lens] = await lenses(session, uri)
     assert lens.range.start == session.position(uri, session.find(uri, '{"name": "declined"'))
     assert list(lens.command.arguments) == [{"uri": uri, "cases": ["declined"]}]
+
+
+async def test_a_test_documents_findings_follow_its_workflow_edited(
+    session: Session, billing: str, billing_text: str
+) -> None:
+    uri = session.open("billing.wf.test.toml", TESTS)
+    assert await session.diagnostics(uri) == []
+    workflow = session.open("billing.wf.toml", billing_text)
+    await session.diagnostics(workflow)
+    # The pinned node renamed in the workflow (its edges too): the test names it no more.
+    since = len(session.pushes)
+    session.edit(workflow, 0, len(billing_text), billing_text.replace('"charge"', '"bill"'))
+
+    def unknown(found: list[types.Diagnostic]) -> bool:
+        return [d.code for d in found] == ["test_unknown_node"] * 2
+
+    if session.pulls:
+        found = await session.pulled_where(uri, unknown)
+    else:
+        pushed = await session.push_where(
+            lambda p: p.uri == uri and unknown(list(p.diagnostics)), since
+        )
+        found = list(pushed.diagnostics)
+    assert [d.range for d in found] == [
+        session.range(uri, 'node = "charge"'),
+        session.range(uri, '"charge"', after="visited"),
+    ]

@@ -18,3 +18,4 @@ def handle(session: Session, params: types.DidChangeTextDocumentParams) -> None:
     edits = [convert.edit_at(change, encoding) for change in params.content_changes]
     session.store.update(uri, edits, params.text_document.version)
     session.document_changed(uri, edited=True)
+    session.test_documents.workflow_changed(uri)
