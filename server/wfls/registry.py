@@ -344,7 +344,10 @@ def routes() -> list[Route]:
             types.InlineValueOptions(),
         ),
         DocumentRequest(
-            types.TEXT_DOCUMENT_DOCUMENT_SYMBOL, document_symbol.handle, document_symbol.empty
+            types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
+            document_symbol.handle,
+            document_symbol.empty,
+            tests=document_symbol.handle_test,
         ),
         SessionTask(types.WORKSPACE_SYMBOL, workspace_symbol.handle, workspace_symbol.empty),
         DocumentRequest(

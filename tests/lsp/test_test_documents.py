@@ -193,3 +193,27 @@ async def test_a_test_documents_findings_follow_its_workflow_edited(
         session.range(uri, 'node = "charge"'),
         session.range(uri, '"charge"', after="visited"),
     ]
+
+
+async def test_the_outline_lists_the_cases_with_their_pins(session: Session, billing: str) -> None:
+    uri = session.open("billing.wf.test.toml", TESTS)
+    async with asyncio.timeout(WAIT):
+        symbols = await session.client.text_document_document_symbol_async(
+            types.DocumentSymbolParams(text_document=types.TextDocumentIdentifier(uri=uri))
+        )
+    flat = [
+        (symbol.name, symbol.kind, getattr(symbol, "container_name", None)) for symbol in symbols
+    ]
+    if isinstance(symbols[0], types.DocumentSymbol):
+        assert [(s.name, [c.name for c in s.children or ()]) for s in symbols] == [
+            ("one order", ["charge"]),
+            ("no customers", []),
+        ]
+        assert symbols[0].selection_range == session.range(uri, '"one order"')
+        assert symbols[0].children[0].selection_range == session.range(uri, '"charge"')
+    else:
+        assert flat == [
+            ("one order", types.SymbolKind.Method, None),
+            ("charge", types.SymbolKind.Variable, "one order"),
+            ("no customers", types.SymbolKind.Method, None),
+        ]

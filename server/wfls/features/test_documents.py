@@ -40,7 +40,7 @@ from wf_core.workspace.catalog import Workspace, WorkspaceDocument
 from wfls.features.definition import node_field
 from wfls.features.hover import node_markdown, workflow_markdown
 from wfls.features.schema_text import schema_markdown
-from wfls.features.types import CompletionCandidate, HoverResult, Target
+from wfls.features.types import CompletionCandidate, HoverResult, OutlineSymbol, Target
 
 RUN_CASE = "Run case"
 """The title of the code lens above each case (its command is ``wfls.test``)."""
@@ -102,6 +102,36 @@ def case_lenses(loaded: LoadedTests) -> list[CaseLens]:
         end = text.find("\n", start)
         lenses.append(CaseLens(Span(start, len(text) if end < 0 else end), case.name))
     return lenses
+
+
+def outline(loaded: LoadedTests) -> list[OutlineSymbol]:
+    """Each named case, its pins (by node) and interrupt answers under it."""
+    symbols: list[OutlineSymbol] = []
+    values = loaded.parsed.values.get("case")
+    for case in loaded.cases:
+        if case.name is None or case.index >= len(loaded.case_spans):
+            continue
+        children: list[OutlineSymbol] = []
+        written = values[case.index] if isinstance(values, list) else None
+        for table, kind in (("pin", "Variable"), ("interrupt", "Event")):
+            entries = written.get(table) if isinstance(written, Mapping) else None
+            for number, entry in enumerate(entries if isinstance(entries, list) else ()):
+                node = entry.get("node") if isinstance(entry, Mapping) else None
+                if not isinstance(node, str):
+                    continue
+                at = ("case", case.index, table, number)
+                children.append(
+                    OutlineSymbol(
+                        node, kind, loaded.span(at), loaded.span((*at, "node"), key=False), table
+                    )
+                )
+        name = loaded.span(("case", case.index, "name"), key=False)
+        symbols.append(
+            OutlineSymbol(
+                case.name, "Method", loaded.case_span(case.index), name, "case", tuple(children)
+            )
+        )
+    return symbols
 
 
 # -- what the cursor is on -------------------------------------------------------------

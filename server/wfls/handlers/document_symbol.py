@@ -5,7 +5,7 @@ from __future__ import annotations
 from lsprotocol import types
 
 from wfls import convert
-from wfls.context import RequestContext
+from wfls.context import RequestContext, TestRequestContext
 
 
 def empty(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
@@ -18,6 +18,18 @@ def handle(
     from wfls.features.symbols import document_symbols
 
     symbols = document_symbols(ctx.view)
+    if ctx.flags.hierarchical_symbols:
+        return [convert.document_symbol(symbol, ctx.codec) for symbol in symbols]
+    return convert.symbol_information(symbols, ctx.uri, ctx.codec)
+
+
+def handle_test(
+    ctx: TestRequestContext, params: types.DocumentSymbolParams
+) -> list[types.DocumentSymbol] | list[types.SymbolInformation]:
+    """A workflow test document's outline: its cases, with their pins and answers."""
+    from wfls.features.test_documents import outline
+
+    symbols = outline(ctx.view.loaded)
     if ctx.flags.hierarchical_symbols:
         return [convert.document_symbol(symbol, ctx.codec) for symbol in symbols]
     return convert.symbol_information(symbols, ctx.uri, ctx.codec)
