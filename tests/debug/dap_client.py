@@ -125,7 +125,9 @@ class DapClient:
         return [(f["name"], Path(f["source"]["path"]).name, f["line"]) for f in frames]
 
     def scopes(self, frame: int = 1) -> dict[str, int]:
-        found = self.request("scopes", frameId=frame)["scopes"]
+        """The scopes of the ``frame``-th stack frame (1: the top), by name."""
+        frames = self.request("stackTrace", threadId=1)["stackFrames"]
+        found = self.request("scopes", frameId=frames[frame - 1]["id"])["scopes"]
         return {scope["name"]: scope["variablesReference"] for scope in found}
 
     def variables(self, reference: int) -> dict[str, Any]:

@@ -179,7 +179,7 @@ def test_the_billing_scenario(client: DapClient, tmp_path: Path, command: str) -
         "customer": ("Ada", None),
     }
     evaluated = client.request(
-        "evaluate", expression='context.foreach."orders.v2".item.qty', frameId=1, context="hover"
+        "evaluate", expression='context.foreach."orders.v2".item.qty', context="hover"
     )
     assert evaluated["result"] == "2"
     loop_scope = client.scopes(2)['"orders.v2" [0]']

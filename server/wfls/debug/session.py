@@ -105,6 +105,8 @@ class Session:
         self._stop: _Stop | None = None
         self._pending_arrival = False
         self._variables = Variables()
+        self._frame_base = 0  # the stack frames of a stop are numbered from base + 1
+        self._frame_top = 0
         self._reported: set[tuple[int, str]] = set()
         self.finished = False
 
@@ -411,6 +413,9 @@ class Session:
     def _stopped(self, stop: _Stop, hit: list[int] | None = None) -> None:
         self._stop = stop
         self._variables.clear()
+        # Frame ids of this stop: new numbers, as for variable references.
+        self._frame_base = self._frame_top
+        self._frame_top += len(stop.place.stack) if stop.place is not None else 0
         body: dict[str, Any] = {
             "reason": stop.reason,
             "threadId": THREAD_ID,
@@ -555,7 +560,7 @@ class Session:
         if stop.place is not None:
             for index, entry in enumerate(stop.place.stack):
                 frame: dict[str, Any] = {
-                    "id": index + 1,
+                    "id": self._frame_base + index + 1,
                     "name": entry.name,
                     "line": 0,
                     "column": 0,
@@ -594,7 +599,8 @@ class Session:
     def _on_scopes(self, request: dict[str, Any], arguments: dict[str, Any]) -> None:
         stop = self._require_stop()
         place = stop.place
-        frame_id = arguments.get("frameId", 1)
+        requested = arguments.get("frameId")
+        frame_id = requested - self._frame_base if isinstance(requested, int) else 1
         scopes: list[dict[str, Any]] = []
         if place is not None and frame_id == 1:
             table = self._variables

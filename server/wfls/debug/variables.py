@@ -1,8 +1,8 @@
 """The scopes and variables of a stop, as the Debug Adapter Protocol hands them out.
 
 Every value is JSON: a variable shows its value as compact JSON, and an object or a
-list is expandable into its members. References are numbered afresh at each stop (the
-protocol lets them live only while the run is stopped).
+list is expandable into its members. References live only while the run is stopped, as
+the protocol has them, and are never reused.
 
 The Context scope lists, for each active loop from the outermost, its
 ``foreach.<id>.item`` and ``foreach.<id>.index`` (the id quoted as paths quote it:
@@ -59,15 +59,18 @@ class Variables:
 
     def __init__(self) -> None:
         self._tables: dict[int, list[_Entry]] = {}
+        self._last = 0
 
     def clear(self) -> None:
+        """Forget the references of the last stop. Numbers go on rising: a client that
+        keeps what it showed by reference never takes a new stop's for an old one."""
         self._tables.clear()
 
     def scope(self, entries: list[tuple[str, JsonValue, str | None]]) -> int:
         """A reference for a scope holding ``entries`` (name, value, path to evaluate)."""
-        reference = len(self._tables) + 1
-        self._tables[reference] = [_Entry(n, v, p) for n, v, p in entries]
-        return reference
+        self._last += 1
+        self._tables[self._last] = [_Entry(n, v, p) for n, v, p in entries]
+        return self._last
 
     def _children(self, value: JsonValue, path: str | None) -> int:
         if isinstance(value, dict) and value:
