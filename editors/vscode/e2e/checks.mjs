@@ -427,15 +427,16 @@ async function debugRows(wb, title) {
   }, title);
 }
 
-/** Opens the first scope of the Variables pane (VS Code leaves it closed at the first stop). */
+/** Opens the first scope of the Variables pane, with a click on its row (VS Code opens it
+ * by itself only when the pane was showing as the run stopped). */
 async function expandFirstScope(wb) {
-  await wb.page.evaluate(() => {
+  const row = await wb.page.evaluateHandle(() => {
     const panes = [...document.querySelectorAll('.pane')];
     const pane = panes.find((p) => (p.querySelector('.pane-header')?.textContent ?? '').trim().toLowerCase().startsWith('variables'));
-    const row = pane?.querySelector('.pane-body .monaco-list-row[aria-expanded="false"]');
-    row?.querySelector('.monaco-tl-twistie')?.dispatchEvent(new MouseEvent('click', { bubbles: true }));
-    if (row) row.click();
+    return pane?.querySelector('.pane-body .monaco-list-row[aria-expanded="false"]') ?? null;
   });
+  const element = row.asElement();
+  if (element) await element.click();
 }
 
 /**
@@ -503,7 +504,7 @@ async function debug(wb, { text, shot, workspace }) {
         return false;
       }
       return rows.some((row) => row.startsWith('foreach."orders.v2".item')) ? rows : false;
-    }).catch((error) => {
+    }, { every: 1_000 }).catch((error) => {
       throw new Error(`${error.message}; Variables showed: ${JSON.stringify(seen)}`);
     });
     assert.ok(variables.some((row) => row.includes('foreach."orders.v2".item') && row.includes('"sku": "A-17"')), variables.join(' | '));
@@ -525,9 +526,14 @@ async function debug(wb, { text, shot, workspace }) {
       const rows = await debugRows(wb, 'Call Stack');
       return rows.some((row) => row.includes('"orders.v2" [1]')) ? rows : false;
     });
-    await until(SERVER, 'the next order in Variables', async () =>
-      (await debugRows(wb, 'Variables')).some((row) => row.includes('"sku": "B-4"')),
-    );
+    let after = [];
+    await until(SERVER, 'the next order in Variables', async () => {
+      after = await debugRows(wb, 'Variables');
+      if (after[0] === 'Context' && !after.some((row) => row.startsWith('foreach.'))) await expandFirstScope(wb);
+      return after.some((row) => /^foreach\."orders\.v2"\.index =\s*1$/.test(row));
+    }, { every: 1_000 }).catch((error) => {
+      throw new Error(`${error.message}; Variables showed: ${JSON.stringify(after)}`);
+    });
     await shot('debug-step');
     await wb.runCommand('Debug: Stop');
   } finally {
