@@ -52,6 +52,7 @@ URIS = [
     "file:///fuzz/a.wf.toml",
     "file:///fuzz/b.wf.json",
     "file:///fuzz/c%20d.wf.toml",
+    "file:///fuzz/e.wf.test.toml",  # a workflow test document (given any text)
     "file:///fuzz/notes.txt",  # not a workflow document
 ]
 GHOST = "file:///fuzz/never-opened.wf.toml"
@@ -560,6 +561,7 @@ REQUESTS = [
     "textDocument/diagnostic",
     "workspace/diagnostic",
     "textDocument/inlineValue",
+    "textDocument/codeLens",
     "workspace/executeCommand",
 ]
 PROVIDERS = {
@@ -579,6 +581,7 @@ PROVIDERS = {
     "semanticTokensProvider": "textDocument/semanticTokens/full",
     "inlayHintProvider": "textDocument/inlayHint",
     "inlineValueProvider": "textDocument/inlineValue",
+    "codeLensProvider": "textDocument/codeLens",
     "diagnosticProvider": "textDocument/diagnostic",
     "executeCommandProvider": "workspace/executeCommand",
 }

@@ -176,6 +176,22 @@ def test_a_whole_session_writes_nothing_and_spawns_nothing(tmp_path: Path) -> No
         )
         assert request("workspace/symbol", {"query": "charge"})
         assert request("workspace/diagnostic", {"previousResultIds": []})["items"]
+        # The examples' workflow tests, opened: their lenses, and a run of them.
+        tests_uri = (workspace / "billing.wf.test.toml").resolve().as_uri()
+        session.client.send(
+            {
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {
+                        "uri": tests_uri,
+                        "languageId": "toml",
+                        "version": 1,
+                        "text": (workspace / "billing.wf.test.toml").read_text(encoding="utf-8"),
+                    }
+                },
+            }
+        )
+        assert request("textDocument/codeLens", {"textDocument": {"uri": tests_uri}})
         for command in session.commands:
             if command == "wfls.runWorkflow":
                 arguments = [
@@ -184,6 +200,8 @@ def test_a_whole_session_writes_nothing_and_spawns_nothing(tmp_path: Path) -> No
                         "input": json.loads((workspace / "billing.input.json").read_text()),
                     }
                 ]
+            elif command == "wfls.test":
+                arguments = [{"uri": tests_uri, "cases": None}]
             else:
                 arguments = [{"uri": uri, "position": node}]
             assert (
