@@ -498,3 +498,15 @@ def test_a_case_of_a_workflow_test_document(client: DapClient) -> None:
     assert client.event("output")["output"] == (
         "completed with outcome 'ok'; output: {\"total\": 27}\n"
     )
+
+
+def test_the_step_limit_stops_the_run_as_wfls_run_does(client: DapClient) -> None:
+    start(client, {}, program=str(BILLING), input=str(BILLING_INPUT), maxSteps=3)
+    stopped = client.event("stopped")
+    assert (stopped["reason"], stopped["text"]) == (
+        "exception",
+        "run stopped at its step limit of 3 steps, at node 'charge'; the workflow may loop forever",
+    )
+    assert client.request("exceptionInfo", threadId=1)["exceptionId"] == "step limit"
+    client.request("continue", threadId=1)
+    assert client.event("exited") == {"exitCode": 1}
