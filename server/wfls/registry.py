@@ -271,12 +271,11 @@ def routes() -> list[Route]:
             definition.empty,
             tests=definition.handle_test,
         ),
-        DocumentRequest(
+        SessionTask(
             types.TEXT_DOCUMENT_CODE_LENS,
             code_lens.handle,
             code_lens.empty,
             types.CodeLensOptions(),
-            tests=code_lens.handle_test,
         ),
         DocumentRequest(types.TEXT_DOCUMENT_REFERENCES, references.handle, references.empty),
         DocumentRequest(
