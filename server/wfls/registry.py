@@ -23,6 +23,7 @@ none of it.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable
 from typing import Any, Generic, TypeVar
 
@@ -98,6 +99,13 @@ def text_document_uri(params: Any) -> str | None:
     return uri
 
 
+def _answered(method: str, started: float) -> None:
+    """At ``--log-level debug``: which message was handled, and how long it took (from its
+    handler's start, so a wait for the analysis counts, the queue before it does not)."""
+    if logger.isEnabledFor(logging.DEBUG):
+        logger.debug("%s handled in %.1f ms", method, (time.perf_counter() - started) * 1e3)
+
+
 def nothing(params: object) -> None:
     """The answer of a route with nothing to say (a notification has nobody to answer)."""
     return None
@@ -130,6 +138,7 @@ class DocumentRequest(Generic[P, R]):
         failure is logged and answered ``empty``."""
 
         async def answer(params: P) -> R:
+            started = time.perf_counter()
             try:
                 uri = self.uri_of(params)
                 if not uri:
@@ -151,6 +160,8 @@ class DocumentRequest(Generic[P, R]):
             except Exception:
                 logger.exception("%s failed", self.method)
                 return self.empty(params)
+            finally:
+                _answered(self.method, started)
 
         return answer
 
@@ -170,6 +181,7 @@ class SessionTask(Generic[P, R]):
         ``empty``, never raised into pygls."""
 
         async def run(params: P) -> R:
+            started = time.perf_counter()
             try:
                 return await self.handle(session, params)
             except JsonRpcException:
@@ -177,6 +189,8 @@ class SessionTask(Generic[P, R]):
             except Exception:
                 logger.exception("%s failed", self.method)
                 return self.empty(params)
+            finally:
+                _answered(self.method, started)
 
         return run
 

@@ -296,18 +296,19 @@ def create_server() -> WflsServer:
     return server
 
 
-def serve(tcp: str | None = None) -> int:
+def serve(tcp: str | None = None, log_level: str = "info") -> int:
     """Run the server on stdio (or a TCP socket) until the client exits.
 
     Returns 0 after an orderly shutdown, 1 when the client went away without
     one (the LSP exit-code convention), 2 for a bad ``--tcp`` argument.
-    Logs go to the client (``window/logMessage``) or to stderr, never to stdout, which
-    carries the protocol (``wfls.client_log``).
+    ``log_level`` (``error``, ``warning``, ``info`` or ``debug``) is the least severe
+    record logged. Logs go to the client (``window/logMessage``) or to stderr, never to
+    stdout, which carries the protocol (``wfls.client_log``).
     """
     server = create_server()
     # Below ERROR, to the client as ``window/logMessage`` once it can take them; else stderr.
     client_log.install(server.connection.log_to_client)
-    logger.setLevel(logging.INFO)
+    logger.setLevel(log_level.upper())
     # The analysis thread is CPU-bound; with Python's default 5 ms switch interval, the
     # event loop waits up to 5 ms for the GIL at every read, write and hand-off of a
     # request, which adds tens of milliseconds to a completion while an analysis runs.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import re
 import select
 import subprocess
 import sys
@@ -522,3 +523,44 @@ def test_a_lone_surrogate_in_a_document() -> None:
         assert server.stop() == 0
         stderr = server.stderr()
         assert "Traceback" not in stderr and " ERROR " not in stderr
+
+
+# -- the log level -----------------------------------------------------------------------
+
+
+def test_the_log_level_debug_says_what_each_request_took() -> None:
+    """``wfls serve --log-level debug``: each request handled is logged to the client with
+    its method and time; at the default level, nothing of the kind."""
+
+    def timed(message: dict[str, Any]) -> bool:
+        return message.get("method") == "window/logMessage" and (
+            "textDocument/hover handled in" in message["params"]["message"]
+        )
+
+    with Server(command=[sys.executable, "-m", "wfls", "serve", "--log-level", "debug"]) as server:
+        server.client.initialize()
+        server.open()
+        assert "customers" in json.dumps(server.hover()["result"])
+        said = server.client.wait_for(timed)
+        assert said["params"]["type"] == 4  # Log: the client's most detailed level
+        assert re.fullmatch(
+            r"wfls: textDocument/hover handled in \d+\.\d ms", said["params"]["message"]
+        )
+        assert server.stop() == 0
+    with Server() as server:
+        server.client.initialize()
+        server.open()
+        assert "customers" in json.dumps(server.hover()["result"])
+        assert server.stop() == 0
+        assert not any(timed(m) for m in server.client.received)
+
+
+def test_an_unknown_log_level_is_refused() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "wfls", "serve", "--log-level", "loud"],
+        capture_output=True,
+        text=True,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 2
+    assert "argument --log-level: invalid choice: 'loud'" in done.stderr

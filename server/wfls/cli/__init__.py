@@ -38,6 +38,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default)")
     serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on a TCP socket instead")
+    serve.add_argument(
+        "--log-level",
+        choices=("error", "warning", "info", "debug"),
+        default="info",
+        help="the least severe log lines the server writes (default: info); debug adds "
+        "each request's method and time, and every message it drops or ignores",
+    )
 
     check = commands.add_parser(
         "check",
@@ -261,7 +268,7 @@ def _run(args: argparse.Namespace, kept: list[object] | None = None) -> int:
             from wfls.server import serve
 
             _collect_after_imports()
-            return serve(tcp=args.tcp)
+            return serve(tcp=args.tcp, log_level=args.log_level)
         if args.command == "check":
             from wfls.cli.check import run_check
 
