@@ -28,11 +28,11 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
-class _Usage(Exception):
+class UsageError(Exception):
     """Exit 2 with this one line."""
 
 
-class _Failed(Exception):
+class RunFailed(Exception):
     """Exit 1 with this one line."""
 
 
@@ -115,10 +115,10 @@ def _positive(text: str) -> int:
 def run_workflow(args: argparse.Namespace) -> int:
     try:
         return _run(args)
-    except _Usage as problem:
+    except UsageError as problem:
         print(f"wfls: {problem}", file=sys.stderr)
         return EXIT_USAGE
-    except _Failed as problem:
+    except RunFailed as problem:
         print(f"wfls: {problem}", file=sys.stderr)
         return EXIT_FAILED
 
@@ -128,30 +128,30 @@ def _parse_outcomes(specs: list[str]) -> dict[str, str]:
     for spec in specs:
         node, sep, outcome = spec.rpartition("=")
         if not sep or not node or not outcome:
-            raise _Usage(f"--outcome expects NODE=OUTCOME, got '{spec}'")
+            raise UsageError(f"--outcome expects NODE=OUTCOME, got '{spec}'")
         outcomes[node] = outcome
     return outcomes
 
 
-def _read_json(path: str, what: str) -> Any:
+def read_json(path: str, what: str) -> Any:
     """The JSON value of the file at ``path``, or of standard input for ``-``."""
     where = "from standard input" if path == "-" else f"'{path}'"
     try:
         data = _stdin_bytes() if path == "-" else Path(path).read_bytes()
     except OSError as error:
-        raise _Usage(f"cannot read {what} {where}: {error.strerror or error}") from None
+        raise UsageError(f"cannot read {what} {where}: {error.strerror or error}") from None
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
-        raise _Usage(f"cannot read {what} {where}: not UTF-8 text") from None
+        raise UsageError(f"cannot read {what} {where}: not UTF-8 text") from None
     if not text.strip():
-        raise _Usage(f"{what} {where} is empty: expected JSON")
+        raise UsageError(f"{what} {where} is empty: expected JSON")
     try:
         return json.loads(text)
     except json.JSONDecodeError as error:
-        raise _Usage(f"{what} {where} is not JSON: {error}") from None
+        raise UsageError(f"{what} {where} is not JSON: {error}") from None
     except RecursionError:  # the decoder recurses once per level
-        raise _Usage(f"{what} {where} nests too deeply to be read") from None
+        raise UsageError(f"{what} {where} nests too deeply to be read") from None
 
 
 def _stdin_bytes() -> bytes:
@@ -163,7 +163,7 @@ def _stdin_bytes() -> bytes:
     return sys.stdin.read().encode("utf-8")
 
 
-def _load(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
+def load_runnable(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
     """The workflow of ``file`` and the children its subgraph nodes reach, found as
     ``wfls check FILE`` finds them (the same workspace rule: ``wfls.cli.check.workspace_for``).
     Refused, with every finding printed as ``wfls check`` prints it, when the document
@@ -173,12 +173,12 @@ def _load(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
 
     if not file.is_file():
         why = "no such file or directory" if not file.exists() else "not a regular file"
-        raise _Usage(f"cannot read '{file}': {why}")
+        raise UsageError(f"cannot read '{file}': {why}")
     if root is not None and not Path(root).is_dir():
-        raise _Usage(f"--root {root!r} is not a folder")
+        raise UsageError(f"--root {root!r} is not a folder")
     workspace, uri, problem = workspace_for(file, root)
     if problem is not None:
-        raise _Usage(f"cannot read '{file}': {problem}")
+        raise UsageError(f"cannot read '{file}': {problem}")
     workflow = _runnable(workspace, uri, str(file))
 
     def child(name: str) -> Workflow | None:
@@ -191,11 +191,11 @@ def _load(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
         return workflow, called_workflows(workflow, child)
     except ChildMissing as missing:
         if missing.published:
-            raise _Failed(
+            raise RunFailed(
                 f"a subgraph node calls the published workflow '{missing.display}', which "
                 "wfls cannot fetch; give it a document in the workspace"
             ) from None
-        raise _Failed(  # check reports it as unknown_subgraph; here for a child's child
+        raise RunFailed(  # check reports it as unknown_subgraph; here for a child's child
             f"a subgraph node calls '{missing.display}': no document under "
             f"'{root or file.parent}' declares it"
         ) from None
@@ -217,30 +217,30 @@ def _runnable(workspace: Workspace, uri: str, name: str) -> Workflow:
     if errors or snapshot.workflow is None:
         # Every finding, as ``wfls check`` prints it: an error's consequences are part of it.
         sys.stderr.write(text_for(name, snapshot, issues, other_document(workspace)).text)
-        raise _Failed(f"'{name}' has {len(errors)} error(s); fix them before running it")
+        raise RunFailed(f"'{name}' has {len(errors)} error(s); fix them before running it")
     workflow: Workflow = snapshot.workflow
     return workflow
 
 
-def _import_handlers(spec: str) -> dict[str, Handler]:
+def import_handlers(spec: str) -> dict[str, Handler]:
     module_name, sep, attribute = spec.partition(":")
     if not sep or not module_name or not attribute:
-        raise _Usage(f"--handlers expects MODULE:MAPPING, got '{spec}'")
+        raise UsageError(f"--handlers expects MODULE:MAPPING, got '{spec}'")
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
         module = importlib.import_module(module_name)
     except Exception as error:
-        raise _Usage(f"cannot import handler module '{module_name}': {error}") from None
+        raise UsageError(f"cannot import handler module '{module_name}': {error}") from None
     value: Any = module
     for part in attribute.split("."):
         if not hasattr(value, part):
-            raise _Usage(f"module '{module_name}' has no '{attribute}'")
+            raise UsageError(f"module '{module_name}' has no '{attribute}'")
         value = getattr(value, part)
     if not isinstance(value, Mapping) or not all(
         isinstance(k, str) and callable(v) for k, v in value.items()
     ):
-        raise _Usage(f"'{spec}' is not a mapping of node def names to callables")
+        raise UsageError(f"'{spec}' is not a mapping of node def names to callables")
     return dict(value)
 
 
@@ -248,8 +248,8 @@ def load_handlers(spec: str) -> dict[str, Handler]:
     """The handlers of ``--handlers MODULE:MAPPING``, read as ``wfls run`` reads them (for
     ``wfls test --handlers``); raises ``ValueError`` with one line when they cannot be had."""
     try:
-        return _import_handlers(spec)
-    except _Usage as problem:
+        return import_handlers(spec)
+    except UsageError as problem:
         raise ValueError(str(problem)) from None
 
 
@@ -258,10 +258,10 @@ def _run(args: argparse.Namespace) -> int:
 
     _check_combination(args)
     outcomes = _parse_outcomes(args.outcome)
-    workflow, subgraphs = _load(Path(args.file), args.root)
+    workflow, subgraphs = load_runnable(Path(args.file), args.root)
     _check_outcomes(workflow, subgraphs, outcomes, stand_ins=args.handlers is None)
     if args.handlers is not None:
-        handlers = _import_handlers(args.handlers)
+        handlers = import_handlers(args.handlers)
     else:
         handlers = stand_in_handlers(workflow, outcomes=outcomes, subgraphs=subgraphs)
     if args.resume is None:
@@ -274,7 +274,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             Path(args.save).write_text(result.dump_state(), encoding="utf-8")
         except OSError as error:
-            raise _Usage(f"cannot write '{args.save}': {error.strerror or error}") from None
+            raise UsageError(f"cannot write '{args.save}': {error.strerror or error}") from None
     _report(result, args, workflow, subgraphs)
     return EXIT_FAILED if result.status == "failed" else EXIT_OK
 
@@ -300,34 +300,36 @@ def _save_test(args: argparse.Namespace, workflow: Workflow, result: RunResult) 
     try:
         text = render_test_document(document, syntax_of(target))
     except ExportError as error:
-        raise _Usage(
+        raise UsageError(
             f"cannot write '{target}': {error}; a .wf.test.json file can hold it"
         ) from None
     try:
         target.write_text(text, encoding="utf-8")
     except OSError as error:
-        raise _Usage(f"cannot write '{target}': {error.strerror or error}") from None
+        raise UsageError(f"cannot write '{target}': {error.strerror or error}") from None
 
 
 def _check_combination(args: argparse.Namespace) -> None:
     """Options that cannot go together, before anything is read."""
     if args.resume is None and args.input is None:
-        raise _Usage("--input INPUT.json is required (or --resume RUN.json --answer ANSWER.json)")
+        raise UsageError(
+            "--input INPUT.json is required (or --resume RUN.json --answer ANSWER.json)"
+        )
     if args.resume is not None and args.input is not None:
-        raise _Usage("--input cannot be used with --resume: the saved run has its input")
+        raise UsageError("--input cannot be used with --resume: the saved run has its input")
     if args.resume is not None and args.seed is not None:
-        raise _Usage("--seed cannot be used with --resume: the saved run goes on with its own")
+        raise UsageError("--seed cannot be used with --resume: the saved run goes on with its own")
     if (args.resume is None) != (args.answer is None):
-        raise _Usage("--resume and --answer go together")
+        raise UsageError("--resume and --answer go together")
     if args.save_test is not None:
         from wf_core.workflow_tests import is_test_document
 
         if args.resume is not None:
-            raise _Usage(
+            raise UsageError(
                 "--save-test records a run from its start: it cannot be used with --resume"
             )
         if not is_test_document(args.save_test):
-            raise _Usage(
+            raise UsageError(
                 f"--save-test '{args.save_test}': name it *.wf.test.toml or *.wf.test.json"
             )
 
@@ -341,7 +343,7 @@ def _check_outcomes(
     problems = outcome_choice_problems(workflow, outcomes, subgraphs=subgraphs, stand_ins=stand_ins)
     if problems:
         key, problem = next(iter(problems.items()))
-        raise _Usage(f"--outcome {key}={outcomes[key]}: {problem}")
+        raise UsageError(f"--outcome {key}={outcomes[key]}: {problem}")
 
 
 def _start(
@@ -352,7 +354,7 @@ def _start(
 ) -> RunResult:
     from wf_core.runtime import WorkflowExecutionError, execute_workflow
 
-    data = _read_json(args.input, "input")
+    data = read_json(args.input, "input")
     try:
         return execute_workflow(
             workflow,
@@ -367,7 +369,7 @@ def _start(
         problems = getattr(error, "problems", ())
         for problem in problems[1:]:
             print(f"wfls: {problem}", file=sys.stderr)
-        raise _Failed(str(problems[0]) if problems else str(error)) from None
+        raise RunFailed(str(problems[0]) if problems else str(error)) from None
 
 
 def _resume(
@@ -383,12 +385,12 @@ def _resume(
         saved_text = Path(args.resume).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or error
-        raise _Usage(f"cannot read run state '{args.resume}': {reason}") from None
+        raise UsageError(f"cannot read run state '{args.resume}': {reason}") from None
     try:
         saved = load(saved_text)
     except WorkflowExecutionError as error:
-        raise _Usage(f"'{args.resume}': {error}") from None
-    answer = _read_json(args.answer, "answer")
+        raise UsageError(f"'{args.resume}': {error}") from None
+    answer = read_json(args.answer, "answer")
     waiting = saved.interrupts[0].node_id if saved.interrupts else None
     try:
         return resume_workflow(
@@ -405,7 +407,7 @@ def _resume(
         message = str(error)
         if waiting is not None and waiting not in outcomes and "choose" in message:
             message += f" (--outcome {waiting}=OUTCOME)"
-        raise _Failed(message) from None
+        raise RunFailed(message) from None
 
 
 def _report(

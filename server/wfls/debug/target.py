@@ -58,15 +58,15 @@ class Target:
 
 def _json_argument(value: object, what: str, base: Path) -> Any:
     """A JSON value given inline, or the file a string names (relative to ``base``)."""
-    from wfls.cli.run import _Failed, _read_json, _Usage
+    from wfls.cli.run import RunFailed, UsageError, read_json
 
     if isinstance(value, str):
         path = Path(value)
         if not path.is_absolute():
             path = base / path
         try:
-            return _read_json(str(path), what)
-        except (_Usage, _Failed) as error:
+            return read_json(str(path), what)
+        except (UsageError, RunFailed) as error:
             raise TargetError(str(error)) from None
     return value
 
@@ -98,7 +98,7 @@ def _case_target(arguments: Mapping[str, Any], base: Path) -> Target:
     from wf_core.workflow_tests.subject import SubjectProblem
     from wf_core.workspace.files import path_of_uri
     from wfls.cli.check import workspace_for
-    from wfls.cli.run import _Failed, _import_handlers, _Usage
+    from wfls.cli.run import RunFailed, UsageError, import_handlers
 
     path = (base / str(arguments["tests"])).resolve()
     try:
@@ -121,8 +121,8 @@ def _case_target(arguments: Mapping[str, Any], base: Path) -> Target:
         raise TargetError(subject.message)
     spec = arguments.get("handlers")
     try:
-        user = _import_handlers(spec) if isinstance(spec, str) and spec else None
-    except (_Usage, _Failed) as error:
+        user = import_handlers(spec) if isinstance(spec, str) and spec else None
+    except (UsageError, RunFailed) as error:
         raise TargetError(str(error)) from None
     program = path_of_uri(subject.uri) or path
     documents = {"": Path(program)}
@@ -151,7 +151,7 @@ def read_target(arguments: Mapping[str, Any], *, attach: bool) -> Target:
     from wf_core.runtime import WorkflowExecutionError, load, stand_in_handlers
     from wf_core.runtime.frames import ROOT_SCOPE_ID
     from wfls.cli.check import workspace_for
-    from wfls.cli.run import _Failed, _import_handlers, _load, _Usage
+    from wfls.cli.run import RunFailed, UsageError, import_handlers, load_runnable
 
     base = Path(str(arguments.get("cwd") or Path.cwd()))
     if not attach and isinstance(arguments.get("tests"), str):
@@ -177,12 +177,12 @@ def read_target(arguments: Mapping[str, Any], *, attach: bool) -> Target:
         raise TargetError("'maxSteps' is a whole number of at least 1")
     handlers_spec = arguments.get("handlers")
     try:
-        workflow, subgraphs = _load(program, root)
+        workflow, subgraphs = load_runnable(program, root)
         if isinstance(handlers_spec, str) and handlers_spec:
-            handlers: Mapping[str, Handler] = _import_handlers(handlers_spec)
+            handlers: Mapping[str, Handler] = import_handlers(handlers_spec)
         else:
             handlers = stand_in_handlers(workflow, outcomes=dict(outcomes), subgraphs=subgraphs)
-    except (_Usage, _Failed) as error:
+    except (UsageError, RunFailed) as error:
         raise TargetError(str(error)) from None
     workspace, _, _ = workspace_for(program, root)
     documents = {"": program}
