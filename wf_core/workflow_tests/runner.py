@@ -7,7 +7,10 @@ exactly as ``wfls run`` would with handlers that return those results.
 
 - An activation is counted per node, from 0, in the order the node's activations run
   (retries are attempts of one activation). ``activation`` in a pin and in ``saw``
-  count the same way: for a node of type ``node``, its n-th record in the trace.
+  count the same way: for a node of type ``node``, its n-th record in the trace; except
+  that a pin, which answers for the handler, does not count an activation that failed
+  before its handler was called (its input refused by the node def's schema, or a
+  binding's path unresolved), which a loop's ``item_error`` may let the run go on after.
 - ``when`` reads the node's context through the runtime's own path walk
   (``Sources.read``) on the context the activation was given.
 - The first pin (in document order) whose node, ``activation`` and ``when`` match
