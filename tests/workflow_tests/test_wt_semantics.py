@@ -248,3 +248,64 @@ def test_a_long_path_shows_its_last_activations(tmp_path: Path) -> None:
         "each",
         "ask",
     )
+
+
+SKIPPING = """\
+name = "skipping"
+start = "each"
+outcomes = ["ok"]
+edges = [
+  { from = "each", outcome = "loop", to = "charge" },
+  { from = "charge", outcome = "ok", to = "each" },
+  { from = "each", outcome = "done", to = "__end__" },
+  { from = "each", outcome = "completed_with_errors", to = "__end__" },
+]
+
+[input_schema]
+type = "object"
+required = ["items"]
+properties.items = { type = "array", items = { "$ref" = "#/$defs/item" } }
+"$defs".item = { type = "object", properties = { sku = { type = "string" } } }
+
+[[node_defs]]
+name = "charge_def"
+outcomes = ["ok"]
+input_schema = { type = "object", required = ["sku"], properties = { sku = { type = "string" } } }
+output_schema = { type = "object", properties = { amount = { type = "number" } } }
+
+[[nodes]]
+id = "each"
+type = "foreach"
+over = "input.items"
+as = "item"
+item_error = { action = "skip" }
+
+[[nodes]]
+id = "charge"
+type = "node"
+node = "charge_def"
+input = [{ target = "sku", path = "context.foreach.each.item.sku" }]
+"""
+
+
+def test_an_activation_that_failed_before_its_handler_counts_for_pins_as_for_saw(
+    tmp_path: Path,
+) -> None:
+    """The second item has no sku: charge's second activation fails on its path before
+    any handler runs, and the loop skips it. The third activation is activation 2 for a
+    pin as for ``saw``."""
+    (tmp_path / "skipping.wf.toml").write_text(SKIPPING, encoding="utf-8")
+    text = (
+        'workflow = "skipping"\n\n[[case]]\nname = "c"\n'
+        'input = { items = [{ sku = "A" }, {}, { sku = "C" }] }\n\n'
+        '[[case.pin]]\nnode = "charge"\nactivation = 2\noutput = { amount = 9 }\n\n'
+        '[[case.expect]]\nstatus = "completed"\n'
+        'visited = ["each", "charge", "each", "charge", "each", "charge", "each"]\n\n'
+        '[[case.expect.saw]]\nnode = "charge"\nactivation = 2\n'
+        'context = { foreach = { each = { index = 2, item = { sku = "C" } } } }\n'
+    )
+    result = run_text(tmp_path, text)
+    assert result.error is None
+    [case] = result.cases
+    assert [failure.message for failure in case.failures] == []
+    assert case.status == "passed"

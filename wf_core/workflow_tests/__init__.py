@@ -30,6 +30,7 @@ from wf_core.workflow_tests.loader import (
 )
 from wf_core.workflow_tests.results import CaseResult, Failure, FileResult, summary, to_json
 from wf_core.workflow_tests.runner import (
+    PinnedHandlers,
     activation_label,
     case_handlers,
     run_case,
@@ -50,6 +51,7 @@ __all__ = [
     "LoadedCase",
     "LoadedTests",
     "Pin",
+    "PinnedHandlers",
     "Saw",
     "Subject",
     "SubjectProblem",

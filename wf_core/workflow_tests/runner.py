@@ -7,10 +7,10 @@ exactly as ``wfls run`` would with handlers that return those results.
 
 - An activation is counted per node, from 0, in the order the node's activations run
   (retries are attempts of one activation). ``activation`` in a pin and in ``saw``
-  count the same way: for a node of type ``node``, its n-th record in the trace; except
-  that a pin, which answers for the handler, does not count an activation that failed
-  before its handler was called (its input refused by the node def's schema, or a
-  binding's path unresolved), which a loop's ``item_error`` may let the run go on after.
+  count the same way: for a node of type ``node``, its n-th record in the trace. Pins
+  count activations as the engine starts them (``Engine.steps``), not as handlers are
+  called, so one that failed before its handler was (its input refused by the node def's
+  schema, a binding's path unresolved, in a loop whose ``item_error`` goes on) counts.
 - ``when`` reads the node's context through the runtime's own path walk
   (``Sources.read``) on the context the activation was given.
 - The first pin (in document order) whose node, ``activation`` and ``when`` match
@@ -31,17 +31,19 @@ from wf_core.base.step_limit import DEFAULT_MAX_STEPS
 from wf_core.language.paths import GraphSourcePath
 from wf_core.runtime import (
     ActivationRecord,
+    Engine,
     Handler,
     NodeResult,
     RunResult,
     RuntimeContext,
     WorkflowExecutionError,
-    execute_workflow,
-    resume_workflow,
+    prepare_resume,
+    prepare_run,
+    run_result,
     stand_in_handlers,
 )
 from wf_core.runtime.bindings import Sources
-from wf_core.runtime.frames import ROOT_SCOPE_ID
+from wf_core.runtime.frames import ROOT_SCOPE_ID, Frame
 from wf_core.runtime.json_values import JsonObject, JsonValue, copy_json
 from wf_core.workflow_tests.cases import FAILED_ATTEMPT, Attempt, Case, Expect, Pin
 from wf_core.workflow_tests.checker import checked_subject
@@ -52,7 +54,14 @@ from wf_core.workflow_tests.results import CaseResult, CaseStatus, Failure, File
 from wf_core.workflow_tests.subject import Subject
 from wf_core.workspace.catalog import Workspace
 
-__all__ = ["PinnedFailure", "activation_label", "case_handlers", "run_case", "run_test_document"]
+__all__ = [
+    "PinnedFailure",
+    "PinnedHandlers",
+    "activation_label",
+    "case_handlers",
+    "run_case",
+    "run_test_document",
+]
 
 
 SHOWN_ACTIVATIONS = 50
@@ -85,13 +94,23 @@ class _Pins:
         self.pins = pins
         self.samples = samples
         self.used = [False] * len(pins)
+        # Per node of the workflow under test: its activations' frames, numbered in the
+        # order they run. A replay of the same run (the debugger's step back) makes the
+        # same frames, which keep their numbers.
         self._frames: dict[str, dict[str, int]] = {}
+
+    def activating(self, frame: Frame) -> None:
+        """Counts the activation ``frame`` is about to run (``Engine.steps``): every one,
+        also one that fails before its handler is called, as its record counts for
+        ``saw``."""
+        if frame.kind == "node" and frame.scope_id == ROOT_SCOPE_ID and frame.node_id:
+            frames = self._frames.setdefault(frame.node_id, {})
+            frames.setdefault(frame.id, len(frames))
 
     def wrap(self, name: str, handler: Handler) -> Handler:
         def pinned(payload: JsonObject, ctx: RuntimeContext) -> object:
             if ctx.scope_id == ROOT_SCOPE_ID:
-                frames = self._frames.setdefault(ctx.node_id, {})
-                index = frames.setdefault(ctx.frame_id, len(frames))
+                index = self._frames[ctx.node_id][ctx.frame_id]  # counted by ``activating``
                 for number, pin in enumerate(self.pins):
                     if pin.node == ctx.node_id and self._applies(pin, index, ctx):
                         self.used[number] = True
@@ -173,19 +192,20 @@ class _Run:
     def root_ids(self) -> list[str]:
         return [record.node_id for record in self.records if not record.call_path]
 
-    def run(
-        self, subject: Subject, handlers: Mapping[str, Handler], max_steps: int
-    ) -> RunResult | None:
+    def run(self, subject: Subject, handlers: PinnedHandlers, max_steps: int) -> RunResult | None:
         """The run to the end, or None when it was refused (a failure says why)."""
         case = self.case
         try:
-            result = execute_workflow(
-                subject.workflow,
-                case.input,
+            result = _driven(
+                prepare_run(
+                    subject.workflow,
+                    case.input,
+                    handlers.handlers,
+                    subgraphs=subject.subgraphs,
+                    seed=case.seed,
+                    max_steps=max_steps,
+                ),
                 handlers,
-                subgraphs=subject.subgraphs,
-                seed=case.seed,
-                max_steps=max_steps,
             )
         except WorkflowExecutionError as refused:
             self.fail(str(refused), (*self.at, "input"))
@@ -219,14 +239,17 @@ class _Run:
                     actual=pending.request,
                 )
             try:
-                result = resume_workflow(
-                    result,
-                    answer.answer,
-                    subject.workflow,
+                result = _driven(
+                    prepare_resume(
+                        result,
+                        answer.answer,
+                        subject.workflow,
+                        handlers.handlers,
+                        outcome=answer.outcome,
+                        subgraphs=subject.subgraphs,
+                        max_steps=max_steps,
+                    ),
                     handlers,
-                    outcome=answer.outcome,
-                    subgraphs=subject.subgraphs,
-                    max_steps=max_steps,
                 )
             except WorkflowExecutionError as refused:
                 self.fail(str(refused), (*where, "answer"))
@@ -319,21 +342,37 @@ def _quoted(value: str | None) -> str:
     return "no outcome" if value is None else f"'{value}'"
 
 
-def _pinned(
-    case: Case, subject: Subject, handlers: Mapping[str, Handler] | None
-) -> tuple[_Pins, dict[str, Handler]]:
-    stand_ins = stand_in_handlers(subject.workflow, subgraphs=subject.subgraphs)
-    base = dict(handlers) if handlers is not None else stand_ins
-    pins = _Pins(case.pin, stand_ins)
-    return pins, {name: pins.wrap(name, handler) for name, handler in base.items()}
+class PinnedHandlers:
+    """The handlers a case runs with, and what counts the activations its pins name.
+
+    ``activating`` must see every frame the engine's ``steps()`` yields, before the
+    handlers run for it: a pin by ``activation`` reads the count it keeps.
+    """
+
+    def __init__(self, pins: _Pins, handlers: dict[str, Handler]) -> None:
+        self.pins = pins
+        self.handlers = handlers
+
+    def activating(self, frame: Frame) -> None:
+        self.pins.activating(frame)
 
 
 def case_handlers(
     case: Case, subject: Subject, handlers: Mapping[str, Handler] | None = None
-) -> dict[str, Handler]:
+) -> PinnedHandlers:
     """The handlers a case runs with: its pins answer first, then ``handlers`` (default:
     the stand-ins). ``wfls debug`` runs a case with these, as ``wfls test`` does."""
-    return _pinned(case, subject, handlers)[1]
+    stand_ins = stand_in_handlers(subject.workflow, subgraphs=subject.subgraphs)
+    base = dict(handlers) if handlers is not None else stand_ins
+    pins = _Pins(case.pin, stand_ins)
+    return PinnedHandlers(pins, {name: pins.wrap(name, handler) for name, handler in base.items()})
+
+
+def _driven(engine: Engine, handlers: PinnedHandlers) -> RunResult:
+    """The engine's run to its end (or pause), each activation counted as it starts."""
+    for frame in engine.steps():
+        handlers.activating(frame)
+    return run_result(engine)
 
 
 def run_case(
@@ -350,9 +389,10 @@ def run_case(
     written = loaded.cases[index]
     case = written.case
     assert case is not None
-    pins, wrapped = _pinned(case, subject, handlers)
+    pinned = case_handlers(case, subject, handlers)
+    pins = pinned.pins
     run = _Run(loaded, index, case)
-    result = run.run(subject, wrapped, max_steps)
+    result = run.run(subject, pinned, max_steps)
     status: CaseStatus = "error"
     if result is not None:
         for number, expect in enumerate(case.expectations):

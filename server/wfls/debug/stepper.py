@@ -177,6 +177,8 @@ class Stepper:
         if frame is None:
             self.place = None
         else:
+            if self.target.observe is not None:
+                self.target.observe(frame)
             view = engine.view(frame)
             self.place = Place(
                 self.ticks,

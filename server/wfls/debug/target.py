@@ -9,7 +9,7 @@ user's: the adapter runs no user code otherwise.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -19,6 +19,7 @@ from wf_core.base.step_limit import DEFAULT_MAX_STEPS
 if TYPE_CHECKING:
     from wf_core.models import Workflow
     from wf_core.runtime import Handler
+    from wf_core.runtime.frames import Frame
     from wf_core.runtime.json_values import JsonValue
 
 __all__ = ["Answer", "Target", "TargetError", "read_target"]
@@ -42,7 +43,9 @@ class Target:
     """A run, replayable: the same workflows, handlers, input and seed make the same
     activations, which is how the debugger steps back. ``documents`` maps the workflow
     of each scope (``""`` for the root, else the name subgraph nodes call) to its file;
-    ``saved_steps`` is how far an attached saved run had come (None for a launch)."""
+    ``saved_steps`` is how far an attached saved run had come (None for a launch);
+    ``observe`` sees each frame before it is activated (a test case's pins count the
+    activations they name with it)."""
 
     program: Path
     workflow: Workflow
@@ -54,6 +57,7 @@ class Target:
     answers: list[Answer] = field(default_factory=list)
     documents: dict[str, Path] = field(default_factory=dict)
     saved_steps: int | None = None
+    observe: Callable[[Frame], None] | None = None
 
 
 def _json_argument(value: object, what: str, base: Path) -> Any:
@@ -124,6 +128,7 @@ def _case_target(arguments: Mapping[str, Any], base: Path) -> Target:
         user = import_handlers(spec) if isinstance(spec, str) and spec else None
     except (UsageError, RunFailed) as error:
         raise TargetError(str(error)) from None
+    pinned = case_handlers(case, subject, user)
     program = path_of_uri(subject.uri) or path
     documents = {"": Path(program)}
     for name in subject.subgraphs:
@@ -134,11 +139,12 @@ def _case_target(arguments: Mapping[str, Any], base: Path) -> Target:
         program=Path(program),
         workflow=subject.workflow,
         subgraphs=subject.subgraphs,
-        handlers=case_handlers(case, subject, user),
+        handlers=pinned.handlers,
         input=case.input,
         seed=case.seed,
         answers=[Answer(a.answer, a.outcome) for a in case.interrupt],
         documents=documents,
+        observe=pinned.activating,
     )
 
 
