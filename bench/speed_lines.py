@@ -164,6 +164,9 @@ def production_lines(commit: str | None = None) -> int:
 
 
 def main() -> int:
+    if sys.argv[1:]:  # it takes no arguments: ``--help`` must not write the page
+        print(__doc__)
+        return 0 if sys.argv[1:] in (["-h"], ["--help"]) else 2
     rows: list[tuple[str, str, str]] = []
     counted = 0
     for file, name, purpose in SPEED_ONLY:
