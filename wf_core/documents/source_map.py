@@ -553,6 +553,23 @@ class SourceMap:
                     if head is None
                     else (((), head), *((loc, text, base - first) for loc, text, base in parts))
                 )
+        # A statement that extends an element but was read pair by pair (one with a syntax
+        # error) left its entries among the global ones, not in a chunk: the element's value
+        # is then not a function of its statements' texts alone, so it gets no key. Its
+        # extensions' tables themselves (and the tables on the way to them) are global
+        # entries whatever happens, and do not count.
+        tables: set[Location] = set()
+        for (kind, index), parts in extended.items():
+            for loc, _text, _base in parts:
+                tables.update((kind, index, *loc[:end]) for end in range(1, len(loc) + 1))
+        for loc in self._entries:
+            if len(loc) > 2 and loc[0] in ELEMENT_LISTS and loc not in tables:
+                kind, index = loc[0], loc[1]
+                found_keys = keys.get(kind)
+                if isinstance(index, int) and found_keys is not None and index < len(found_keys):
+                    if not isinstance(found_keys, list):
+                        found_keys = keys[kind] = list(found_keys)
+                    found_keys[index] = None
         return keys, bases
 
     def _find(self, loc: Location) -> tuple[Placement, Compact] | None:
