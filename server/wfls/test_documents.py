@@ -130,24 +130,28 @@ class TestDocuments:
             return  # no test document read yet
         self._stale.add(uri)
         if uri not in self._after:
-            task = asyncio.ensure_future(self._after_workflow(uri))
-            self._after[uri] = task
-            task.add_done_callback(lambda _: self._after.pop(uri, None))
+            self._after[uri] = asyncio.ensure_future(self._after_workflow(uri))
 
     async def _after_workflow(self, uri: str) -> None:
+        """Re-checks until no change of ``uri`` is left. It leaves ``_after`` itself, right
+        after its last look at ``_stale`` and with no wait between (a done callback would
+        run later, and a change handled in between would find it still there, and be lost)."""
         server = self._server
-        while uri in self._stale:  # changed again meanwhile: once more, after its analysis
-            self._stale.discard(uri)
-            try:
-                await server.diagnostics_async(uri)  # puts its analysis in the index
-            except Exception:
-                logger.exception("the analysis of %s failed", uri)
-                return
-            if server.flags.pull_diagnostics:
-                server.workspace_diagnostic_refresh(None)
-                continue
-            for test in list(self._read):
-                await self._push(test)
+        try:
+            while uri in self._stale:  # changed again meanwhile: once more, after its analysis
+                self._stale.discard(uri)
+                try:
+                    await server.diagnostics_async(uri)  # puts its analysis in the index
+                except Exception:
+                    logger.exception("the analysis of %s failed", uri)
+                    return
+                if server.flags.pull_diagnostics:
+                    server.workspace_diagnostic_refresh(None)
+                    continue
+                for test in list(self._read):
+                    await self._push(test)
+        finally:
+            self._after.pop(uri, None)
 
     def closed(self, uri: str) -> None:
         """Forget its reading, and clear what was pushed."""
