@@ -564,12 +564,16 @@ class SourceMap:
                 tables.update((kind, index, *loc[:end]) for end in range(1, len(loc) + 1))
         for loc in self._entries:
             if len(loc) > 2 and loc[0] in ELEMENT_LISTS and loc not in tables:
-                kind, index = loc[0], loc[1]
-                found_keys = keys.get(kind)
-                if isinstance(index, int) and found_keys is not None and index < len(found_keys):
-                    if not isinstance(found_keys, list):
-                        found_keys = keys[kind] = list(found_keys)
-                    found_keys[index] = None
+                listed, position = str(loc[0]), loc[1]
+                element_keys = keys.get(listed)
+                if (
+                    isinstance(position, int)
+                    and element_keys is not None
+                    and position < len(element_keys)
+                ):
+                    if not isinstance(element_keys, list):
+                        element_keys = keys[listed] = list(element_keys)
+                    element_keys[position] = None
         return keys, bases
 
     def _find(self, loc: Location) -> tuple[Placement, Compact] | None:
