@@ -244,15 +244,6 @@ def import_handlers(spec: str) -> dict[str, Handler]:
     return dict(value)
 
 
-def load_handlers(spec: str) -> dict[str, Handler]:
-    """The handlers of ``--handlers MODULE:MAPPING``, read as ``wfls run`` reads them (for
-    ``wfls test --handlers``); raises ``ValueError`` with one line when they cannot be had."""
-    try:
-        return import_handlers(spec)
-    except UsageError as problem:
-        raise ValueError(str(problem)) from None
-
-
 def _run(args: argparse.Namespace) -> int:
     from wf_core.runtime import stand_in_handlers
 

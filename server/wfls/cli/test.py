@@ -128,11 +128,11 @@ def run_tests(
         return EXIT_USAGE
     mapping: dict[str, Handler] | None = None
     if handlers is not None:
-        from wfls.cli.run import load_handlers
+        from wfls.cli.run import UsageError, import_handlers
 
         try:
-            mapping = load_handlers(handlers)
-        except ValueError as problem:
+            mapping = import_handlers(handlers)
+        except UsageError as problem:
             print(f"wfls: {problem}", file=sys.stderr)
             return EXIT_USAGE
     documents: list[tuple[str, Path | None]] = []  # (as shown, the file; None: missing)
