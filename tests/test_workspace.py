@@ -429,6 +429,27 @@ def test_open_documents_override_disk_until_closed(tmp_path: Path) -> None:
     assert findings(ws, "caller") == []
 
 
+def test_closing_before_the_first_analysis_keeps_the_disk_version(tmp_path: Path) -> None:
+    """A preview tab: opened and closed before its analysis reached the index. The disk's
+    version stays, and the analysis that ends after the close does not hide it again."""
+    ws = workspace(tmp_path, child=CHILD, caller=CALLER)
+    uri = uri_of(ws, "child")
+    ws.opened(uri)
+    assert ws.close(uri) == set()
+    assert ws.names() == ["caller", "child"]
+    late = analyze_text(
+        textwrap.dedent(CHILD).lstrip().replace('name = "child"', 'name = "x"'), "toml"
+    )
+    assert ws.put_open(uri, late) == set()
+    assert ws.names() == ["caller", "child"]
+    assert findings(ws, "caller") == []
+    ws.opened(uri)  # opened again: its analyses count, and closing hands back the disk's
+    assert ws.put_open(uri, late) >= {uri, uri_of(ws, "caller")}
+    assert ws.names() == ["caller", "x"]
+    ws.close(uri)
+    assert ws.names() == ["caller", "child"]
+
+
 def test_confinement(tmp_path: Path) -> None:
     inside = tmp_path / "ws"
     outside = tmp_path / "outside"

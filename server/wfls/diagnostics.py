@@ -153,7 +153,7 @@ class Diagnostics:
         if snapshot is not None:
             known = workflows.document(uri)
             if known is None or known.snapshot is not snapshot:
-                affected = workflows.put(uri, snapshot)
+                affected = workflows.put_open(uri, snapshot)
         else:
             document = workflows.document(uri)
             if document is None:

@@ -217,6 +217,12 @@ class WflsServer(LanguageServer):
     def document_changed(self, uri: str, *, edited: bool = False) -> None:
         self.scheduler.document_changed(uri, edited=edited)
 
+    def document_opened(self, uri: str) -> None:
+        """The editor holds ``uri`` from now on: its analyses replace the disk's version
+        in the workspace index until it is closed; analyse it."""
+        self.indexing.workflows.opened(uri)
+        self.scheduler.document_changed(uri)
+
     def document_closed(self, uri: str) -> None:
         """Forget what was kept for ``uri``, check what depends on it again (the index
         reads it from disk now), and clear its pushed diagnostics."""

@@ -155,6 +155,9 @@ class Workspace:
         self._lock = threading.RLock()
         self._documents: dict[str, WorkspaceDocument] = {}
         self._disk: dict[str, WorkspaceDocument] = {}  # what an open document hides
+        # The documents an editor holds open (``opened``): only their analyses are taken
+        # from the editor (``put_open``), whenever the analysis ends.
+        self._editing: set[str] = set()
         self.generation = 0  # bumped on every change: cached cross-file findings expire
 
     # -- loading -------------------------------------------------------------------
@@ -233,10 +236,30 @@ class Workspace:
             self.generation += 1
             return self._affected(old, document)
 
-    def close(self, uri: str) -> set[str]:
-        """The editor closed ``uri``: what is on disk counts again (or nothing)."""
+    def opened(self, uri: str) -> None:
+        """An editor opened ``uri``: its analyses may replace what is on disk
+        (``put_open``) until it is closed."""
         with self._lock:
-            old: WorkspaceDocument | None = self._documents.pop(uri, None)
+            self._editing.add(uri)
+
+    def put_open(self, uri: str, snapshot: DocumentSnapshot) -> set[str]:
+        """``put`` an analysis of the editor's text of ``uri``, unless the editor closed it
+        meanwhile: an analysis that ends after the close must not hide the disk's
+        version again (nothing is changed then, and nothing affected)."""
+        with self._lock:
+            if uri not in self._editing:
+                return set()
+            return self.put(uri, snapshot)
+
+    def close(self, uri: str) -> set[str]:
+        """The editor closed ``uri``: what is on disk counts again (or nothing). When no
+        analysis of the editor's text got here yet, the disk's version never left."""
+        with self._lock:
+            self._editing.discard(uri)
+            current = self._documents.get(uri)
+            if current is not None and not current.open:
+                return set()
+            old = self._documents.pop(uri, None)
             disk = self._disk.pop(uri, None)
             if disk is not None:
                 self._documents[uri] = disk

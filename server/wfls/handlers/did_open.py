@@ -11,7 +11,7 @@ from wfls.context import Session
 def handle(session: Session, params: types.DidOpenTextDocumentParams) -> None:
     document = params.text_document
     if session.store.open(document.uri, document.text, document.version):
-        session.document_changed(document.uri)
+        session.document_opened(document.uri)
         session.test_documents.workflow_changed(document.uri)
     else:
         session.test_documents.changed(document.uri)
