@@ -15,17 +15,15 @@ document cannot be parsed, or the arguments are wrong.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import difflib
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from wf_core.base.line_width import LINE_WIDTH
 from wf_core.base.reading import decode, syntax_of
 from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+from wfls.cli.writing import replace_atomically
 
 if TYPE_CHECKING:
     from wf_core.formatting import FormatResult
@@ -195,24 +193,3 @@ def _format_file(file: Path, options: _Options) -> int:
         return EXIT_USAGE
     print(terminal_safe(f"formatted {name}"), file=sys.stderr)
     return EXIT_OK
-
-
-def replace_atomically(file: Path, data: bytes) -> None:
-    """Replace ``file``'s content by ``data`` through a temporary file in its folder
-    (renamed over it: a reader sees the old text or the new one), keeping its mode."""
-    target = file.resolve()  # a symlink's target is rewritten, the link stays
-    mode = target.stat().st_mode & 0o7777
-    handle, temporary = tempfile.mkstemp(
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp"
-    )
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(temporary, mode)
-        os.replace(temporary, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

@@ -262,8 +262,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.save_test is not None:
         _save_test(args, workflow, result)
     if args.save is not None:
+        from wfls.cli.writing import replace_atomically
+
         try:
-            Path(args.save).write_text(result.dump_state(), encoding="utf-8")
+            replace_atomically(Path(args.save), result.dump_state().encode("utf-8"))
         except OSError as error:
             raise UsageError(f"cannot write '{args.save}': {error.strerror or error}") from None
     _report(result, args, workflow, subgraphs)
@@ -294,8 +296,10 @@ def _save_test(args: argparse.Namespace, workflow: Workflow, result: RunResult) 
         raise UsageError(
             f"cannot write '{target}': {error}; a .wf.test.json file can hold it"
         ) from None
+    from wfls.cli.writing import replace_atomically
+
     try:
-        target.write_text(text, encoding="utf-8")
+        replace_atomically(target, text.encode("utf-8"))
     except OSError as error:
         raise UsageError(f"cannot write '{target}': {error.strerror or error}") from None
 
@@ -312,6 +316,8 @@ def _check_combination(args: argparse.Namespace) -> None:
         raise UsageError("--seed cannot be used with --resume: the saved run goes on with its own")
     if (args.resume is None) != (args.answer is None):
         raise UsageError("--resume and --answer go together")
+    if args.save is not None:
+        _check_save_target(args)
     if args.save_test is not None:
         from wf_core.workflow_tests import is_test_document
 
@@ -322,6 +328,27 @@ def _check_combination(args: argparse.Namespace) -> None:
         if not is_test_document(args.save_test):
             raise UsageError(
                 f"--save-test '{args.save_test}': name it *.wf.test.toml or *.wf.test.json"
+            )
+
+
+def _check_save_target(args: argparse.Namespace) -> None:
+    """``--save`` never names a file the run reads: the state would replace the input,
+    the answer or the workflow itself. (The checkpoint ``--resume`` read may be
+    replaced: it is read whole before the run, and replaced only once the new state is
+    written.)"""
+    target = Path(args.save)
+    read = (("the workflow", args.file), ("--input", args.input), ("--answer", args.answer))
+    for what, path in read:
+        if path is None or path == "-":
+            continue
+        try:
+            same = os.path.samefile(target, path)
+        except OSError:  # one of them does not exist (yet): they are not one file
+            same = False
+        if same:
+            raise UsageError(
+                f"--save '{args.save}' is {what} file: saving there would overwrite what the "
+                "run reads; save the run state to another file"
             )
 
 
