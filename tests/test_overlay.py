@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from wf_core.base.edits import Edit, edit_between
+from wf_core.base.edits import Edit, Region, edit_between
 from wf_core.base.spans import LineIndex
 from wf_core.version.overlay import derive_edited_snapshot
 from wf_core.version.snapshot import analyze_text
@@ -24,33 +24,20 @@ _TEXT = st.text(alphabet="ab\n\r😀", max_size=30)
 
 @given(_TEXT, st.data())
 def test_an_edited_line_index_answers_as_a_fresh_one(old: str, data: st.DataObject) -> None:
-    """Edits inside one line, one after another: the derived index (shared starts,
-    shifted) agrees with an index built from scratch on every offset and line."""
+    """Edits, most inside one line, one after another: the index that follows each (shared
+    starts, shifted, or made afresh where a break may have changed: ``\\r``, ``\\n`` and
+    ``\\r\\n`` each end a line) agrees with an index built from scratch on every offset
+    and line."""
     index = LineIndex(old)
     text = old
     for _ in range(data.draw(st.integers(1, 3))):
         start = data.draw(st.integers(0, len(text)))
         line_end = text.find("\n", start)
         end = data.draw(st.integers(start, len(text) if line_end == -1 else line_end))
-        inserted = data.draw(st.text(alphabet="ab\r😀", max_size=5))
+        inserted = data.draw(st.text(alphabet="ab\r\n😀", max_size=5))
         new = text[:start] + inserted + text[end:]
-        index = index.edited(new, start, len(inserted) - (end - start))
+        index = index.following(new, Region(start, end, start + len(inserted)))
         text = new
-        _numbers_lines_as_a_fresh_index(index, text)
-
-
-@given(_TEXT, st.data())
-def test_the_index_of_a_later_version_answers_as_a_fresh_one(old: str, data: st.DataObject) -> None:
-    """Any edits, line breaks and all, one after another: ``following`` derives the
-    index when the edit stays inside a line and makes a fresh one otherwise."""
-    index = LineIndex(old)
-    text = old
-    for _ in range(data.draw(st.integers(1, 4))):
-        start = data.draw(st.integers(0, len(text)))
-        end = data.draw(st.integers(start, len(text)))
-        edit = Edit(start, end, data.draw(_TEXT))
-        text = edit.apply(text)
-        index = index.following(text, edit.region)
         _numbers_lines_as_a_fresh_index(index, text)
 
 
@@ -74,6 +61,24 @@ def test_indexes_of_one_history_know_where_their_texts_first_differ(
             assert bound == b.unchanged_before(a)
             assert a.text[:bound] == b.text[:bound]
             assert all(a.position(o) == b.position(o) for o in range(bound))
+
+
+@pytest.mark.parametrize(
+    ("text", "lines"),
+    [
+        ("a\rb\r\nc\nd", ["a", "b", "c", "d"]),
+        ("a\r", ["a", ""]),
+        ("\r\r\n\n", ["", "", "", ""]),
+        ("a\n\rb", ["a", "", "b"]),
+    ],
+)
+def test_a_line_ends_at_a_line_feed_a_carriage_return_or_both(text: str, lines: list[str]):
+    """As LSP numbers lines: a lone ``\\r`` ends one, so a text ending with one has an
+    empty last line, where a client's position after it lands."""
+    index = LineIndex(text)
+    assert [index.line_text(n) for n in range(index.line_count)] == lines
+    assert index.position(len(text)) == (len(lines) - 1, len(lines[-1]))
+    assert index.offset(len(lines) - 1, 0) == len(text) - len(lines[-1])
 
 
 def _numbers_lines_as_a_fresh_index(index: LineIndex, text: str) -> None:

@@ -26,7 +26,7 @@ client's needs a request no shipped server answers: the tests add it
 (``tests/lsp/probe_server.py``) and compare after every step.
 
 The client applies edits with its own code (not the server's): lines end at
-``\\n`` (a ``\\r`` before it belongs to the line ending), a character past the
+``\\n``, ``\\r\\n`` or a lone ``\\r``, as LSP says, a character past the
 end of a line is the line's end, a line past the last one the document's end,
 a code unit inside a character that character's start, and a backwards range
 counts forwards.
@@ -62,6 +62,7 @@ for _ in range(900):  # deeper than any recursion the server can afford over it
 PIECES = [
     "\n",
     "\r\n",
+    "\r",
     "\ufeff",
     "😀",
     "𝄞",
@@ -143,18 +144,28 @@ def _units(char: str, encoding: str) -> int:
     return 1
 
 
+def _lines(text: str) -> list[tuple[int, int]]:
+    """Each line's start and end (before its break: ``\\n``, ``\\r\\n`` or a lone
+    ``\\r``, as LSP ends lines)."""
+    lines, start, index = [], 0, 0
+    while index < len(text):
+        char = text[index]
+        if char in "\r\n":
+            lines.append((start, index))
+            index += 2 if text[index : index + 2] == "\r\n" else 1
+            start = index
+        else:
+            index += 1
+    lines.append((start, len(text)))
+    return lines
+
+
 def client_offset(text: str, line: int, character: int, encoding: str) -> int:
     """The code-point offset the client means by (line, character)."""
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
-    if line >= len(starts):
+    lines = _lines(text)
+    if line >= len(lines):
         return len(text)
-    start = starts[line]
-    end = starts[line + 1] - 1 if line + 1 < len(starts) else len(text)
-    if end > start and text[end - 1] == "\r":
-        end -= 1
+    start, end = lines[line]
     used, offset = 0, start
     while offset < end:
         step = _units(text[offset], encoding)
@@ -166,8 +177,8 @@ def client_offset(text: str, line: int, character: int, encoding: str) -> int:
 
 
 def line_lengths(text: str, encoding: str) -> list[int]:
-    """Each line's length in ``encoding``'s code units, its ``\\r`` included."""
-    return [sum(_units(c, encoding) for c in line) for line in text.split("\n")]
+    """Each line's length in ``encoding``'s code units, its break left out."""
+    return [sum(_units(c, encoding) for c in text[s:e]) for s, e in _lines(text)]
 
 
 # -- the session -----------------------------------------------------------------------
