@@ -238,3 +238,42 @@ def test_edits_are_applied_one_after_the_other_and_read_with_the_text_before_the
     assert store.text(URI) == '# top\ntitle = "a"\n# end\nstart = "b"\n'
     assert store.version(URI) == 2
     assert not store.update("file:///w/closed.wf.toml", [Edit(0, 0, "x")], 3)
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("bom.wf.json", '\ufeff{"name": 1} x'),
+        ("bom.wf.toml", '\ufeffname = "flow"\nstart = 1\n'),
+        ("crlf.wf.toml", 'name = "flow"\r\n[[nodes]\r\nid = "a"\r\nstart = [\r\n'),
+        ("cr.wf.toml", 'name = "flow"\rstart = "a"\r[[nodes]]\rid = "a"\r'),
+        ("cr.wf.json", '{"name": "flow",\r"start": 1,\r"x": [\r'),
+    ],
+)
+def test_an_editors_text_and_the_file_get_the_same_findings(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], name: str, text: str
+) -> None:
+    """One reading of a text for the server and ``wfls check``: a byte-order mark is no
+    part of the document (the editor's text keeps its offsets: one column more on the
+    first line), and ``\\r``, ``\\n`` and ``\\r\\n`` each end a line for both."""
+    from wfls.cli import main
+
+    path = tmp_path / name
+    path.write_bytes(text.encode("utf-8"))
+    main(["check", "--format", "json", str(path)])
+    printed = [
+        (f["code"], f["message"], f["start"]["line"] - 1, f["start"]["column"] - 1)
+        for f in json.loads(capsys.readouterr().out)
+    ]
+    store = DocumentStore()
+    uri = path.as_uri()
+    store.open(uri, text, 1)
+    snapshot = store.snapshot(uri)
+    assert snapshot is not None
+    shift = 1 if text.startswith("\ufeff") else 0
+    served = []
+    for issue in snapshot.issues:
+        line, column = snapshot.lines.position(issue.span.start)
+        column = max(column - shift, 0) if line == 0 else column
+        served.append((issue.code, issue.message, line, column))
+    assert printed and served == printed

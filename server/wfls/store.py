@@ -41,7 +41,6 @@ Invariants:
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -49,7 +48,7 @@ from urllib.parse import unquote, urlparse
 
 from wf_core.base.derived import Derivations
 from wf_core.base.edits import UNCHANGED, Edit, EditAt, Region, apply_in_order, edit_between
-from wf_core.base.reading import WORKFLOW_SUFFIXES
+from wf_core.base.reading import WORKFLOW_SUFFIXES, analysable
 from wf_core.base.records import record
 from wf_core.base.spans import LineIndex
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
@@ -57,21 +56,6 @@ from wf_core.version.overlay import EditedSnapshot, derive_edited_snapshot
 from wf_core.version.snapshot import DocumentSnapshot
 from wf_core.version.view import AnalysisView
 from wfls.diagnostics_memo import DiagnosticsMemo
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-
-
-def analysable(text: str) -> str:
-    """``text`` with every lone surrogate replaced by U+FFFD, for the analysis.
-
-    A JSON string may carry a lone surrogate (``"\\udc80"``), so a client may send
-    one in a document, but nothing can encode it in UTF-8 and the analysis fails on
-    it. One code point replaces one, so every offset, and so every position the
-    analysis answers with, stays that of the client's text.
-    """
-    if text.isascii() or _LONE_SURROGATE.search(text) is None:
-        return text
-    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def workflow_syntax(uri: str) -> Syntax | None:

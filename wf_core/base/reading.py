@@ -6,6 +6,7 @@ decoded with replacement characters and reported at the first bad byte.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Literal
@@ -16,6 +17,28 @@ from wf_core.base.spans import Span
 WORKFLOW_SUFFIXES = (".wf.toml", ".wf.json")
 
 Syntax = Literal["toml", "json"]
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+BOM = "\ufeff"
+
+
+def analysable(text: str) -> str:
+    """The text the analysis reads of an editor's ``text``: what ``decode`` makes of a
+    file's bytes, at the same offsets, so that a file and an editor's text of it get the
+    same findings.
+
+    A leading byte-order mark is no part of the document (``decode`` drops it): it is
+    read as a space, one code point for one, so every offset, and so every position
+    the analysis answers with, stays that of the editor's text. A JSON string may carry
+    a lone surrogate (``"\\udc80"``), so a client may send one, but nothing can encode it
+    in UTF-8: it is read as U+FFFD, as ``decode`` reads bytes that are not UTF-8.
+    """
+    if text.startswith(BOM):
+        text = " " + text[1:]
+    if text.isascii() or _LONE_SURROGATE.search(text) is None:
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
 
 
 def syntax_for_path(path: str) -> Syntax | None:
@@ -43,7 +66,8 @@ def iter_workflow_files(root: Path) -> Iterator[Path]:
 
 
 def decode(data: bytes) -> tuple[str, Issue | None]:
-    """UTF-8 text (BOM dropped) and, for undecodable bytes, the issue to report."""
+    """UTF-8 text (BOM dropped: see ``analysable``) and, for undecodable bytes, the issue
+    to report."""
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
