@@ -4,6 +4,7 @@ number of activations."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
 import resource
@@ -148,3 +149,102 @@ def test_save_onto_a_file_the_run_reads_is_refused(
     )
     assert {p: p.read_bytes() for p in contents} == contents
     assert saved.exists()
+
+
+# -- what is read -------------------------------------------------------------------------
+
+READS = {  # option: the arguments around it, and what the messages call it
+    "--input": ([], "input"),
+    "--answer": (["--resume", "run.json"], "answer"),
+    "--resume": (["--answer", "answer.json"], "run state"),
+}
+
+
+def reading(option: str, path: str) -> list[str]:
+    around, _ = READS[option]
+    return [str(APPROVALS), *around, option, path]
+
+
+@pytest.mark.parametrize("option", list(READS))
+@pytest.mark.parametrize(
+    ("make", "name"),
+    [
+        (lambda folder: folder.joinpath("folder").mkdir(), "folder"),
+        (lambda folder: folder.joinpath("null").symlink_to("/dev/null"), "null"),
+        (lambda folder: folder.joinpath("loop").symlink_to(folder / "loop"), "loop"),
+    ],
+)
+def test_what_is_not_a_regular_file_is_not_read(
+    capsys, tmp_path, monkeypatch, option, make, name
+) -> None:
+    paused_run(capsys, tmp_path)
+    make(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *reading(option, name))
+    reason = "it is a symlink loop" if name == "loop" else "it is not a regular file"
+    assert (code, out, err) == (2, "", f"wfls: cannot read {READS[option][1]} '{name}': {reason}\n")
+
+
+@pytest.mark.parametrize("option", list(READS))
+def test_a_fifo_is_refused_without_opening_it(capsys, tmp_path, option) -> None:
+    """Opening a FIFO for reading blocks until a writer comes: the command must not."""
+    paused_run(capsys, tmp_path)
+    os.mkfifo(tmp_path / "fifo")
+    completed = subprocess.run(
+        [sys.executable, "-m", "wfls", "run", *reading(option, "fifo")],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,  # a guard against the hang this tests: never reached when it passes
+    )
+    assert (completed.returncode, completed.stdout, completed.stderr) == (
+        2,
+        "",
+        f"wfls: cannot read {READS[option][1]} 'fifo': it is not a regular file\n",
+    )
+
+
+@pytest.mark.parametrize("option", list(READS))
+def test_what_is_read_is_bounded(capsys, tmp_path, monkeypatch, option) -> None:
+    saved, answer = paused_run(capsys, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    big = {"--input": tmp_path / "in.json", "--answer": answer, "--resume": saved}[option]
+    text = json.loads(big.read_text())
+    text["padding"] = "x" * 1_000_000  # valid JSON of the right shape, just too large
+    big.write_text(json.dumps(text))
+    code, out, err = run(capsys, *reading(option, big.name), "--max-read-mb", "1")
+    assert (code, out, err) == (
+        2,
+        "",
+        f"wfls: cannot read {READS[option][1]} '{big.name}': it is larger than 1 MB "
+        "(--max-read-mb N reads more)\n",
+    )
+    code, out, err = run(capsys, *reading(option, big.name), "--max-read-mb", "2")
+    assert not err.startswith(f"wfls: cannot read {READS[option][1]}")
+
+
+@pytest.mark.parametrize("option", ["--input", "--answer"])
+def test_standard_input_is_read_only_up_to_the_bound(capsys, tmp_path, monkeypatch, option) -> None:
+    paused_run(capsys, tmp_path)
+    monkeypatch.chdir(tmp_path)
+    endless = io.BytesIO(b"[" + b"0," * 3_000_000)  # as /dev/zero would be: never all read
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(endless))
+    code, out, err = run(capsys, *reading(option, "-"), "--max-read-mb", "1")
+    assert (code, out, err) == (
+        2,
+        "",
+        f"wfls: cannot read {READS[option][1]} from standard input: it is larger than 1 MB "
+        "(--max-read-mb N reads more)\n",
+    )
+    assert endless.tell() <= 1_000_001 + io.DEFAULT_BUFFER_SIZE
+
+
+def test_the_read_limit_is_documented_with_its_default(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert (
+        "--max-read-mb N read at most N MB from each of --input, --answer and --resume, "
+        "refusing more (default 64)" in text
+    )

@@ -68,19 +68,11 @@ class Roots:
         ``named`` (``wfls check FILE``) is read whatever its size and wherever it lies:
         the limit and the folders keep stray files out of a workspace scan, not an
         author's own document out of the check they asked for."""
-        if is_symlink_loop(path):
-            return SYMLINK_LOOP
-        if not named and not self.contains(path):
-            return "it lies outside the workspace folders"
-        try:
-            info = os.stat(path)
-        except OSError as error:
-            return error.strerror or str(error)
-        if not stat.S_ISREG(info.st_mode):
-            return "it is not a regular file"
-        if info.st_size > MAX_BYTES and not named:
-            return f"it is larger than {MAX_BYTES // 1_000_000} MB"
-        return None
+        if not named and not self.contains(path):  # a symlink loop is contained nowhere
+            return (
+                SYMLINK_LOOP if is_symlink_loop(path) else "it lies outside the workspace folders"
+            )
+        return file_problem(path, None if named else MAX_BYTES)
 
     def scan(self) -> Iterator[Path | Skipped]:
         """Every document under the folders, sorted; skipped files as :class:`Skipped`.
@@ -141,13 +133,42 @@ def _resolved(path: Path) -> Path | None:
         return None
 
 
-def read_document(path: Path) -> bytes | str:
-    """The bytes of a document, or why it cannot be read; binary data is refused.
+def file_problem(path: Path, limit: int | None = None) -> str | None:
+    """Why the file at ``path`` is not read (None: it is read): a symlink loop, a path
+    that cannot be looked at, anything but a regular file (a FIFO blocks whoever opens
+    it, ``/dev/zero`` never ends), or more than ``limit`` bytes. Decided from ``stat``,
+    before anything is opened."""
+    if is_symlink_loop(path):
+        return SYMLINK_LOOP
+    try:
+        info = os.stat(path)
+    except OSError as error:
+        return error.strerror or str(error)
+    if not stat.S_ISREG(info.st_mode):
+        return "it is not a regular file"
+    if limit is not None and info.st_size > limit:
+        return larger_than(limit)
+    return None
+
+
+def larger_than(limit: int) -> str:
+    """``it is larger than 5 MB``: the reason a file over ``limit`` bytes is not read."""
+    size = f"{limit // 1_000_000} MB" if limit % 1_000_000 == 0 else f"{limit:,} bytes"
+    return f"it is larger than {size}"
+
+
+def read_regular_file(path: Path, limit: int | None = None) -> bytes | str:
+    """The bytes of the regular file at ``path``, or why it cannot be read
+    (:func:`file_problem`, then the same checks on what was opened).
 
     The file is opened without blocking and checked again once open: a path that
-    became a FIFO since :meth:`Roots.check` would otherwise block the reader for
-    good. (The size limit is :meth:`Roots.check`'s to apply.)
+    became a FIFO since it was looked at would otherwise block the reader for good.
+    At most ``limit`` bytes are read, so a file that grows meanwhile cannot make the
+    reader hold more.
     """
+    problem = file_problem(path, limit)
+    if problem is not None:
+        return problem
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
@@ -156,9 +177,23 @@ def read_document(path: Path) -> bytes | str:
         try:
             if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
                 return "it is not a regular file"
-            data = handle.read()
+            data = handle.read() if limit is None else handle.read(limit + 1)
         except OSError as error:
             return error.strerror or str(error)
+    if limit is not None and len(data) > limit:
+        return larger_than(limit)
+    return data
+
+
+def read_document(path: Path) -> bytes | str:
+    """The bytes of a document, or why it cannot be read; binary data is refused.
+
+    Read by :func:`read_regular_file`, without a size limit: the limit is
+    :meth:`Roots.check`'s to apply (a file the user names is read whatever its size).
+    """
+    data = read_regular_file(path)
+    if isinstance(data, str):
+        return data
     if b"\x00" in data[:8192]:
         return "it is a binary file"
     return data

@@ -27,6 +27,11 @@ if TYPE_CHECKING:
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
+DEFAULT_READ_MB = 64
+"""What ``--input``, ``--answer`` and ``--resume`` read at most, in MB (``--max-read-mb``):
+no JSON a person or a paused run writes comes near it, and reading ``/dev/zero`` or an
+endless pipe would otherwise fill the memory."""
+
 
 class UsageError(Exception):
     """Exit 2 with this one line."""
@@ -81,6 +86,14 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--save", metavar="RUN.json", help="write the run state here")
     parser.add_argument(
+        "--max-read-mb",
+        type=_positive,
+        default=DEFAULT_READ_MB,
+        metavar="N",
+        help=f"read at most N MB from each of --input, --answer and --resume, refusing more "
+        f"(default {DEFAULT_READ_MB})",
+    )
+    parser.add_argument(
         "--save-test",
         metavar="FILE",
         help="write a test document (*.wf.test.toml or *.wf.test.json) whose pins are what "
@@ -133,13 +146,11 @@ def _parse_outcomes(specs: list[str]) -> dict[str, str]:
     return outcomes
 
 
-def read_json(path: str, what: str) -> Any:
-    """The JSON value of the file at ``path``, or of standard input for ``-``."""
+def read_json(path: str, what: str, max_mb: int = DEFAULT_READ_MB, hint: str = "") -> Any:
+    """The JSON value of the file at ``path``, or of standard input for ``-``, read by
+    :func:`read_bytes`."""
     where = "from standard input" if path == "-" else f"'{path}'"
-    try:
-        data = _stdin_bytes() if path == "-" else Path(path).read_bytes()
-    except OSError as error:
-        raise UsageError(f"cannot read {what} {where}: {error.strerror or error}") from None
+    data = read_bytes(path, what, max_mb, hint)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -154,13 +165,42 @@ def read_json(path: str, what: str) -> Any:
         raise UsageError(f"{what} {where} nests too deeply to be read") from None
 
 
-def _stdin_bytes() -> bytes:
-    """Standard input as bytes, so that its encoding is checked like a file's."""
+def read_bytes(
+    path: str, what: str, max_mb: int = DEFAULT_READ_MB, hint: str = "", *, stdin: bool = True
+) -> bytes:
+    """The bytes of the file at ``path`` (or of standard input for ``-`` when ``stdin``), at most
+    ``max_mb`` MB. A file is read only when it is a regular file, as ``wfls check`` reads
+    the files it is given (``wf_core.workspace.files.read_regular_file``): a FIFO would
+    block the run, a device never end. ``hint`` follows the reason when the limit is what
+    refused it (how to raise it)."""
+    from wf_core.workspace.files import larger_than, read_regular_file
+
+    limit = max_mb * 1_000_000
+    if stdin and path == "-":
+        where = "from standard input"
+        try:
+            data: bytes | str = _stdin_bytes(limit + 1)
+        except OSError as error:
+            data = error.strerror or str(error)
+        if isinstance(data, bytes) and len(data) > limit:
+            data = larger_than(limit)
+    else:
+        where = f"'{path}'"
+        data = read_regular_file(Path(path), limit)
+    if isinstance(data, str):
+        more = f" {hint}" if hint and data == larger_than(limit) else ""
+        raise UsageError(f"cannot read {what} {where}: {data}{more}")
+    return data
+
+
+def _stdin_bytes(size: int) -> bytes:
+    """At most ``size`` bytes of standard input, so that its encoding is checked like a
+    file's and its length bounded like one."""
     buffer = getattr(sys.stdin, "buffer", None)
     if buffer is not None:
-        data: bytes = buffer.read()
+        data: bytes = buffer.read(size)
         return data
-    return sys.stdin.read().encode("utf-8")
+    return sys.stdin.read(size).encode("utf-8")
 
 
 def load_runnable(file: Path, root: str | None) -> tuple[Workflow, dict[str, Workflow]]:
@@ -372,7 +412,7 @@ def _start(
 ) -> RunResult:
     from wf_core.runtime import WorkflowExecutionError, execute_workflow
 
-    data = read_json(args.input, "input")
+    data = read_json(args.input, "input", args.max_read_mb, _READ_HINT)
     try:
         return execute_workflow(
             workflow,
@@ -390,6 +430,9 @@ def _start(
         raise RunFailed(str(problems[0]) if problems else str(error)) from None
 
 
+_READ_HINT = "(--max-read-mb N reads more)"
+
+
 def _resume(
     args: argparse.Namespace,
     workflow: Workflow,
@@ -399,16 +442,16 @@ def _resume(
 ) -> RunResult:
     from wf_core.runtime import WorkflowExecutionError, load, resume_workflow
 
+    saved_bytes = read_bytes(args.resume, "run state", args.max_read_mb, _READ_HINT, stdin=False)
     try:
-        saved_text = Path(args.resume).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise UsageError(f"cannot read run state '{args.resume}': {reason}") from None
+        saved_text = saved_bytes.decode("utf-8")
+    except UnicodeDecodeError:
+        raise UsageError(f"cannot read run state '{args.resume}': not UTF-8 text") from None
     try:
         saved = load(saved_text)
     except WorkflowExecutionError as error:
         raise UsageError(f"'{args.resume}': {error}") from None
-    answer = read_json(args.answer, "answer")
+    answer = read_json(args.answer, "answer", args.max_read_mb, _READ_HINT)
     waiting = saved.interrupts[0].node_id if saved.interrupts else None
     try:
         return resume_workflow(
