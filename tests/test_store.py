@@ -52,19 +52,24 @@ def test_while_typing_a_request_sees_through_the_latest_analysis() -> None:
     assert base is not None
     for version, name in ((2, "nam"), (3, "na")):
         store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
-        view = store.editing_snapshot(URI)
+        found = store.editing_snapshot(URI)
+        assert found is not None and found[0] == store.revision(URI)
+        view = found[1]
         assert isinstance(view, EditedSnapshot)
         assert view.base is base and view.version == version
         assert view.index.path_at(view.text.index(PATH[:-4]) + 3) is not None
     analysed = store.snapshot(URI)  # the push's analysis of version 3
-    assert analysed is not None and store.editing_snapshot(URI) is analysed
+    assert analysed is not None and store.editing_snapshot(URI) == (store.revision(URI), analysed)
     store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "n"), 4)
-    view = store.editing_snapshot(URI)
-    assert isinstance(view, EditedSnapshot) and view.base is analysed
+    found = store.editing_snapshot(URI)
+    assert found is not None and isinstance(found[1], EditedSnapshot)
+    assert found[1].base is analysed
     # Back to the analysed text: that analysis itself, under the new version.
     store.replace(URI, analysed.text, 5)
-    view = store.editing_snapshot(URI)
-    assert view is not None and view.version == 5 and view.text == analysed.text
+    found = store.editing_snapshot(URI)
+    assert found is not None
+    view = found[1]
+    assert view.version == 5 and view.text == analysed.text
     assert not isinstance(view, EditedSnapshot) and view.index is analysed.index
 
 
@@ -204,8 +209,8 @@ def test_any_chain_of_edits_gives_what_a_fresh_analysis_of_its_text_gives(
         assert lines is not None and lines.line_count == fresh.line_count
         assert all(lines.position(o) == fresh.position(o) for o in range(0, len(text) + 1, 5))
         if action == "editing":
-            view = store.editing_snapshot(uri)
-            assert view is None or (view.text == text and view.version == version)
+            found = store.editing_snapshot(uri)
+            assert found is None or (found[1].text == text and found[1].version == version)
         elif action != "none":
             snapshot = store.snapshot(uri)
             assert snapshot is not None and snapshot.text == text

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from wfls.diagnostics import DiagnosticsResult
     from wfls.features.run import LastRun
     from wfls.features.test_documents import TestDocumentView
-    from wfls.store import DocumentStore
+    from wfls.store import DocumentStore, TextVersion
     from wfls.test_documents import TestDocuments
 
 
@@ -92,7 +92,13 @@ class Session(Protocol):
     def cancel_pending(self) -> None: ...
     async def diagnostics_async(self, uri: str) -> DiagnosticsResult | None: ...
     async def request_context(
-        self, uri: str, *, while_typing: bool = False, local: bool = False
+        self,
+        uri: str,
+        *,
+        while_typing: bool = False,
+        local: bool = False,
+        sent: TextVersion | None = None,
+        maps_positions: bool = False,
     ) -> RequestContext | None: ...
     async def analysed(self, uri: str) -> DiagnosedView | None: ...
     async def workspace_scanned(self) -> None: ...

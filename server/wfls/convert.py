@@ -15,8 +15,9 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
+from pygls.exceptions import JsonRpcContentModified
 
-from wf_core.base.edits import Edit, EditAt, edit_between
+from wf_core.base.edits import Edit, EditAt, Region, edit_between
 from wf_core.base.issues import ProjectCode, Severity
 from wf_core.base.spans import LineIndex, Span
 from wfls.capabilities import ClientFlags
@@ -118,6 +119,45 @@ class PositionCodec:
                     break
                 column += 1
         return self.lines.line_start(line) + column
+
+
+class ContentModified(JsonRpcContentModified):
+    """LSP's ``ContentModified``: the document changed after the request was sent, where
+    the request's answer would be read (see :class:`MappedCodec`)."""
+
+    MESSAGE = "the document changed since the request was sent"
+
+
+class MappedCodec(PositionCodec):
+    """Positions of the text a request was sent for ↔ offsets of a later text, which a
+    change inside ``region`` made of it: the request is answered from the later text's
+    analysis, in the positions of the text it was sent for. A position inside what
+    changed (or an offset inside what the change wrote) has no counterpart, and the
+    request gets ``ContentModified``: never the answer about another place."""
+
+    __slots__ = ("_region", "_sent")
+
+    def __init__(self, sent: LineIndex, lines: LineIndex, region: Region, encoding: str) -> None:
+        super().__init__(lines, encoding)
+        self._sent = PositionCodec(sent, encoding)
+        self._region = region
+
+    def units(self, offset: int) -> tuple[int, int]:
+        region = self._region
+        if offset >= region.new_end:
+            offset -= region.delta
+        elif offset >= region.start:
+            raise ContentModified()
+        return self._sent.units(offset)
+
+    def offset(self, position: types.Position) -> int:
+        region = self._region
+        sent = self._sent.offset(position)
+        if sent < region.start:
+            return sent
+        if sent >= region.old_end and not (sent == region.start == region.old_end):
+            return sent + region.delta
+        raise ContentModified()
 
 
 def edit_at(change: types.TextDocumentContentChangeEvent, encoding: str) -> EditAt:

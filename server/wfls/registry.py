@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Generic, TypeVar
+from collections.abc import Awaitable, Callable, Generator
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -68,6 +68,9 @@ from wfls.handlers import (
     workspace_diagnostic,
     workspace_symbol,
 )
+
+if TYPE_CHECKING:
+    from wfls.store import TextVersion
 
 logger = logging.getLogger("wfls")
 
@@ -126,6 +129,10 @@ class DocumentRequest(Generic[P, R]):
     # A request about one place (completion, hover): it reads the semantic index's parts
     # there, made on the spot, rather than wait for every part (``request_context``).
     local: bool = False
+    # A request about places (a cursor, a range) whose answer holds positions only: sent
+    # before edits that the analysis answering it has seen, its positions are mapped
+    # through them (``MappedCodec``); any other request gets ``ContentModified`` then.
+    maps_positions: bool = False
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
     # The answer about a workflow test document (``wfls.test_documents``), which the
@@ -135,9 +142,15 @@ class DocumentRequest(Generic[P, R]):
     def registered(self, session: Session) -> Registered:
         """Builds the context, then runs the handler. A refusal becomes a
         ``RequestFailed`` reply the client shows; protocol errors pass through; any other
-        failure is logged and answered ``empty``."""
+        failure is logged and answered ``empty``.
 
-        async def answer(params: P) -> R:
+        The text the request is about is read as the message is dispatched, before any
+        later message is handled: pygls runs the first part of a generator handler at
+        once, and the coroutine it yields as a task (which may start after edits that
+        followed the request). The answer is of that text (``request_context``'s
+        ``sent``)."""
+
+        async def answer(params: P, sent: TextVersion | None) -> R:
             started = time.perf_counter()
             try:
                 uri = self.uri_of(params)
@@ -148,7 +161,11 @@ class DocumentRequest(Generic[P, R]):
                     if test is not None:
                         return self.tests(test, params) if self.tests else self.empty(params)
                 ctx = await session.request_context(
-                    uri, while_typing=self.while_typing, local=self.local
+                    uri,
+                    while_typing=self.while_typing,
+                    local=self.local,
+                    sent=sent,
+                    maps_positions=self.maps_positions,
                 )
                 if ctx is None:
                     return self.empty(params)
@@ -163,7 +180,16 @@ class DocumentRequest(Generic[P, R]):
             finally:
                 _answered(self.method, started)
 
-        return answer
+        def dispatched(params: P) -> Generator[Any, Any, R]:
+            try:
+                uri = self.uri_of(params)
+            except Exception:
+                uri = None  # ``answer`` says what is wrong with the params
+            sent = session.store.text_version(uri) if uri else None
+            result: R = yield answer, (params, sent), {}
+            return result
+
+        return dispatched
 
 
 @record
@@ -269,6 +295,7 @@ def routes() -> list[Route]:
             types.CompletionOptions(trigger_characters=[".", '"', "'"]),
             while_typing=True,
             local=True,
+            maps_positions=True,
             tests=completion.handle_test,
         ),
         DocumentRequest(
@@ -277,12 +304,14 @@ def routes() -> list[Route]:
             hover.empty,
             while_typing=True,
             local=True,
+            maps_positions=True,
             tests=hover.handle_test,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_DEFINITION,
             definition.handle,
             definition.empty,
+            maps_positions=True,
             tests=definition.handle_test,
         ),
         SessionTask(
@@ -291,15 +320,24 @@ def routes() -> list[Route]:
             code_lens.empty,
             types.CodeLensOptions(),
         ),
-        DocumentRequest(types.TEXT_DOCUMENT_REFERENCES, references.handle, references.empty),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_REFERENCES,
+            references.handle,
+            references.empty,
+            maps_positions=True,
+        ),
         DocumentRequest(
             types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
             document_highlight.handle,
             document_highlight.empty,
             while_typing=True,
+            maps_positions=True,
         ),
         DocumentRequest(
-            types.TEXT_DOCUMENT_PREPARE_RENAME, prepare_rename.handle, prepare_rename.empty
+            types.TEXT_DOCUMENT_PREPARE_RENAME,
+            prepare_rename.handle,
+            prepare_rename.empty,
+            maps_positions=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_RENAME,
@@ -349,12 +387,14 @@ def routes() -> list[Route]:
             inlay_hint.empty,
             types.InlayHintOptions(),
             while_typing=True,
+            maps_positions=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_INLINE_VALUE,
             inline_value.handle,
             inline_value.empty,
             types.InlineValueOptions(),
+            maps_positions=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
@@ -367,7 +407,10 @@ def routes() -> list[Route]:
             types.TEXT_DOCUMENT_FOLDING_RANGE, folding_range.handle, folding_range.empty
         ),
         DocumentRequest(
-            types.TEXT_DOCUMENT_SELECTION_RANGE, selection_range.handle, selection_range.empty
+            types.TEXT_DOCUMENT_SELECTION_RANGE,
+            selection_range.handle,
+            selection_range.empty,
+            maps_positions=True,
         ),
         DocumentRequest(types.TEXT_DOCUMENT_FORMATTING, formatting.handle, formatting.empty),
         DocumentRequest(

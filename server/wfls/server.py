@@ -61,7 +61,7 @@ if TYPE_CHECKING:
     from wf_core.version.view import AnalysisView
     from wf_core.workspace.catalog import Workspace
     from wfls.features.run import LastRun
-    from wfls.store import DocumentStore
+    from wfls.store import DocumentStore, TextVersion
 
 # What a document's first diagnostics need (the parsers, the model's validators, the
 # validation, the workspace index): imported once ``initialize`` is answered
@@ -136,13 +136,26 @@ class WflsServer(LanguageServer):
 
     async def analysed(self, uri: str) -> DocumentSnapshot | None:
         """The full analysis of the latest version of ``uri``."""
-        if self.store.is_current(uri):
-            return self.store.snapshot(uri)
-        snapshot: DocumentSnapshot | None = await self.scheduler.in_worker(self.store.snapshot, uri)
-        return snapshot
+        analysed = await self._analysed(uri)
+        return analysed[1] if analysed is not None else None
+
+    async def _analysed(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
+        """``analysed``, with the revision it is of."""
+        current = self.store.current_snapshot(uri)
+        if current is not None:
+            return current
+        analysed: tuple[int, DocumentSnapshot] | None
+        analysed = await self.scheduler.in_worker(self.store.analyse, uri)
+        return analysed
 
     async def request_context(
-        self, uri: str, *, while_typing: bool = False, local: bool = False
+        self,
+        uri: str,
+        *,
+        while_typing: bool = False,
+        local: bool = False,
+        sent: TextVersion | None = None,
+        maps_positions: bool = False,
     ) -> RequestContext | None:
         """The context of a request about ``uri``; None when it is not an open workflow.
 
@@ -152,18 +165,30 @@ class WflsServer(LanguageServer):
         request waits for that analysis, which runs off the event loop. A ``local``
         request (about one place) reads the parts of the semantic index there, made on
         the spot; any other first has every part made, off the loop, unless they are.
+
+        ``sent`` is the text the request was sent for. When the analysis answering is of
+        a later text, a request that ``maps_positions`` reads and answers positions of
+        the text it was sent for, mapped through the edits since (``MappedCodec``); any
+        other gets ``ContentModified``.
         """
-        view: AnalysisView | None = self.store.editing_snapshot(uri) if while_typing else None
-        if view is None:
-            view = await self.analysed(uri)
-        if view is None:
+        found = self.store.editing_snapshot(uri) if while_typing else None
+        analysed: tuple[int, AnalysisView] | None = found or await self._analysed(uri)
+        if analysed is None:
             return None
+        revision, view = analysed
         if not local and not view.index.is_complete:
             await self.scheduler.in_worker(view.index.complete)
+        encoding = self.flags.position_encoding
+        codec = convert.PositionCodec(view.lines, encoding)
+        if sent is not None and sent.revision != revision:
+            region = self.store.region_between(uri, sent.revision, revision)
+            if region is None or not maps_positions:
+                raise convert.ContentModified()
+            codec = convert.MappedCodec(sent.lines, view.lines, region, encoding)
         return RequestContext(
             uri,
             view,
-            convert.PositionCodec(view.lines, self.flags.position_encoding),
+            codec,
             self.flags,
             self.settings,
             self,

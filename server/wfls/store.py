@@ -25,12 +25,11 @@ Invariants:
   read and written together as one value (:class:`TextVersion`), so a worker
   never pairs one version's text with another's number. Only the event loop
   calls ``open``, ``update`` and ``close``.
-- The regions of the updates are kept back to the oldest revision something
-  may still read a change from (the parser's text, the latest analysis), and
-  analyses only move forward (the parser reads the latest text under the lock),
-  so the region from either of them to the latest text is known. Were it not (a
-  log cut short), the parser parses afresh and the overlay is not used: slower,
-  never wrong.
+- The regions of the last ``KEPT_CHANGES`` updates are kept, so the region from
+  what reads a change (the parser's text, the latest analysis, the text a request
+  was sent for) to the latest text, or to the text of an analysis made since, is
+  known. Were it not (a log cut short), the parser parses afresh, the overlay is
+  not used and a request gets ``ContentModified``: slower, never wrong.
 - One analysis is kept per document, the latest made. While the analysis of a
   newer version is pending, completion and hover may answer from an
   :class:`~wf_core.version.overlay.EditedSnapshot`: that analysis seen through an edit
@@ -71,8 +70,8 @@ def workflow_syntax(uri: str) -> Syntax | None:
 
 
 KEPT_CHANGES = 1024
-"""The most update regions a document keeps: reached only when nothing is analysed for
-that many updates, and then the older half goes (see the module's invariants)."""
+"""The most update regions a document keeps; when reached, the older half goes (see the
+module's invariants)."""
 
 
 @record
@@ -88,18 +87,25 @@ class TextVersion:
     changes: tuple[tuple[int, Region], ...]
     since: int
 
-    def region_since(self, revision: int) -> Region | None:
-        """The region where ``revision``'s text and this one may differ, composed from
-        the updates' regions; None when ``revision`` is older than the kept ones."""
-        if revision == self.revision:
+    def region_since(self, revision: int, until: int | None = None) -> Region | None:
+        """The region where ``revision``'s text and this one (or revision ``until``'s) may
+        differ, composed from the updates' regions; None when ``revision`` is older than
+        the kept ones."""
+        if revision == (self.revision if until is None else until):
             return UNCHANGED
         changes = self.changes
+        if until is not None:
+            changes = tuple(change for change in changes if change[0] <= until)
+            if not changes:
+                return None
         if revision == self.since:
             first = 0
         else:
             first = next((i + 1 for i, (made, _) in enumerate(changes) if made == revision), -1)
             if first < 0:
                 return None
+        if first >= len(changes):
+            return None
         region = changes[first][1]
         for _, later in changes[first + 1 :]:
             region = region.then(later)
@@ -133,14 +139,6 @@ class OpenDocument:
     @property
     def revision(self) -> int:
         return self.current.revision
-
-    def oldest_read(self) -> int | None:
-        """The oldest revision a change may still be read from: the parser's text's, or
-        the latest analysis's (None when there is neither)."""
-        held = [self.analysed[0]] if self.analysed is not None else []
-        if self.parsed is not None:
-            held.append(self.parsed)
-        return min(held, default=None)
 
     @property
     def snapshot(self) -> DocumentSnapshot | None:
@@ -197,11 +195,6 @@ class DocumentStore:
         lines, region = apply_in_order(current.lines, edits)
         self._revisions += 1
         changes, since = current.changes, current.since
-        oldest = document.oldest_read()
-        if oldest is not None and oldest > since:
-            # The regions of the updates before the oldest revision still read are dropped.
-            kept = next((i for i, (made, _) in enumerate(changes) if made > oldest), len(changes))
-            changes, since = changes[kept:], oldest
         if len(changes) >= KEPT_CHANGES:
             half = len(changes) // 2
             changes, since = changes[half:], changes[half - 1][0]
@@ -291,9 +284,10 @@ class DocumentStore:
                 document.analysed = (revision, snapshot)
         return revision, snapshot
 
-    def editing_snapshot(self, uri: str) -> AnalysisView | None:
-        """The latest version's analysis if made, else the latest analysis seen through
-        the edits since, when they lie inside one string literal; None when neither."""
+    def editing_snapshot(self, uri: str) -> tuple[int, AnalysisView] | None:
+        """The latest revision and its analysis if made, else the latest analysis seen
+        through the edits since, when they lie inside one string literal; None when
+        neither."""
         document = self._documents.get(uri)
         if document is None:
             return None
@@ -302,11 +296,24 @@ class DocumentStore:
         if analysed is None:
             return None
         if analysed[0] == current.revision:
-            return analysed[1]
+            return analysed
         source = analysable(current.text)
         if analysed[1].text == source:
-            return analysed[1].with_version(current.version)
-        return _seen_through(analysed, current, source)
+            return current.revision, analysed[1].with_version(current.version)
+        seen = _seen_through(analysed, current, source)
+        return (current.revision, seen) if seen is not None else None
+
+    def text_version(self, uri: str) -> TextVersion | None:
+        """The latest text of ``uri`` with its revision and line index (what a request
+        sent now is about)."""
+        document = self._documents.get(uri)
+        return document.current if document is not None else None
+
+    def region_between(self, uri: str, old: int, new: int) -> Region | None:
+        """Where revision ``old``'s text and the later revision ``new``'s may differ;
+        None when that is no longer known (``KEPT_CHANGES``) or ``uri`` is not open."""
+        document = self._documents.get(uri)
+        return document.current.region_since(old, until=new) if document is not None else None
 
     def has_analysed(self, uri: str) -> bool:
         """Whether some version of ``uri`` has been analysed since it was opened."""

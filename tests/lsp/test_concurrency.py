@@ -276,3 +276,61 @@ def _check_pull(
         assert version in (None, shown), json.dumps(report)
     assert severity_shown(diagnostics) == SEVERITIES[setting]
     return 1
+
+
+def test_a_request_is_answered_about_the_text_it_was_sent_for() -> None:
+    """Each hover on the node id ``tally`` is followed at once by an edit that inserts a
+    line at the top, so the edit arrives before the hover's analysis is done. Every
+    answer is about ``tally``, in the positions of the text the hover was sent for: never
+    another symbol, never nothing (a line inserted elsewhere maps every position)."""
+    client, process = RawClient.stdio(command=PROBE)
+    try:
+        client.initialize(capabilities={})
+        client.send(
+            {
+                "method": "textDocument/didOpen",
+                "params": {
+                    "textDocument": {"uri": URI, "languageId": "toml", "version": 1, "text": AUDIT}
+                },
+            }
+        )
+        line = next(n for n, x in enumerate(AUDIT.splitlines()) if 'id = "tally"' in x)
+        column = AUDIT.splitlines()[line].index('"tally"') + 1
+        sent: dict[int, int] = {}
+        for n in range(30):
+            sent[100 + n] = line
+            client.send(
+                {
+                    "id": 100 + n,
+                    "method": "textDocument/hover",
+                    "params": {
+                        "textDocument": {"uri": URI},
+                        "position": {"line": line, "character": column + 2},
+                    },
+                }
+            )
+            start = {"line": 0, "character": 0}
+            client.send(
+                {
+                    "method": "textDocument/didChange",
+                    "params": {
+                        "textDocument": {"uri": URI, "version": n + 2},
+                        "contentChanges": [
+                            {"range": {"start": start, "end": start}, "text": "#\n"}
+                        ],
+                    },
+                }
+            )
+            line += 1
+        for id_, at in sent.items():
+            reply = client.reply(id_, deadline=60)
+            assert "error" not in reply, reply
+            hover = reply["result"]
+            assert hover is not None and "tally" in json.dumps(hover["contents"])
+            assert hover["range"]["start"] == {"line": at, "character": column}
+        client.request(999, "shutdown")
+        client.send({"method": "exit"})
+        assert process.wait(timeout=20) == 0
+    finally:
+        process.kill()
+        process.wait()

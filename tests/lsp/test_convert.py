@@ -7,9 +7,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
 
-from wf_core.base.edits import apply_in_order
+from wf_core.base.edits import Edit, apply_in_order
 from wf_core.base.spans import LineIndex, Span
-from wfls.convert import PositionCodec, edit_at
+from wfls.convert import ContentModified, MappedCodec, PositionCodec, edit_at
 
 TEXT = 'a = "é😀x"\r\nb = 1\n😀'
 
@@ -137,3 +137,34 @@ def test_a_change_becomes_an_edit_of_the_text_before_it(
 ) -> None:
     edit = edit_at(change, "utf-16")(LineIndex(TEXT))
     assert (edit.start, edit.end, edit.new_text) == expected
+
+
+@pytest.mark.parametrize(
+    ("sent", "edit", "position", "expected"),
+    [
+        # A line inserted above: the position maps to the later text and back.
+        ('id = "tally"\n', Edit(0, 0, "#\n"), (0, 6), ("tally", (0, 6))),
+        # An edit after the position leaves it where it was.
+        ('id = "tally"\nx = 1\n', Edit(13, 14, "yy"), (0, 6), ("tally", (0, 6))),
+        # Inside the changed text there is nothing to answer about.
+        ('id = "tally"\n', Edit(6, 11, "other"), (0, 7), None),
+        # At an insertion's very place: before or after the insertion? Not told.
+        ('id = "tally"\n', Edit(6, 6, "x"), (0, 6), None),
+    ],
+)
+def test_a_request_sent_before_an_edit_is_read_through_it(
+    sent: str, edit: Edit, position: tuple[int, int], expected: tuple[str, tuple[int, int]] | None
+) -> None:
+    later = edit.apply(sent)
+    codec = MappedCodec(LineIndex(sent), LineIndex(later), edit.region, "utf-16")
+    asked = types.Position(*position)
+    if expected is None:
+        with pytest.raises(ContentModified):
+            codec.offset(asked)
+        return
+    word, back = expected
+    offset = codec.offset(asked)
+    assert later[offset : offset + len(word)] == word
+    assert codec.position(offset) == types.Position(*back)
+    with pytest.raises(ContentModified):  # an answer inside what the edit wrote
+        codec.position(edit.start + 1 if edit.new_text else edit.start)
