@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: bytecode run test docs docs-serve lint format speed-lines bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode graph-assets
+.PHONY: bytecode run test docs docs-serve lint format speed-lines bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode e2e-emacs graph-assets
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,11 @@ graph-assets: vscode-deps
 e2e-vscode: $(STAMP)
 	@[ -d editors/vscode/node_modules ] || $(MAKE) --no-print-directory vscode-deps
 	WFLS_E2E_PYTHON=$(abspath $(BIN)/python) editors/vscode/e2e/run.sh $(abspath $(BIN)/wfls)
+
+# editors/emacs/wfls.el in a headless Emacs, with eglot and with lsp-mode (also part of
+# `make test`; skipped without `emacs`, which .ci/run installs from Debian's packages).
+e2e-emacs: $(STAMP)
+	$(BIN)/python -m pytest -q -rs tests/test_emacs.py
 
 # The documentation site (mkdocs.yml) into site/, every warning an error (a broken
 # link or anchor among them); its log is shown only when it fails (mkdocs' --quiet

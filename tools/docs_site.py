@@ -34,6 +34,7 @@ REPO_PAGES: dict[str, str] = {
     "README.md": "index.md",
     "editors/vscode/README.md": "editors/vscode.md",
     "editors/neovim/README.md": "editors/neovim.md",
+    "editors/emacs/README.md": "editors/emacs.md",
     "tests/README.md": "tests.md",
 }
 """Repository files shown as site pages: repository path → page."""
