@@ -133,6 +133,9 @@ class DocumentRequest(Generic[P, R]):
     # before edits that the analysis answering it has seen, its positions are mapped
     # through them (``MappedCodec``); any other request gets ``ContentModified`` then.
     maps_positions: bool = False
+    # A request that reads the view's findings (code actions): answered from the whole
+    # analysis; any other from the analysis as far as its model and context model.
+    findings: bool = False
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
     # The answer about a workflow test document (``wfls.test_documents``), which the
@@ -166,6 +169,7 @@ class DocumentRequest(Generic[P, R]):
                     local=self.local,
                     sent=sent,
                     maps_positions=self.maps_positions,
+                    findings=self.findings,
                 )
                 if ctx is None:
                     return self.empty(params)
@@ -352,6 +356,7 @@ def routes() -> list[Route]:
             code_action.empty,
             code_actions,
             when=takes_code_actions,
+            findings=True,
         ),
         DocumentRequest(
             types.CODE_ACTION_RESOLVE,
@@ -359,6 +364,7 @@ def routes() -> list[Route]:
             code_action_resolve.empty,
             when=takes_code_actions,
             uri_of=code_action_resolve.uri_of,
+            findings=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,

@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, BinaryIO
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
+from wf_core.base.collector import collector_paused
 from wfls import __version__, client_log, convert
 from wfls.capabilities import ClientFlags
 from wfls.capabilities import resolve as resolve_flags
@@ -136,16 +137,24 @@ class WflsServer(LanguageServer):
 
     async def analysed(self, uri: str) -> DocumentSnapshot | None:
         """The full analysis of the latest version of ``uri``."""
-        analysed = await self._analysed(uri)
+        analysed = await self._analysed(uri, findings=True)
         return analysed[1] if analysed is not None else None
 
-    async def _analysed(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
-        """``analysed``, with the revision it is of."""
-        current = self.store.current_snapshot(uri)
+    async def _analysed(self, uri: str, findings: bool) -> tuple[int, DocumentSnapshot] | None:
+        """The latest version's analysis with its revision, made off the loop unless done:
+        with its findings, or only as far as a request reads (``DocumentStore.analyse``)."""
+        current = self.store.current_snapshot(uri, findings)
         if current is not None:
             return current
-        analysed: tuple[int, DocumentSnapshot] | None
-        analysed = await self.scheduler.in_worker(self.store.analyse, uri)
+        store = self.store
+
+        def analyse() -> tuple[int, DocumentSnapshot] | None:
+            # As the diagnostics' analysis (``Diagnostics.compute``): what a first
+            # analysis makes lives as long as the document.
+            with collector_paused(lasting=not store.has_analysed(uri)):
+                return store.analyse(uri, findings)
+
+        analysed: tuple[int, DocumentSnapshot] | None = await self.scheduler.in_worker(analyse)
         return analysed
 
     async def request_context(
@@ -156,6 +165,7 @@ class WflsServer(LanguageServer):
         local: bool = False,
         sent: TextVersion | None = None,
         maps_positions: bool = False,
+        findings: bool = False,
     ) -> RequestContext | None:
         """The context of a request about ``uri``; None when it is not an open workflow.
 
@@ -170,9 +180,13 @@ class WflsServer(LanguageServer):
         a later text, a request that ``maps_positions`` reads and answers positions of
         the text it was sent for, mapped through the edits since (``MappedCodec``); any
         other gets ``ContentModified``.
+
+        The view's findings are made first only for a request that reads them
+        (``findings``: code actions); any other is answered as soon as the model and
+        context model are, the findings following for the diagnostics.
         """
         found = self.store.editing_snapshot(uri) if while_typing else None
-        analysed: tuple[int, AnalysisView] | None = found or await self._analysed(uri)
+        analysed: tuple[int, AnalysisView] | None = found or await self._analysed(uri, findings)
         if analysed is None:
             return None
         revision, view = analysed

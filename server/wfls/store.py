@@ -240,49 +240,59 @@ class DocumentStore:
 
     def is_current(self, uri: str) -> bool:
         """True when the latest version's full analysis exists already."""
-        document = self._documents.get(uri)
-        return document is not None and document.analysis_of(document.revision) is not None
+        return self.current_snapshot(uri) is not None
 
     def snapshot(self, uri: str) -> DocumentSnapshot | None:
         """The analysis of the latest version of ``uri``, built on first use (any thread)."""
         analysed = self.analyse(uri)
         return analysed[1] if analysed is not None else None
 
-    def analyse(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
-        """The latest revision of ``uri`` and its analysis, built on first use (any thread)."""
+    def analyse(self, uri: str, findings: bool = True) -> tuple[int, DocumentSnapshot] | None:
+        """The latest revision of ``uri`` and its analysis, built on first use (any thread):
+        with every finding placed, or, without ``findings``, as far as a request about the
+        document reads (its model and context model; what else it reads, the semantic
+        index, is made part by part when asked). The findings of that analysis are made
+        by the next caller that needs them, under the document's lock as everything it
+        derives."""
         document = self._documents.get(uri)
         if document is None:
             return None
         revision = document.revision
         cached = document.analysis_of(revision)
-        if cached is not None:
+        if cached is not None and (cached.diagnosed or not findings):
             return revision, cached
         with document.lock:
             # Read again under the lock: the parser only ever moves to a later text.
             current = document.current
-            text, version, revision = current.text, current.version, current.revision
-            cached = document.analysis_of(revision)
-            if cached is not None:
-                return revision, cached
-            source = analysable(text)
-            same = document.analysed
-            if same is not None and same[1].text == source:  # an undo, a save: C speed
-                snapshot = same[1].with_version(version)
+            revision = current.revision
+            snapshot = document.analysis_of(revision)
+            if snapshot is None:
+                snapshot = self._new_snapshot(document, current)
+            if findings:
+                snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
             else:
-                region = None if document.parsed is None else current.region_since(document.parsed)
-                parsed = document.parser.parse(source, region)
-                document.parsed = revision
-                snapshot = DocumentSnapshot(
-                    parsed,
-                    uri=uri,
-                    version=version,
-                    derived=document.derived,
-                    lines=current.lines if source is text else None,
-                )
-            snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
+                snapshot.context  # noqa: B018 - what a request reads first
             if document.analysed is None or document.analysed[0] <= revision:
                 document.analysed = (revision, snapshot)
         return revision, snapshot
+
+    @staticmethod
+    def _new_snapshot(document: OpenDocument, current: TextVersion) -> DocumentSnapshot:
+        """The analysis of ``current`` (not made yet), under the document's lock."""
+        source = analysable(current.text)
+        same = document.analysed
+        if same is not None and same[1].text == source:  # an undo, a save: C speed
+            return same[1].with_version(current.version)
+        region = None if document.parsed is None else current.region_since(document.parsed)
+        parsed = document.parser.parse(source, region)
+        document.parsed = current.revision
+        return DocumentSnapshot(
+            parsed,
+            uri=document.uri,
+            version=current.version,
+            derived=document.derived,
+            lines=current.lines if source is current.text else None,
+        )
 
     def editing_snapshot(self, uri: str) -> tuple[int, AnalysisView] | None:
         """The latest revision and its analysis if made, else the latest analysis seen
@@ -320,13 +330,18 @@ class DocumentStore:
         document = self._documents.get(uri)
         return document is not None and document.analysed is not None
 
-    def current_snapshot(self, uri: str) -> tuple[int, DocumentSnapshot] | None:
-        """The latest revision and its analysis if it is done already (never analyses)."""
+    def current_snapshot(
+        self, uri: str, findings: bool = True
+    ) -> tuple[int, DocumentSnapshot] | None:
+        """The latest revision and its analysis if it is done already, with its findings
+        unless not asked for (never analyses)."""
         document = self._documents.get(uri)
         if document is None:
             return None
         snapshot = document.analysis_of(document.revision)
-        return (document.revision, snapshot) if snapshot is not None else None
+        if snapshot is None or (findings and not snapshot.diagnosed):
+            return None
+        return document.revision, snapshot
 
     def lines(self, uri: str) -> LineIndex | None:
         """Line index of an open document's latest text, without analysing it."""

@@ -421,6 +421,30 @@ async def test_a_request_sent_with_an_edit_is_answered_before_its_analysis(monke
     assert "name" in {item["label"] for item in items["items"]}
 
 
+async def test_a_request_after_an_edit_waits_for_the_model_not_the_findings(monkeypatch):
+    """A completion right behind an edit that changes the graph (so no earlier analysis
+    can answer it) is answered from the new version's model and context model: its
+    findings are left to the diagnostics' analysis, which comes after."""
+    from wfls import scheduling
+
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    did_open(server, uri, BILLING)
+    await until(sink, lambda: index_complete(server, uri), "the first push and index")
+    monkeypatch.setattr(scheduling, "EDIT_GRACE", 60.0)  # the edit's analysis is not due
+    edited = BILLING.replace('id = "charge"', 'id = "bill"').replace(
+        "customers.item.name", "customers.item.", 1
+    )
+    did_change(server, uri, 2, edited)
+    _completion_at(server, uri, edited, "customers.item.", 7)
+    await until(sink, lambda: any(m.get("id") == 7 for m in sink.messages), "the completion")
+    items = next(m["result"] for m in sink.messages if m.get("id") == 7)
+    assert "name" in {item["label"] for item in items["items"]}
+    analysed = server.store.current_snapshot(uri, findings=False)
+    assert analysed is not None and analysed[1].version == 2
+    assert not analysed[1].diagnosed and not published(sink, 2)
+
+
 async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch):
     """A request that arrived within the grace but is still being answered when the grace
     ends puts the analysis off, grace by grace, until it is answered (up to

@@ -454,6 +454,11 @@ class DocumentSnapshot:
         )
         return PlacedIssue(issue, self.printed_location(location, where), span, related)
 
+    @property
+    def diagnosed(self) -> bool:
+        """Whether ``issues`` are made already (the whole analysis is done)."""
+        return "issues" in vars(self)
+
     @cached_property
     def issues(self) -> tuple[PlacedIssue, ...]:
         """Every finding of this version, ordered by position then severity: the whole
