@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from wf_core.base.step_limit import DEFAULT_MAX_STEPS
 from wf_core.runtime.engine import Engine, StepLimit
-from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
+from wf_core.runtime.errors import InvalidRunState, WorkflowExecutionError, WorkflowRefused
 from wf_core.runtime.execute import (
     RunResult,
     execute_workflow,
@@ -62,6 +62,7 @@ __all__ = [
     "FrameContextView",
     "FrameKind",
     "Handler",
+    "InvalidRunState",
     "Lineage",
     "NodeResult",
     "PendingInterrupt",

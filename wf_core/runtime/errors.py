@@ -30,3 +30,9 @@ class WorkflowRefused(WorkflowExecutionError):
     def __init__(self, message: str, problems: Sequence[str] = ()) -> None:
         super().__init__(message)
         self.problems: tuple[str, ...] = tuple(problems)
+
+
+class InvalidRunState(WorkflowExecutionError):
+    """A checkpoint no run could have written (a wrong shape, a dangling reference, a
+    number out of range, a record naming a node of the wrong type): refused when it is
+    loaded or resumed, before anything runs. The message starts ``invalid run state:``."""

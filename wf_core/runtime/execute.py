@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from wf_core.models import InterruptNode, Workflow
+from wf_core.models import ForeachNode, InterruptNode, SubgraphNode, Workflow
 from wf_core.runtime.engine import Engine, StepLimit
-from wf_core.runtime.errors import WorkflowExecutionError, WorkflowRefused
+from wf_core.runtime.errors import InvalidRunState, WorkflowExecutionError, WorkflowRefused
 from wf_core.runtime.frames import (
     ACTIVATED_INCOMING_EDGE,
+    FOREACH_NODE_ID,
     PRIOR_OUTCOME,
     ROOT_FRAME_ID,
     ROOT_LINEAGE_ID,
@@ -258,6 +259,62 @@ def prepare_resume(
             raise WorkflowExecutionError(
                 f"the run state was saved for another version of workflow '{name}'"
             )
+    check_nodes(state, programs)
     engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
     engine.answer(answer, outcome)
     return engine
+
+
+def check_nodes(state: RunState, programs: Programs) -> None:
+    """Every record of a loaded run state names a node of the right type in the workflow
+    of its scope: a node frame a node, an item frame and a foreach activation a foreach,
+    a waiting interrupt an interrupt, a child scope's caller a subgraph node. What
+    :func:`load` cannot check without the workflows; refused as it refuses."""
+
+    def require(scope_id: str, node_id: str | None, what: str, kind: type | None) -> None:
+        scope = state.scopes[scope_id]
+        key = ROOT_PROGRAM_KEY if scope.id == ROOT_SCOPE_ID else scope.workflow
+        try:
+            program = programs.get(key)
+        except KeyError:
+            raise InvalidRunState(
+                f"invalid run state: scope '{scope.id}' runs workflow '{scope.workflow}', "
+                "which the run was not given"
+            ) from None
+        found = program.nodes.get(node_id or "")
+        if found is None:
+            why = f"which workflow '{program.workflow.name}' does not have"
+        elif kind is not None and not isinstance(found, kind):
+            why = f"which is {_a(found.type)}, not {_a(_TYPE_NAMES[kind])}"
+        else:
+            return
+        raise InvalidRunState(f"invalid run state: {what} '{node_id}', {why}")
+
+    for activation in state.activations.values():
+        what = f"activation '{activation.id}' belongs to node"
+        require(activation.scope_id, activation.node_id, what, ForeachNode)
+    for frame in state.frames.values():
+        if frame.kind == "node":
+            require(frame.scope_id, frame.node_id, f"frame '{frame.id}' runs node", None)
+        elif frame.kind == "foreach_iteration":
+            owner = str(frame.metadata[FOREACH_NODE_ID])
+            what = f"item frame '{frame.id}' is an item of node"
+            require(frame.scope_id, owner, what, ForeachNode)
+    for pending in state.interrupts:
+        require(pending.scope_id, pending.node_id, "the run waits at node", InterruptNode)
+    for scope in state.scopes.values():
+        if scope.caller_frame_id is not None:
+            caller = state.frames[scope.caller_frame_id]
+            what = f"scope '{scope.id}' is called by node"
+            require(caller.scope_id, caller.node_id, what, SubgraphNode)
+
+
+def _a(word: str) -> str:
+    return f"an {word}" if word[:1] in ("a", "e", "i", "o", "u") else f"a {word}"
+
+
+_TYPE_NAMES: dict[type, str] = {
+    ForeachNode: "foreach",
+    InterruptNode: "interrupt",
+    SubgraphNode: "subgraph",
+}

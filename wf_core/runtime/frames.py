@@ -29,6 +29,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, Protocol
 
+from pydantic import ConfigDict
+
 from wf_core.language.context_contracts import (
     ACTIVATED_INCOMING_EDGE_KEY,
     FOREACH_CONTEXT_KEY,
@@ -97,6 +99,8 @@ class Frame:
     kind: FrameKind
     node_id: str | None = None
     metadata: JsonObject = field(default_factory=dict)
+
+    __pydantic_config__ = ConfigDict(extra="forbid")  # a checkpoint's unknown key is refused
 
 
 class FrameStore(Protocol):

@@ -440,7 +440,7 @@ def _resume(
     handlers: dict[str, Handler],
     outcomes: dict[str, str],
 ) -> RunResult:
-    from wf_core.runtime import WorkflowExecutionError, load, resume_workflow
+    from wf_core.runtime import InvalidRunState, WorkflowExecutionError, load, resume_workflow
 
     saved_bytes = read_bytes(args.resume, "run state", args.max_read_mb, _READ_HINT, stdin=False)
     try:
@@ -464,6 +464,8 @@ def _resume(
             max_steps=args.max_steps,
             trace=args.trace,
         )
+    except InvalidRunState as error:  # what only the workflow shows wrong in the checkpoint
+        raise UsageError(f"'{args.resume}': {error}") from None
     except WorkflowExecutionError as error:
         message = str(error)
         if waiting is not None and waiting not in outcomes and "choose" in message:
