@@ -62,7 +62,7 @@ if TYPE_CHECKING:
     from wf_core.version.view import AnalysisView
     from wf_core.workspace.catalog import Workspace
     from wfls.features.run import LastRun
-    from wfls.store import DocumentStore, TextVersion
+    from wfls.store import Depth, DocumentStore, TextVersion
 
 # What a document's first diagnostics need (the parsers, the model's validators, the
 # validation, the workspace index): imported once ``initialize`` is answered
@@ -137,13 +137,25 @@ class WflsServer(LanguageServer):
 
     async def analysed(self, uri: str) -> DocumentSnapshot | None:
         """The full analysis of the latest version of ``uri``."""
-        analysed = await self._analysed(uri, findings=True)
+        analysed = await self._analysed(uri, "findings")
         return analysed[1] if analysed is not None else None
 
-    async def _analysed(self, uri: str, findings: bool) -> tuple[int, DocumentSnapshot] | None:
-        """The latest version's analysis with its revision, made off the loop unless done:
-        with its findings, or only as far as a request reads (``DocumentStore.analyse``)."""
-        current = self.store.current_snapshot(uri, findings)
+    async def parsed(self, uri: str) -> AnalysisView | None:
+        """The latest text of ``uri`` parsed (the editor's, else the disk's), made off the
+        loop: all that what reads every document of the workspace needs."""
+        if uri in self.store:
+            analysed = await self._analysed(uri, "parse")
+            return analysed[1] if analysed is not None else None
+        document = self.indexing.workflows.document(uri)
+        if document is None:
+            return None
+        view: AnalysisView = await self.scheduler.in_worker(lambda: document.snapshot)
+        return view
+
+    async def _analysed(self, uri: str, depth: Depth) -> tuple[int, DocumentSnapshot] | None:
+        """The latest version's analysis with its revision, made off the loop as far as
+        ``depth`` unless it is (``DocumentStore.analyse``)."""
+        current = self.store.current_snapshot(uri, depth)
         if current is not None:
             return current
         store = self.store
@@ -152,7 +164,7 @@ class WflsServer(LanguageServer):
             # As the diagnostics' analysis (``Diagnostics.compute``): what a first
             # analysis makes lives as long as the document.
             with collector_paused(lasting=not store.has_analysed(uri)):
-                return store.analyse(uri, findings)
+                return store.analyse(uri, depth)
 
         analysed: tuple[int, DocumentSnapshot] | None = await self.scheduler.in_worker(analyse)
         return analysed
@@ -186,7 +198,8 @@ class WflsServer(LanguageServer):
         context model are, the findings following for the diagnostics.
         """
         found = self.store.editing_snapshot(uri) if while_typing else None
-        analysed: tuple[int, AnalysisView] | None = found or await self._analysed(uri, findings)
+        depth: Depth = "findings" if findings else "model"
+        analysed: tuple[int, AnalysisView] | None = found or await self._analysed(uri, depth)
         if analysed is None:
             return None
         revision, view = analysed

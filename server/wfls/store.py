@@ -43,6 +43,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Literal
 from urllib.parse import unquote, urlparse
 
 from wf_core.base.derived import Derivations
@@ -67,6 +68,17 @@ def workflow_syntax(uri: str) -> Syntax | None:
     if not path.endswith(WORKFLOW_SUFFIXES):
         return None
     return syntax_for_path(path)
+
+
+Depth = Literal["parse", "model", "findings"]
+"""How far an analysis is made: the text parsed; its model and context model too; every
+finding too."""
+
+
+def _reached(snapshot: DocumentSnapshot, depth: Depth) -> bool:
+    if depth == "findings":
+        return snapshot.diagnosed
+    return depth == "parse" or snapshot.modelled
 
 
 KEPT_CHANGES = 1024
@@ -247,19 +259,19 @@ class DocumentStore:
         analysed = self.analyse(uri)
         return analysed[1] if analysed is not None else None
 
-    def analyse(self, uri: str, findings: bool = True) -> tuple[int, DocumentSnapshot] | None:
-        """The latest revision of ``uri`` and its analysis, built on first use (any thread):
-        with every finding placed, or, without ``findings``, as far as a request about the
-        document reads (its model and context model; what else it reads, the semantic
-        index, is made part by part when asked). The findings of that analysis are made
-        by the next caller that needs them, under the document's lock as everything it
-        derives."""
+    def analyse(self, uri: str, depth: Depth = "findings") -> tuple[int, DocumentSnapshot] | None:
+        """The latest revision of ``uri`` and its analysis, built on first use (any thread),
+        as far as ``depth``: every finding placed; or as far as a request about the
+        document reads (``"model"``: its model and context model; what else it reads,
+        the semantic index, is made part by part when asked); or its parse alone. What
+        is left is made by the next caller that needs it, under the document's lock as
+        everything it derives."""
         document = self._documents.get(uri)
         if document is None:
             return None
         revision = document.revision
         cached = document.analysis_of(revision)
-        if cached is not None and (cached.diagnosed or not findings):
+        if cached is not None and _reached(cached, depth):
             return revision, cached
         with document.lock:
             # Read again under the lock: the parser only ever moves to a later text.
@@ -268,9 +280,9 @@ class DocumentStore:
             snapshot = document.analysis_of(revision)
             if snapshot is None:
                 snapshot = self._new_snapshot(document, current)
-            if findings:
+            if depth == "findings":
                 snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
-            else:
+            elif depth == "model":
                 snapshot.context  # noqa: B018 - what a request reads first
             if document.analysed is None or document.analysed[0] <= revision:
                 document.analysed = (revision, snapshot)
@@ -331,15 +343,15 @@ class DocumentStore:
         return document is not None and document.analysed is not None
 
     def current_snapshot(
-        self, uri: str, findings: bool = True
+        self, uri: str, depth: Depth = "findings"
     ) -> tuple[int, DocumentSnapshot] | None:
-        """The latest revision and its analysis if it is done already, with its findings
-        unless not asked for (never analyses)."""
+        """The latest revision and its analysis if it is done already as far as ``depth``
+        (never analyses)."""
         document = self._documents.get(uri)
         if document is None:
             return None
         snapshot = document.analysis_of(document.revision)
-        if snapshot is None or (findings and not snapshot.diagnosed):
+        if snapshot is None or not _reached(snapshot, depth):
             return None
         return document.revision, snapshot
 

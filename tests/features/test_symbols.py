@@ -35,7 +35,7 @@ def check_document_symbols(fixture: str, tree: str) -> None:
 
 def check_workspace_symbols(fixture: str, query: str, found: str) -> None:
     text, _ = parse(fixture)
-    result = workspace_symbols(analyze(text), query)
+    result = workspace_symbols(analyze(text).parsed, query)
     assert result, "a symbol test needs symbols"
     lines = "".join(f"{s.name} [{s.kind}] in {container}\n" for s, container in result)
     assert lines == expected(found)

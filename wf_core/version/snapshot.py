@@ -455,6 +455,11 @@ class DocumentSnapshot:
         return PlacedIssue(issue, self.printed_location(location, where), span, related)
 
     @property
+    def modelled(self) -> bool:
+        """Whether ``context`` (and so ``load``) is made already."""
+        return "context" in vars(self)
+
+    @property
     def diagnosed(self) -> bool:
         """Whether ``issues`` are made already (the whole analysis is done)."""
         return "issues" in vars(self)

@@ -26,7 +26,7 @@ from wf_core.base.locations import Location
 from wf_core.base.spans import Span
 from wf_core.models.schema_nav import SchemaView
 from wf_core.semantic.declarations import SchemaSite
-from wf_core.version.view import AnalysisView
+from wf_core.version.view import AnalysisView, ParsedView, SourceMapView
 from wfls.features.common import document_nodes
 from wfls.features.types import OutlineSymbol
 
@@ -57,7 +57,7 @@ recursively, and 1,000 nested loops would exhaust their stacks (and ours)."""
 def document_symbols(view: AnalysisView) -> list[OutlineSymbol]:
     """The outline, top-level symbols in document order."""
     top = _node_outline(view)
-    top += _node_defs(view)
+    top += _node_defs(view.parsed, view)
     for key in WORKFLOW_SCHEMAS:
         schema = _schema_symbol(view, (key,), key)
         if schema is not None:
@@ -66,20 +66,23 @@ def document_symbols(view: AnalysisView) -> list[OutlineSymbol]:
     return top
 
 
-def workspace_symbols(view: AnalysisView, query: str) -> list[tuple[OutlineSymbol, str | None]]:
+def workspace_symbols(view: ParsedView, query: str) -> list[tuple[OutlineSymbol, str | None]]:
     """The workflow, its nodes and node defs whose names match ``query``, with the
-    name of the workflow that holds them."""
-    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+    name of the workflow that holds them: read from the parsed document alone, as a
+    search of the whole workspace reads every document (no model, no index)."""
+    values = view.values if isinstance(view.values, Mapping) else {}
     name = values.get("name")
     workflow = name if isinstance(name, str) else None
     found: list[tuple[OutlineSymbol, str | None]] = []
-    literal = view.parsed.source_map.string(("name",))
+    literal = view.source_map.string(("name",))
     if workflow is not None and literal is not None and matches(query, workflow):
         found.append((OutlineSymbol(workflow, "Package", literal.span, literal.content), None))
-    for symbol in _flatten(_node_outline(view, nest=False)):
-        if matches(query, symbol.name):
+    nodes = values.get("nodes")
+    for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
+        symbol = _node_symbol(view.source_map, index, node if isinstance(node, Mapping) else {})
+        if symbol is not None and matches(query, symbol.name):
             found.append((symbol, workflow))
-    for definition in _node_defs(view, children=False):
+    for definition in _node_defs(view):
         if matches(query, definition.name):
             found.append((definition, workflow))
     return found
@@ -89,16 +92,6 @@ def matches(query: str, name: str) -> bool:
     """Whether ``query``'s characters appear in ``name`` in order, ignoring case."""
     rest = iter(name.casefold())
     return all(char in rest for char in query.casefold())
-
-
-def _flatten(symbols: list[OutlineSymbol]) -> list[OutlineSymbol]:
-    out: list[OutlineSymbol] = []
-    stack = list(reversed(symbols))
-    while stack:
-        symbol = stack.pop()
-        out.append(symbol)
-        stack.extend(reversed(symbol.children))
-    return out
 
 
 # -- nodes ---------------------------------------------------------------------------------
@@ -113,16 +106,12 @@ def _node_outline(view: AnalysisView, *, nest: bool = True) -> list[OutlineSymbo
     conflicted = model.regions.conflicted if model is not None else frozenset()
     entries: list[tuple[OutlineSymbol, str | None]] = []  # (symbol without children, owner)
     for index, node in enumerate(nodes):
-        entry = source_map.get(("nodes", index))
-        if entry is None:
+        symbol = _node_symbol(source_map, index, node)
+        if symbol is None:
             continue
         written_id = node.get("id")
         node_id = written_id if isinstance(written_id, str) else None
-        literal = source_map.string(("nodes", index, "id"))
-        selection = (
-            literal.content if literal is not None else Span(entry.value.start, entry.value.start)
-        )
-        detail = _node_detail(node)
+        detail = symbol.detail or ""
         owner = None
         if model is not None and index not in loaded:
             detail += f" · {NOT_ANALYSED}"
@@ -132,9 +121,7 @@ def _node_outline(view: AnalysisView, *, nest: bool = True) -> list[OutlineSymbo
                 detail += f" · {CONFLICTED if node_id in conflicted else UNREACHABLE}"
             elif stack and stack[-1] != node_id and node_ids.get(stack[-1]) is not None:
                 owner = stack[-1]
-        name = node_id if node_id is not None else f"nodes[{index}]"
-        kind = NODE_KINDS.get(str(node.get("type")), "Object")
-        symbol = OutlineSymbol(name, kind, entry.value, selection, detail)
+        symbol = OutlineSymbol(symbol.name, symbol.kind, symbol.span, symbol.selection, detail)
         entries.append((symbol, owner if nest else None))
     children: dict[str, list[OutlineSymbol]] = {}
     first: dict[str, int] = {}  # a node id's first entry, the one references name
@@ -180,6 +167,24 @@ def _node_outline(view: AnalysisView, *, nest: bool = True) -> list[OutlineSymbo
     ]
 
 
+def _node_symbol(
+    source_map: SourceMapView, index: int, node: Mapping[str, object]
+) -> OutlineSymbol | None:
+    """The symbol of the document's ``nodes[index]`` as its text says it (no model): its
+    id (or its place), kind, range and the detail its own values give."""
+    entry = source_map.get(("nodes", index))
+    if entry is None:
+        return None
+    written_id = node.get("id")
+    literal = source_map.string(("nodes", index, "id"))
+    selection = (
+        literal.content if literal is not None else Span(entry.value.start, entry.value.start)
+    )
+    name = written_id if isinstance(written_id, str) else f"nodes[{index}]"
+    kind = NODE_KINDS.get(str(node.get("type")), "Object")
+    return OutlineSymbol(name, kind, entry.value, selection, _node_detail(node))
+
+
 def _node_detail(node: Mapping[str, object]) -> str:
     node_type = node.get("type")
     kind = node_type if isinstance(node_type, str) else "node"
@@ -197,9 +202,11 @@ def _node_detail(node: Mapping[str, object]) -> str:
 # -- node defs and schemas -------------------------------------------------------------------
 
 
-def _node_defs(view: AnalysisView, *, children: bool = True) -> list[OutlineSymbol]:
-    source_map = view.parsed.source_map
-    values = view.parsed.values if isinstance(view.parsed.values, Mapping) else {}
+def _node_defs(parsed: ParsedView, view: AnalysisView | None = None) -> list[OutlineSymbol]:
+    """Each node def's symbol; with the analysis ``view``, its outcomes and schemas as its
+    children."""
+    source_map = parsed.source_map
+    values = parsed.values if isinstance(parsed.values, Mapping) else {}
     definitions = values.get("node_defs")
     out = []
     for index, definition in enumerate(definitions if isinstance(definitions, list) else ()):
@@ -212,7 +219,7 @@ def _node_defs(view: AnalysisView, *, children: bool = True) -> list[OutlineSymb
         inner: list[OutlineSymbol] = []
         outcomes = definition.get("outcomes")
         declared = [o for o in outcomes if isinstance(o, str)] if isinstance(outcomes, list) else []
-        if children:
+        if view is not None:
             for k, outcome in enumerate(outcomes if isinstance(outcomes, list) else ()):
                 at = source_map.string((*base, "outcomes", k))
                 if isinstance(outcome, str) and at is not None:

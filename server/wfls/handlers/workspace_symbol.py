@@ -27,18 +27,17 @@ async def handle(
     from wfls.features.symbols import workspace_symbols
 
     found: list[types.SymbolInformation] = []
+    encoding = session.flags.position_encoding
     for uri in session.document_uris():
         try:
-            if uri in session.store:
-                ctx = await session.request_context(uri)
-                view, codec = (ctx.view, ctx.codec) if ctx is not None else (None, None)
-            else:
-                view, codec = session.indexed(uri), session.codec_for(uri)
-            if view is None or codec is None:
+            # Each document's text parsed, no more: the names and places are all it reads.
+            view = await session.parsed(uri)
+            if view is None:
                 continue
+            codec = convert.PositionCodec(view.lines, encoding)
             found.extend(
                 convert.workspace_symbol(symbol, container, uri, codec)
-                for symbol, container in workspace_symbols(view, params.query)
+                for symbol, container in workspace_symbols(view.parsed, params.query)
             )
         except Exception:
             logger.exception("workspace symbols of %s failed", uri)
