@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from wfls.diagnostics import DiagnosticsResult
     from wfls.features.run import LastRun
     from wfls.features.test_documents import TestDocumentView
-    from wfls.store import DocumentStore, TextVersion
+    from wfls.store import Depth, DocumentStore, TextVersion
     from wfls.test_documents import TestDocuments
 
 
@@ -99,7 +99,7 @@ class Session(Protocol):
         local: bool = False,
         sent: TextVersion | None = None,
         maps_positions: bool = False,
-        findings: bool = False,
+        depth: Depth = "model",
     ) -> RequestContext | None: ...
     async def analysed(self, uri: str) -> DiagnosedView | None: ...
     async def parsed(self, uri: str) -> AnalysisView | None: ...

@@ -70,7 +70,7 @@ from wfls.handlers import (
 )
 
 if TYPE_CHECKING:
-    from wfls.store import TextVersion
+    from wfls.store import Depth, TextVersion
 
 logger = logging.getLogger("wfls")
 
@@ -126,16 +126,19 @@ class DocumentRequest(Generic[P, R]):
     # May be answered from the previous analysis seen through the edits since, while the
     # author types (``WflsServer.request_context``).
     while_typing: bool = False
-    # A request about one place (completion, hover): it reads the semantic index's parts
-    # there, made on the spot, rather than wait for every part (``request_context``).
+    # A request that reads the semantic index's parts of one place, or none (completion,
+    # hover, symbols, folding): those are made on the spot, rather than wait for every
+    # part, made off the loop (``request_context``).
     local: bool = False
     # A request about places (a cursor, a range) whose answer holds positions only: sent
     # before edits that the analysis answering it has seen, its positions are mapped
     # through them (``MappedCodec``); any other request gets ``ContentModified`` then.
     maps_positions: bool = False
-    # A request that reads the view's findings (code actions): answered from the whole
-    # analysis; any other from the analysis as far as its model and context model.
-    findings: bool = False
+    # How far the analysis it reads is made first (``DocumentStore.analyse``): every
+    # finding for code actions, which fix them; the parse alone for folding and
+    # formatting, which read the text and its syntax; the model and context model for
+    # any other.
+    reads: Depth = "model"
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
     # The answer about a workflow test document (``wfls.test_documents``), which the
@@ -169,7 +172,7 @@ class DocumentRequest(Generic[P, R]):
                     local=self.local,
                     sent=sent,
                     maps_positions=self.maps_positions,
-                    findings=self.findings,
+                    depth=self.reads,
                 )
                 if ctx is None:
                     return self.empty(params)
@@ -341,6 +344,7 @@ def routes() -> list[Route]:
             types.TEXT_DOCUMENT_PREPARE_RENAME,
             prepare_rename.handle,
             prepare_rename.empty,
+            local=True,
             maps_positions=True,
         ),
         DocumentRequest(
@@ -356,7 +360,7 @@ def routes() -> list[Route]:
             code_action.empty,
             code_actions,
             when=takes_code_actions,
-            findings=True,
+            reads="findings",
         ),
         DocumentRequest(
             types.CODE_ACTION_RESOLVE,
@@ -364,7 +368,7 @@ def routes() -> list[Route]:
             code_action_resolve.empty,
             when=takes_code_actions,
             uri_of=code_action_resolve.uri_of,
-            findings=True,
+            reads="findings",
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL,
@@ -386,6 +390,7 @@ def routes() -> list[Route]:
             semantic_tokens_range.empty,
             legend,
             while_typing=True,
+            local=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_INLAY_HINT,
@@ -400,27 +405,44 @@ def routes() -> list[Route]:
             inline_value.handle,
             inline_value.empty,
             types.InlineValueOptions(),
+            local=True,
             maps_positions=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_DOCUMENT_SYMBOL,
             document_symbol.handle,
             document_symbol.empty,
+            local=True,
             tests=document_symbol.handle_test,
         ),
         SessionTask(types.WORKSPACE_SYMBOL, workspace_symbol.handle, workspace_symbol.empty),
         DocumentRequest(
-            types.TEXT_DOCUMENT_FOLDING_RANGE, folding_range.handle, folding_range.empty
+            types.TEXT_DOCUMENT_FOLDING_RANGE,
+            folding_range.handle,
+            folding_range.empty,
+            local=True,
+            reads="parse",
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_SELECTION_RANGE,
             selection_range.handle,
             selection_range.empty,
+            local=True,
             maps_positions=True,
         ),
-        DocumentRequest(types.TEXT_DOCUMENT_FORMATTING, formatting.handle, formatting.empty),
         DocumentRequest(
-            types.TEXT_DOCUMENT_RANGE_FORMATTING, range_formatting.handle, range_formatting.empty
+            types.TEXT_DOCUMENT_FORMATTING,
+            formatting.handle,
+            formatting.empty,
+            local=True,
+            reads="parse",
+        ),
+        DocumentRequest(
+            types.TEXT_DOCUMENT_RANGE_FORMATTING,
+            range_formatting.handle,
+            range_formatting.empty,
+            local=True,
+            reads="parse",
         ),
         SessionTask(
             types.WORKSPACE_EXECUTE_COMMAND,

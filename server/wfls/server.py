@@ -177,7 +177,7 @@ class WflsServer(LanguageServer):
         local: bool = False,
         sent: TextVersion | None = None,
         maps_positions: bool = False,
-        findings: bool = False,
+        depth: Depth = "model",
     ) -> RequestContext | None:
         """The context of a request about ``uri``; None when it is not an open workflow.
 
@@ -193,12 +193,11 @@ class WflsServer(LanguageServer):
         the text it was sent for, mapped through the edits since (``MappedCodec``); any
         other gets ``ContentModified``.
 
-        The view's findings are made first only for a request that reads them
-        (``findings``: code actions); any other is answered as soon as the model and
-        context model are, the findings following for the diagnostics.
+        The view is analysed as far as ``depth`` first: its findings only for a request
+        that reads them (code actions); any other is answered as soon as what it reads
+        is made, the findings following for the diagnostics.
         """
         found = self.store.editing_snapshot(uri) if while_typing else None
-        depth: Depth = "findings" if findings else "model"
         analysed: tuple[int, AnalysisView] | None = found or await self._analysed(uri, depth)
         if analysed is None:
             return None

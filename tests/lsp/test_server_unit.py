@@ -440,7 +440,7 @@ async def test_a_request_after_an_edit_waits_for_the_model_not_the_findings(monk
     await until(sink, lambda: any(m.get("id") == 7 for m in sink.messages), "the completion")
     items = next(m["result"] for m in sink.messages if m.get("id") == 7)
     assert "name" in {item["label"] for item in items["items"]}
-    analysed = server.store.current_snapshot(uri, findings=False)
+    analysed = server.store.current_snapshot(uri, "model")
     assert analysed is not None and analysed[1].version == 2
     assert not analysed[1].diagnosed and not published(sink, 2)
 
