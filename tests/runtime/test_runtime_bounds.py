@@ -5,16 +5,29 @@ number of activations."""
 from __future__ import annotations
 
 import io
+import itertools
 import json
 import os
+import re
 import resource
 import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+import wf_core.runtime
+from wf_core.models import Workflow
+from wf_core.runtime import (
+    DEFAULT_MAX_STEPS,
+    ActivationRecord,
+    Engine,
+    prepare_run,
+    stand_in_handlers,
+)
+from wf_core.version.snapshot import analyze_text
 from wfls.cli import main
 
 ROOT = Path(__file__).parent.parent.parent
@@ -248,3 +261,250 @@ def test_the_read_limit_is_documented_with_its_default(capsys) -> None:
         "--max-read-mb N read at most N MB from each of --input, --answer and --resume, "
         "refusing more (default 64)" in text
     )
+
+
+# -- what is kept -------------------------------------------------------------------------
+
+LOOP = """name = "loop"
+start = "items"
+edges = [
+  { from = "items", outcome = "loop", to = "touch" },
+  { from = "touch", outcome = "ok", to = "items" },
+  { from = "items", outcome = "done", to = "__end__" },
+]
+
+[input_schema]
+type = "object"
+required = ["xs"]
+properties = { xs = { type = "array", items = { type = "integer" } } }
+
+[[node_defs]]
+name = "touch"
+outcomes = ["ok"]
+input_schema = { type = "object", properties = { x = { type = "integer" } } }
+output_schema = { type = "object" }
+
+[[nodes]]
+id = "items"
+type = "foreach"
+over = "input.xs"
+as = "x"
+
+[[nodes]]
+id = "touch"
+type = "node"
+node = "touch"
+input = [{ target = "x", path = "context.foreach.items.item" }]
+"""
+
+WATCHING = """import sys
+
+SEEN = []
+
+
+def touch(payload, ctx):
+    out = sys.stdout
+    SEEN.append((payload["x"], out.getvalue(), out.flushes))
+    return {}
+
+
+HANDLERS = {"touch": touch}
+"""
+
+
+class Watched(io.StringIO):
+    """Standard output that counts its flushes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        super().flush()
+
+
+def kept_results(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The results ``wfls run`` gets from the runtime's entry points, to see what they hold."""
+    results: list[Any] = []
+
+    def keeping(function: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            result = function(*args, **kwargs)
+            results.append(result)
+            return result
+
+        return call
+
+    for name in ("execute_workflow", "resume_workflow"):
+        monkeypatch.setattr(wf_core.runtime, name, keeping(getattr(wf_core.runtime, name)))
+    return results
+
+
+@pytest.mark.parametrize(
+    ("fmt", "headers"),
+    [("text", re.compile(r"^#\d+ ", re.M)), ("json", re.compile(r"^\{", re.M))],
+    ids=["text", "json"],
+)
+def test_the_trace_is_printed_as_the_run_goes_and_not_kept(
+    tmp_path, monkeypatch, fmt, headers
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "loop.wf.toml").write_text(LOOP)
+    (tmp_path / "in.json").write_text('{"xs": [10, 11, 12]}')
+    (tmp_path / f"watching_{fmt}.py").write_text(WATCHING)
+    results = kept_results(monkeypatch)
+    out = Watched()
+    monkeypatch.setattr(sys, "stdout", out)
+    argv = ["loop.wf.toml", "--input", "in.json", "--trace", "--format", fmt]
+    assert main(["run", *argv, "--handlers", f"watching_{fmt}:HANDLERS"]) == 0
+    seen = sys.modules[f"watching_{fmt}"].SEEN
+    # When item n's handler runs, the foreach's n + 1 dispatches and the n handlers before
+    # it are printed, each flushed as it was written.
+    assert [(x, len(headers.findall(text)), flushes) for x, text, flushes in seen] == [
+        (10, 1, 1),
+        (11, 3, 3),
+        (12, 5, 5),
+    ]
+    assert len(headers.findall(out.getvalue())) == 7  # with the foreach's done
+    assert [(r.status, r.trace, r.state.recorded) for r in results] == [("completed", (), 7)]
+
+
+def sizes(engine: Engine) -> tuple[int, ...]:
+    """What the engine and its run state hold that could grow with the activations."""
+    state = engine.state
+    return (
+        len(engine.records),
+        len(engine._views),
+        len(state.frames),
+        len(state.lineages),
+        len(state.scopes),
+        len(state.ready),
+        len(state.activations),
+        len(state.interrupts),
+    )
+
+
+def largest(engine: Engine) -> tuple[int, ...]:
+    """The largest of each of :func:`sizes` at any step of the run."""
+    most = sizes(engine)
+    for _ in engine.steps():
+        most = tuple(map(max, most, sizes(engine)))
+    return tuple(map(max, most, sizes(engine)))
+
+
+def model(text: str) -> Workflow:
+    """The workflow of a TOML document, as ``wfls run`` reads it."""
+    workflow = analyze_text(text, "toml").workflow
+    assert workflow is not None
+    return workflow
+
+
+NESTED = model(
+    """name = "nested"
+start = "rows"
+edges = [
+  { from = "rows", outcome = "loop", to = "cells" },
+  { from = "cells", outcome = "loop", to = "touch" },
+  { from = "touch", outcome = "ok", to = "cells" },
+  { from = "cells", outcome = "done", to = "rows" },
+  { from = "rows", outcome = "done", to = "__end__" },
+]
+
+[input_schema]
+type = "object"
+properties = { rows = { type = "array", items = { type = "array" } } }
+
+[[node_defs]]
+name = "touch"
+outcomes = ["ok"]
+input_schema = { type = "object" }
+output_schema = { type = "object" }
+
+[[nodes]]
+id = "rows"
+type = "foreach"
+over = "input.rows"
+as = "row"
+
+[[nodes]]
+id = "cells"
+type = "foreach"
+over = "context.foreach.rows.item"
+as = "cell"
+
+[[nodes]]
+id = "touch"
+type = "node"
+node = "touch"
+"""
+)
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+def test_what_a_run_holds_does_not_grow_with_its_activations(streamed: bool) -> None:
+    held = []
+    for rows in (5, 50):
+        printed: list[ActivationRecord] = []
+        engine = prepare_run(
+            NESTED,
+            {"rows": [[n, n + 1, n + 2] for n in range(rows)]},
+            stand_in_handlers(NESTED),
+            trace=False,
+            on_record=printed.append if streamed else None,
+        )
+        held.append(largest(engine))
+        assert engine.state.status == "completed"
+        assert engine.state.recorded == rows * 8 + 1  # 3 loops and touches, 2 dones a row
+        assert len(printed) == (engine.state.recorded if streamed else 0)
+    assert held[0] == held[1]
+    assert held[0][0] == 0  # no record kept
+
+
+def nested_loops(depth: int) -> str:
+    """``depth`` loops, each over the same two items, around one node."""
+    ids = [f"level{n}" for n in range(depth)]
+    edges = [("work", "ok", ids[-1]), (ids[-1], "loop", "work"), (ids[0], "done", "__end__")]
+    for outer, inner in itertools.pairwise(ids):
+        edges += [(outer, "loop", inner), (inner, "done", outer)]
+    lines = [f'name = "nested"\nstart = "{ids[0]}"\nedges = [']
+    lines += [f'  {{ from = "{a}", outcome = "{o}", to = "{b}" }},' for a, o, b in edges]
+    lines += ["]", "", "[input_schema]", 'type = "object"', "properties = { pair = {} }"]
+    lines += ["", "[[node_defs]]", 'name = "work"', 'outcomes = ["ok"]']
+    lines += ['input_schema = { type = "object" }', 'output_schema = { type = "object" }']
+    for n, node in enumerate(ids):
+        lines += ["", "[[nodes]]", f'id = "{node}"', 'type = "foreach"', 'over = "input.pair"']
+        lines.append(f'as = "item{n}"')
+    lines += ["", "[[nodes]]", 'id = "work"', 'type = "node"', 'node = "work"', ""]
+    return "\n".join(lines)
+
+
+def test_thirty_nested_two_item_loops_stop_at_the_step_limit_holding_as_little(
+    capsys, tmp_path
+) -> None:
+    document = tmp_path / "nested.wf.toml"
+    document.write_text(nested_loops(30))
+    inputs = tmp_path / "in.json"
+    inputs.write_text('{"pair": ["a", "b"]}')
+    assert main(["check", str(document)]) == 0
+    capsys.readouterr()
+    code, out, err = run(capsys, str(document), "--input", str(inputs))
+    assert (code, out) == (1, "")
+    assert err == (
+        f"wfls: the run stopped at its step limit of {DEFAULT_MAX_STEPS} steps, at node "
+        "'work'; the workflow may loop forever (raise the limit with --max-steps N)\n"
+    )
+    workflow = model(nested_loops(30))
+    held = []
+    for limit in (500, 2_000):
+        engine = prepare_run(
+            workflow,
+            {"pair": ["a", "b"]},
+            stand_in_handlers(workflow),
+            max_steps=limit,
+            trace=False,
+        )
+        held.append(largest(engine))
+        assert (engine.state.status, engine.state.steps) == ("failed", limit)
+    assert held[0] == held[1]
+    assert held[0][2] <= 2 * 30 + 2  # a controller and an item frame per loop, the root, a node

@@ -29,7 +29,7 @@ state, so a run is reproducible from its seed, across pauses too.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from wf_core.language.paths import (
@@ -171,11 +171,13 @@ class Engine:
         *,
         max_steps: int | None = None,
         keep_trace: bool = True,
+        on_record: Callable[[ActivationRecord], None] | None = None,
     ) -> None:
         if max_steps is not None and max_steps < 1:
             raise ValueError(f"max_steps must be at least 1, got {max_steps}")
         self.state = state
         self.keep_trace = keep_trace
+        self.on_record = on_record  # given each record as it happens, kept or not
         self.programs = programs
         self.handlers = handlers
         self.reducers = reducers
@@ -313,26 +315,28 @@ class Engine:
     ) -> None:
         state = self.state
         state.recorded += 1
-        if not self.keep_trace:
+        if not self.keep_trace and self.on_record is None:
             return
-        self.records.append(
-            ActivationRecord(
-                seq=state.recorded,
-                node_id=node.id,
-                node_type=node.type,
-                scope_id=frame.scope_id,
-                call_path=tuple(state.scopes[frame.scope_id].call_path),
-                frame_id=frame.id,
-                lineage_id=frame.lineage_id,
-                owner_stack=view.owner_stack,
-                context=view.graph,
-                input=payload,
-                outcome=outcome,
-                output=output,
-                error=error,
-                attempts=attempts,
-            )
+        record = ActivationRecord(
+            seq=state.recorded,
+            node_id=node.id,
+            node_type=node.type,
+            scope_id=frame.scope_id,
+            call_path=tuple(state.scopes[frame.scope_id].call_path),
+            frame_id=frame.id,
+            lineage_id=frame.lineage_id,
+            owner_stack=view.owner_stack,
+            context=view.graph,
+            input=payload,
+            outcome=outcome,
+            output=output,
+            error=error,
+            attempts=attempts,
         )
+        if self.keep_trace:
+            self.records.append(record)
+        if self.on_record is not None:
+            self.on_record(record)
 
     # -- one activation ---------------------------------------------------------------
 

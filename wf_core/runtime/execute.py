@@ -10,7 +10,7 @@ its dumped state with an answer for the waiting interrupt.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from wf_core.models import ForeachNode, InterruptNode, SubgraphNode, Workflow
@@ -118,6 +118,7 @@ def execute_workflow(
     seed: int = 0,
     max_steps: int | None = None,
     trace: bool = True,
+    on_record: Callable[[ActivationRecord], None] | None = None,
 ) -> RunResult:
     """Run ``workflow`` on ``input`` until it completes, pauses or fails
     (:func:`prepare_run`, then the engine's whole run)."""
@@ -130,6 +131,7 @@ def execute_workflow(
         seed=seed,
         max_steps=max_steps,
         trace=trace,
+        on_record=on_record,
     )
     engine.run()
     return run_result(engine)
@@ -145,6 +147,7 @@ def prepare_run(
     seed: int = 0,
     max_steps: int | None = None,
     trace: bool = True,
+    on_record: Callable[[ActivationRecord], None] | None = None,
 ) -> Engine:
     """The engine of a run of ``workflow`` on ``input``, its start node ready and
     nothing activated yet: ``run()`` runs it, ``steps()`` one activation at a time.
@@ -157,6 +160,9 @@ def prepare_run(
     reaches it fails, which is how an endless loop is stopped). With
     ``trace=False`` activations are counted (``state.recorded``) but not
     kept: a long run's trace would otherwise hold every context it built.
+    ``on_record`` is given each activation's record as it happens, kept or not:
+    a trace printed while the run goes on, in memory bounded by the workflow and
+    its state rather than by the number of activations.
     """
     programs = Programs(workflow, subgraphs or {})
     all_reducers = _reducers(reducers)
@@ -190,7 +196,15 @@ def prepare_run(
     )
     state.frames[start.id] = start
     state.ready.append(start.id)
-    return Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
+    return Engine(
+        state,
+        programs,
+        handlers,
+        all_reducers,
+        max_steps=max_steps,
+        keep_trace=trace,
+        on_record=on_record,
+    )
 
 
 def resume_workflow(
@@ -204,6 +218,7 @@ def resume_workflow(
     subgraphs: Mapping[str, Workflow] | None = None,
     max_steps: int | None = None,
     trace: bool = True,
+    on_record: Callable[[ActivationRecord], None] | None = None,
 ) -> RunResult:
     """Answer the waiting interrupt of a paused run and go on.
 
@@ -223,6 +238,7 @@ def resume_workflow(
         subgraphs=subgraphs,
         max_steps=max_steps,
         trace=trace,
+        on_record=on_record,
     )
     engine.run()
     return run_result(engine)
@@ -239,6 +255,7 @@ def prepare_resume(
     subgraphs: Mapping[str, Workflow] | None = None,
     max_steps: int | None = None,
     trace: bool = True,
+    on_record: Callable[[ActivationRecord], None] | None = None,
 ) -> Engine:
     """The engine of a paused run with its interrupt answered (the answer's activation
     done), before anything else runs: what :func:`resume_workflow` runs to the end."""
@@ -260,7 +277,15 @@ def prepare_resume(
                 f"the run state was saved for another version of workflow '{name}'"
             )
     check_nodes(state, programs)
-    engine = Engine(state, programs, handlers, all_reducers, max_steps=max_steps, keep_trace=trace)
+    engine = Engine(
+        state,
+        programs,
+        handlers,
+        all_reducers,
+        max_steps=max_steps,
+        keep_trace=trace,
+        on_record=on_record,
+    )
     engine.answer(answer, outcome)
     return engine
 

@@ -16,13 +16,13 @@ import json
 import os
 import shlex
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from wf_core.models import Workflow
-    from wf_core.runtime import Handler, PendingInterrupt, RunResult
+    from wf_core.runtime import ActivationRecord, Handler, PendingInterrupt, RunResult
     from wf_core.workspace.catalog import Workspace
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -69,7 +69,9 @@ def add_run_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="NODE=OUTCOME",
         help="the outcome a node's stand-in returns, or an interrupt resumes with (repeatable)",
     )
-    parser.add_argument("--trace", action="store_true", help="print every activation")
+    parser.add_argument(
+        "--trace", action="store_true", help="print every activation, as it happens"
+    )
     parser.add_argument(
         "--format",
         choices=("text", "json"),
@@ -421,7 +423,8 @@ def _start(
             subgraphs=subgraphs,
             seed=args.seed if args.seed is not None else 0,
             max_steps=args.max_steps,
-            trace=args.trace or args.save_test is not None,
+            trace=args.save_test is not None,  # the test document is written from it
+            on_record=_trace_printer(args),
         )
     except WorkflowExecutionError as error:
         problems = getattr(error, "problems", ())
@@ -462,7 +465,8 @@ def _resume(
             outcome=outcomes.get(waiting) if waiting is not None else None,
             subgraphs=subgraphs,
             max_steps=args.max_steps,
-            trace=args.trace,
+            trace=False,
+            on_record=_trace_printer(args),
         )
     except InvalidRunState as error:  # what only the workflow shows wrong in the checkpoint
         raise UsageError(f"'{args.resume}': {error}") from None
@@ -473,15 +477,30 @@ def _resume(
         raise RunFailed(message) from None
 
 
+def _trace_printer(args: argparse.Namespace) -> Callable[[ActivationRecord], None] | None:
+    """With ``--trace``, what prints each activation as it happens, flushed at once, so a
+    long run shows its progress and the trace is never held in memory; else None."""
+    if not args.trace:
+        return None
+    from wf_core.runtime import render_json_lines, render_text
+
+    render = render_json_lines if args.fmt == "json" else render_text
+
+    def emit(record: ActivationRecord) -> None:
+        out = sys.stdout
+        out.write(render((record,)))
+        out.flush()
+
+    return emit
+
+
 def _report(
     result: RunResult, args: argparse.Namespace, workflow: Workflow, subgraphs: dict[str, Workflow]
 ) -> None:
-    from wf_core.runtime import render_json_lines, render_text
-
+    """The end of the run: its result (the trace went out as it happened)."""
     out = sys.stdout
     if args.fmt == "json":
         if args.trace:
-            out.write(render_json_lines(result.trace))
             sys.stderr.write(_summary_text(result, args, workflow, subgraphs))
             return
         pending = result.interrupt
@@ -499,7 +518,6 @@ def _report(
             sys.stderr.write(_summary_text(result, args, workflow, subgraphs))
         return
     if args.trace:
-        out.write(render_text(result.trace))
         out.write("\n")
     summary = _summary_text(result, args, workflow, subgraphs)
     (sys.stderr if result.step_limit is not None else out).write(summary)
