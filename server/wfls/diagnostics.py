@@ -87,6 +87,10 @@ class Diagnostics:
         if cached is not None and cached.result_id == result_id:
             return cached
         generation = self.generation
+        if uri in server.store and server.store.current_snapshot(uri, "model") is None:
+            # The model first, as a job of its own: a request queued meanwhile (a completion
+            # sent right behind an opening or an edit) is answered before the findings.
+            await server.scheduler.in_worker(self.model, uri)
         result: DiagnosticsResult | None = await server.scheduler.in_worker(
             self.compute,
             uri,
@@ -110,6 +114,14 @@ class Diagnostics:
         if result.revision is not None:
             server.scheduler.index_ahead(uri, result.revision)
         return result
+
+    def model(self, uri: str) -> None:
+        """Runs on the worker: the latest version's analysis as far as a request reads
+        (``DocumentStore.analyse``), the first step of ``compute``'s."""
+        store = self._server.store
+        self._server.scheduler.wait_for_quiet()
+        with collector_paused(lasting=not store.has_analysed(uri)):
+            store.analyse(uri, "model")
 
     def compute(
         self,

@@ -445,6 +445,20 @@ async def test_a_request_after_an_edit_waits_for_the_model_not_the_findings(monk
     assert not analysed[1].diagnosed and not published(sink, 2)
 
 
+async def test_a_completion_right_behind_an_opening_is_answered_before_the_findings():
+    """An opened document is analysed at once, its model first as a job of its own: a
+    completion sent right behind the opening is answered before the findings are made."""
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    answered = answers_before_each_analysis(server, sink, 7)
+    did_open(server, uri, BILLING)
+    _completion_at(server, uri, BILLING, "customers.item.", 7)
+    await until(sink, lambda: published(sink, 1), "the diagnostics of the opened document")
+    assert answered == [1]
+    items = next(m["result"] for m in sink.messages if m.get("id") == 7)
+    assert "name" in {item["label"] for item in items["items"]}
+
+
 async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch):
     """A request that arrived within the grace but is still being answered when the grace
     ends puts the analysis off, grace by grace, until it is answered (up to
