@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 BENCH_STAMP := $(VENV)/.bench-installed
 
-.PHONY: bytecode run test docs docs-serve lint format speed-lines bench bench-features bench-instructions bench-peers bench-scaling soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode e2e-emacs graph-assets
+.PHONY: bytecode run test docs docs-serve lint format speed-lines bench bench-features bench-instructions bench-peers bench-scaling bench-latency bench-edit-kinds soak-memory soak-sessions bench-plot bench-runtime bench-export bench-pathological soak soak-runtime clean vscode vscode-deps e2e-vscode e2e-emacs graph-assets
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -145,9 +145,31 @@ bench-peers: $(BENCH_STAMP) bytecode
 	$(BIN)/python bench/peers.py --peers "$$peers" --scale 2169 5630 11230 22430
 
 # wfls from 500 to 16,000 nodes, both sync kinds, and wfls check on 14,000 nodes.
+# Then every request kind at 5,000 and 16,000 nodes (bench-latency), every kind of edit
+# beside yaml-language-server (bench-edit-kinds) and their plot, docs/images/latency.png.
 bench-scaling: $(BENCH_STAMP) bytecode
 	$(BIN)/python bench/lsp.py 500 1000 2000 4000 8000 16000 --sync both \
 		--edits 8 --requests 15 --check 14000
+	$(MAKE) --no-print-directory bench-latency bench-edit-kinds
+	$(BIN)/python bench/plot.py --latency
+
+# The first request after open and after each edit, of every kind, with and without 4,000
+# findings; workspace/symbol; export against check; wfls run over 1,000,000 items. A trial
+# at small sizes writes into a copy of the page: make bench-latency LATENCY_ARGS="300 600
+# --edits 2 --findings 100 --symbol-nodes 300 --symbol-documents 40 --run-items 3000
+# --page /tmp/performance.md" (EDIT_KINDS_ARGS likewise: "300 600 --edits 2 --page ...").
+LATENCY_ARGS ?= 5000 16000 --sync both --edits 12 --findings 4000
+bench-latency: $(BENCH_STAMP) bytecode
+	$(BIN)/python bench/latency.py $(LATENCY_ARGS)
+
+# Edit → diagnostics for eight kinds of edit, wfls beside yaml-language-server (with npm;
+# wfls alone without it).
+EDIT_KINDS_ARGS ?= 2000 16000 --edits 5
+bench-edit-kinds: $(BENCH_STAMP) bytecode
+	@if command -v npm >/dev/null 2>&1; then \
+		peers=$$(sh bench/peers/install.sh) && \
+		$(BIN)/python bench/edit_kinds.py --peers "$$peers" $(EDIT_KINDS_ARGS); \
+	else echo "npm not found: wfls alone"; $(BIN)/python bench/edit_kinds.py $(EDIT_KINDS_ARGS); fi
 
 # One session of 10,000 edits and requests; prints the server's memory every 500.
 soak-memory: $(BENCH_STAMP) bytecode

@@ -25,6 +25,14 @@ editor does not do (its ``JSON.parse`` of the same message takes milliseconds)
 and that would count against a server in proportion to how many diagnostics it
 sends. The delay is kept per publication (``Session.decode_lags``).
 
+The same clock times requests: ``Server.request`` sends one with an id of its own and
+takes the moment the answer's last byte was read, before this client decodes it (a
+large answer, thousands of document symbols, is structured by cattrs as publications
+are). A publication decoded just ahead of an answer would still hold that answer back;
+``Server(slim=True)`` keeps only the number of each publication's diagnostics
+(``Session.published``), read from the bytes before decoding, so a benchmark of
+requests waits on no publication's decoding.
+
 Every wait has a deadline (``TIMEOUT``). Nothing here asserts a timing.
 """
 
@@ -32,7 +40,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
+import re
 import statistics
 import time
 from collections.abc import Callable, Sequence
@@ -40,7 +50,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import attrs
 from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 from pygls.lsp.client import LanguageClient
 
 TIMEOUT = 300.0
@@ -66,6 +78,50 @@ CAPABILITIES = types.ClientCapabilities(
 )
 """Push diagnostics only (the common case), Markdown docs, UTF-16 positions."""
 
+_document = CAPABILITIES.text_document
+assert _document is not None
+EDITOR_CAPABILITIES = attrs.evolve(
+    CAPABILITIES,
+    text_document=attrs.evolve(
+        _document,
+        definition=types.DefinitionClientCapabilities(link_support=True),
+        references=types.ReferenceClientCapabilities(),
+        document_highlight=types.DocumentHighlightClientCapabilities(),
+        rename=types.RenameClientCapabilities(prepare_support=True),
+        selection_range=types.SelectionRangeClientCapabilities(),
+        document_symbol=types.DocumentSymbolClientCapabilities(
+            hierarchical_document_symbol_support=True
+        ),
+        folding_range=types.FoldingRangeClientCapabilities(line_folding_only=True),
+        inlay_hint=types.InlayHintClientCapabilities(),
+        semantic_tokens=types.SemanticTokensClientCapabilities(
+            requests=types.ClientSemanticTokensRequestOptions(
+                range=True, full=types.ClientSemanticTokensRequestFullDelta(delta=True)
+            ),
+            token_types=[t.value for t in types.SemanticTokenTypes],
+            token_modifiers=[m.value for m in types.SemanticTokenModifiers],
+            formats=[types.TokenFormat.Relative],
+        ),
+        code_action=types.CodeActionClientCapabilities(
+            code_action_literal_support=types.ClientCodeActionLiteralOptions(
+                code_action_kind=types.ClientCodeActionKindOptions(
+                    value_set=[k.value for k in types.CodeActionKind]
+                )
+            ),
+            is_preferred_support=True,
+            data_support=True,
+            resolve_support=types.ClientCodeActionResolveOptions(properties=["edit"]),
+        ),
+    ),
+)
+"""``CAPABILITIES`` and what an editor such as VS Code declares for the other requests a
+user's typing sends: hierarchical symbols, semantic tokens with delta and range, code
+action literals whose edits are resolved lazily, prepared renames."""
+
+_PUBLISH = b'"textDocument/publishDiagnostics"'
+_URI = re.compile(rb'"uri":\s*("(?:[^"\\]|\\.)*")')
+_VERSION = re.compile(rb'"version":\s*(-?\d+|null)\s*\}\s*\}\s*$')
+
 
 def position(text: str, offset: int) -> types.Position:
     """UTF-16 position of ``offset`` (the generated documents are ASCII)."""
@@ -83,6 +139,16 @@ def rss_mb(pid: int, field_name: str = "VmHWM") -> float:
         if line.startswith(field_name + ":"):
             return int(line.split()[1]) / 1024
     return float("nan")
+
+
+@dataclass
+class Answer:
+    """A request's answer: seconds from sending it to its last byte read, and what it was."""
+
+    seconds: float
+    result: Any = None
+    error: str | None = None
+    """The JSON-RPC error's message (e.g. ``ContentModified``), when the answer was one."""
 
 
 def median_ms(samples: Sequence[float]) -> float:
@@ -107,6 +173,10 @@ class Server:
     """Server-specific notifications to accept silently."""
     log: Path | None = None
     env: dict[str, str] | None = None
+    client_capabilities: types.ClientCapabilities | None = None
+    """What ``initialize`` declares (default: ``CAPABILITIES`` as it is at the start)."""
+    slim: bool = False
+    """Keep only the number of each publication's diagnostics (see the module's text)."""
     client: LanguageClient = field(init=False)
     initialize_time: float = field(init=False, default=float("nan"))
     arrived: float = field(init=False, default=float("nan"))
@@ -114,6 +184,11 @@ class Server:
     capabilities: types.ServerCapabilities | None = field(init=False, default=None)
     _sessions: dict[str, Session] = field(init=False, default_factory=dict)
     _drain: asyncio.Task[None] | None = field(init=False, default=None)
+    _answers: dict[bytes, float | None] = field(init=False, default_factory=dict)
+    """The id (as JSON) of each request awaited by ``request``, and when its answer came."""
+    _requests: int = field(init=False, default=0)
+    _counts: dict[tuple[str, int | None], int] = field(init=False, default_factory=dict)
+    """Diagnostics of the slimmed publications, by document and version, until handled."""
 
     @property
     def pid(self) -> int | None:
@@ -146,7 +221,7 @@ class Server:
         async with asyncio.timeout(TIMEOUT):
             result = await self.client.initialize_async(
                 types.InitializeParams(
-                    capabilities=CAPABILITIES,
+                    capabilities=self.client_capabilities or CAPABILITIES,
                     process_id=os.getpid(),
                     root_uri=root_uri,
                     workspace_folders=[types.WorkspaceFolder(uri=root_uri, name="bench")]
@@ -171,10 +246,58 @@ class Server:
 
         async def readexactly(size: int) -> bytes:
             body = await read(size)
-            self.arrived = time.perf_counter()
+            self.arrived = now = time.perf_counter()
+            for marker, when in self._answers.items():
+                if when is None and marker in body:
+                    self._answers[marker] = now
+            if self.slim and _PUBLISH in body[:120]:
+                body = self._slimmed(body)
             return body
 
         reader.readexactly = readexactly  # type: ignore[method-assign,assignment]
+
+    def _slimmed(self, body: bytes) -> bytes:
+        """The publication ``body`` without its diagnostics, whose number is kept. Only
+        wfls's layout is read (``uri`` first, ``version`` last); any other is kept whole."""
+        uri, version = _URI.search(body), _VERSION.search(body[-80:])
+        if uri is None or version is None:
+            return body
+        params = {
+            "uri": json.loads(uri.group(1)),
+            "version": json.loads(version.group(1)),
+            "diagnostics": [],
+        }
+        self._counts[(params["uri"], params["version"])] = body.count(b'"severity"')
+        message = {"jsonrpc": "2.0", "method": types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS}
+        return json.dumps({**message, "params": params}).encode()
+
+    def published_count(self, params: types.PublishDiagnosticsParams) -> int:
+        """How many diagnostics ``params`` had before it was slimmed (or has)."""
+        count = self._counts.pop((params.uri, params.version), None)
+        return len(params.diagnostics) if count is None else count
+
+    async def request(self, method: str, params: Any) -> Answer:
+        """Send request ``method``; its answer, timed until its last byte was read.
+
+        An error answer is returned as one (``Answer.error``), timed alike."""
+        self._requests += 1
+        msg_id = f"wfls-bench-request-{self._requests}"
+        marker = json.dumps(msg_id).encode()
+        self._answers[marker] = None
+        start = time.perf_counter()
+        result: Any = None
+        error: str | None = None
+        try:
+            async with asyncio.timeout(TIMEOUT):
+                result = await self.client.protocol.send_request_async(
+                    method, params, msg_id=msg_id
+                )
+        except JsonRpcException as failure:
+            error = str(failure) or type(failure).__name__
+        finally:
+            arrived = self._answers.pop(marker, None)
+        end = arrived if arrived is not None else time.perf_counter()
+        return Answer(end - start, result, error)
 
     def _handlers(self) -> None:
         client = self.client
@@ -303,6 +426,8 @@ class Session:
         """(arrival time, publication), in the order they came."""
         self.decode_lags: list[float] = []
         """Seconds from each publication's arrival to its handling (this client's decoding)."""
+        self.published: dict[int | None, int] = {}
+        """The number of diagnostics of the last publication of each version."""
         self._waiting: dict[int, asyncio.Future[float]] = {}
         self._published: dict[int, types.PublishDiagnosticsParams] = {}
 
@@ -310,6 +435,7 @@ class Session:
         """A publication whose message was read in full at ``arrived`` (``perf_counter``)."""
         self.decode_lags.append(time.perf_counter() - arrived)
         self.history.append((arrived, params))
+        self.published[params.version] = self.server.published_count(params)
         if self.accept is not None and not self.accept(params.diagnostics):
             return  # e.g. a peer's syntax-only pass before its schema validation
         if params.version is not None:
@@ -371,6 +497,15 @@ class Session:
         start = time.perf_counter()
         self.edit(offset, length, new_text)
         return await self.wait(published) - start
+
+    def close(self) -> None:
+        """Send ``didClose``; later publications for the document are not recorded."""
+        self.server._sessions.pop(self.uri, None)
+        self.server.client.text_document_did_close(
+            types.DidCloseTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=self.uri)
+            )
+        )
 
     def where(self, offset: int) -> tuple[types.TextDocumentIdentifier, types.Position]:
         return types.TextDocumentIdentifier(uri=self.uri), position(self.text, offset)

@@ -74,7 +74,10 @@ def peer_document(syntax: str, lines: int, schema_uri: str) -> PeerDocument:
         if syntax == "yaml"
         else f"#:schema {schema_uri}\n"
     )
-    low, high, best = 2, lines, ""
+    # A node takes about nine lines with its edges in either syntax, so no document of
+    # ``lines`` lines holds more than a quarter as many nodes: the bound keeps a long
+    # document from rendering ten times its nodes first.
+    low, high, best = 2, max(2, lines // 4), ""
     best_nodes = 0
     while low <= high:  # the rendered length grows with the node count
         middle = (low + high) // 2

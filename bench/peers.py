@@ -135,7 +135,11 @@ def wfls_target(nodes: int, incremental: bool) -> Target:
     )
 
 
-def peer_targets(peers: Path, lines: int) -> list[Target]:
+def peer_targets(
+    peers: Path, lines: int, syntaxes: tuple[str, ...] = ("yaml", "toml")
+) -> list[Target]:
+    """yaml-language-server on the YAML document and Taplo on the TOML one (of those in
+    ``syntaxes``), each cut to ``lines`` lines."""
     schema_path = RESULTS / "peers" / "workflow.schema.json"
     schema_path.write_text(json.dumps(draft07_schema(), indent=1))
     schema_uri = schema_path.as_uri()
@@ -159,7 +163,7 @@ def peer_targets(peers: Path, lines: int) -> list[Target]:
     }
     labels = {"yaml": "yaml-language-server", "toml": "Taplo"}
     key_line = {"yaml": "\n    node: ", "toml": "\nnode = "}
-    for syntax in ("yaml", "toml"):
+    for syntax in syntaxes:
         document = peer_document(syntax, lines, schema_uri)
         text = document.text
         path = RESULTS / "peers" / f"workflow-{lines}.{syntax}"

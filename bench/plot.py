@@ -8,12 +8,19 @@ documents of several sizes) and, when present, ``bench/results/scaling-latest.js
 panels whose figure both measure the same way (initialize, open, edit, memory).
 Completion and hover differ: the peer runs time them warm, the scaling run
 right after an edit, so those panels show the peer runs only.
+
+``--latency`` draws instead ``docs/images/latency.png`` from the latest runs of
+``bench/latency.py`` and ``bench/edit_kinds.py`` (both part of ``make bench-scaling``):
+the 95th percentile of each request kind against document size (the targets' limits
+marked), the slowest kind of each group with the findings document and full sync,
+and each kind of edit's edit → diagnostics beside yaml-language-server's.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 from pathlib import Path
 from typing import Any
@@ -22,7 +29,7 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
-from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter
+from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results"
@@ -110,12 +117,163 @@ def plot(peers: dict[str, Any], scaling: dict[str, Any] | None, out: Path) -> No
     plt.close(fig)
 
 
+LIMITS = {
+    "point": {5000: 50, 16000: 100},
+    "document": {5000: 250, 16000: 800},
+    "tokens": {5000: 50, 16000: 50},
+}
+"""The targets' limits on the 95th percentile (ms) by request group and size."""
+COLOURS = {
+    ("point", False): "tab:blue",
+    ("point", True): "navy",
+    ("document", False): "tab:orange",
+    ("document", True): "saddlebrown",
+}
+"""Panel of the slowest kinds: by request group, and whether the document has findings."""
+
+
+def _log_axes(ax: Any, title: str, sizes: list[int]) -> None:
+    """Log scales, the measured sizes as the x ticks, 1-2-5 steps on the y axis."""
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.xaxis.set_major_locator(FixedLocator(sizes))
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.yaxis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    for axis in (ax.xaxis, ax.yaxis):
+        axis.set_minor_formatter(NullFormatter())
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("document nodes", fontsize=9)
+    ax.tick_params(labelsize=8)
+    ax.grid(True, which="both", linewidth=0.3)
+
+
+def _limits(ax: Any, groups: tuple[str, ...], sizes: list[int]) -> None:
+    """The targets' limits of ``groups`` at the sizes measured, as short black bars."""
+    marks = {
+        (n, v)
+        for group in groups
+        for n, v in LIMITS[group].items()
+        if min(sizes) <= n <= max(sizes)
+    }
+    if marks:
+        ax.scatter(
+            *zip(*sorted(marks), strict=True), marker="_", s=300, color="black", label="target"
+        )
+
+
+def plot_latency(latency: dict[str, Any], edits: dict[str, Any] | None, out: Path) -> None:
+    rows = latency.get("requests", [])
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8), dpi=64)
+    plain = [r for r in rows if not r["findings"] and r["sync"] == "incremental"]
+    sizes = sorted({r["nodes"] for r in rows}) or [1]
+    for ax, groups, title in (
+        (axes[0][0], ("point",), "point requests, p95 (ms)"),
+        (axes[0][1], ("document", "tokens"), "document-wide requests, p95 (ms)"),
+    ):
+        kinds = [n for n, k in (plain[0]["kinds"].items() if plain else []) if k["group"] in groups]
+        for kind in kinds:
+            ax.plot(
+                [r["nodes"] for r in plain],
+                [r["kinds"][kind]["p95"] for r in plain],
+                marker="o",
+                markersize=3,
+                label=kind,
+            )
+        _limits(ax, groups, sizes)
+        _log_axes(ax, f"{title}, incremental sync", sizes)
+        ax.legend(fontsize=7, frameon=False)
+    ax = axes[1][0]
+    for findings in sorted({r["findings"] for r in rows}):
+        for sync, style in (("incremental", "-"), ("full", "--")):
+            mine = sorted(
+                (r for r in rows if r["findings"] == findings and r["sync"] == sync),
+                key=lambda r: r["nodes"],
+            )
+            for group in ("point", "document"):
+                if not mine:
+                    continue
+                worst = [
+                    max(k["p95"] for k in r["kinds"].values() if k["group"] == group) for r in mine
+                ]
+                what = f"{findings:,} findings" if findings else "as generated"
+                ax.plot(
+                    [r["nodes"] for r in mine],
+                    worst,
+                    linestyle=style,
+                    color=COLOURS[(group, bool(findings))],
+                    marker="s" if findings else "o",
+                    markersize=3,
+                    label=f"{group}, {what}, {sync}",
+                )
+    _limits(ax, ("point", "document"), sizes)
+    _log_axes(ax, "the slowest kind's p95 (ms)", sizes)
+    ax.legend(fontsize=7, frameon=False)
+    ax = axes[1][1]
+    edit_rows = (edits or {}).get("rows", [])
+    wfls = sorted(
+        (r for r in edit_rows if r["server"].startswith("wfls") and r["sync"] == "incremental"),
+        key=lambda r: r["nodes"],
+    )
+    peers = sorted(
+        (r for r in edit_rows if not r["server"].startswith("wfls")), key=lambda r: r["nodes"]
+    )
+    for kind in wfls[0]["kinds"] if wfls else []:
+        ax.plot(
+            [r["nodes"] for r in wfls],
+            [statistics.median(r["kinds"][kind]) for r in wfls],
+            marker="o",
+            markersize=3,
+            label=kind,
+        )
+    if peers:
+        ax.fill_between(
+            [r["nodes"] for r in peers],
+            [min(statistics.median(t) for t in r["kinds"].values()) for r in peers],
+            [max(statistics.median(t) for t in r["kinds"].values()) for r in peers],
+            color="tab:gray",
+            alpha=0.3,
+            label="yaml-language-server, every kind",
+        )
+    _log_axes(
+        ax,
+        "edit → diagnostics by kind, median (ms), wfls incremental",
+        sorted({r["nodes"] for r in wfls + peers}) or [1],
+    )
+    ax.legend(fontsize=7, frameon=False)
+    stamp = latency.get("date", "")
+    fig.suptitle(
+        f"wfls latency against document size (2-core machine, {stamp[:4]}-{stamp[4:6]}-"
+        f"{stamp[6:8]})",
+        fontsize=11,
+    )
+    fig.tight_layout(rect=(0, 0, 1, 0.96))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out)
+    plt.close(fig)
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--peers", type=Path, default=RESULTS / "peers-latest.json")
     parser.add_argument("--scaling", type=Path, default=RESULTS / "scaling-latest.json")
-    parser.add_argument("--out", type=Path, default=ROOT / "docs" / "images" / "bench.png")
+    parser.add_argument("--out", type=Path, help="default docs/images/bench.png or latency.png")
+    parser.add_argument("--latency", action="store_true", help="draw the latency plot instead")
     args = parser.parse_args(argv)
+    if args.latency:
+        latency_path, edits_path = (
+            RESULTS / "latency-latest.json",
+            RESULTS / "edit-kinds-latest.json",
+        )
+        if not latency_path.exists():
+            print(f"{latency_path} not found: run bench/latency.py first", file=sys.stderr)
+            return 1
+        out = args.out or ROOT / "docs" / "images" / "latency.png"
+        edits = json.loads(edits_path.read_text()) if edits_path.exists() else None
+        plot_latency(json.loads(latency_path.read_text()), edits, out)
+        print(f"wrote {out} ({out.stat().st_size // 1024} KB)")
+        return 0
+    args.out = args.out or ROOT / "docs" / "images" / "bench.png"
     if not args.peers.exists():
         print(f"{args.peers} not found: run make bench-peers first", file=sys.stderr)
         return 1
