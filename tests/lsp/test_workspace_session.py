@@ -166,6 +166,24 @@ async def test_a_caller_opened_before_indexing_never_shows_its_child_unknown(
     assert pushed_codes(session, uri) == [[], ["subgraph_binding"]]
 
 
+async def test_workspace_symbols_asked_before_the_scan_ends_list_every_document(
+    bare_client: LanguageClient, request, tmp_path: Path
+) -> None:
+    """Asked while the workspace is not scanned yet (the scan waits for the settings,
+    held here), the answer waits for the scan: both documents on disk are in it."""
+    write_workspace(tmp_path)
+    release = hold_configuration(bare_client)
+    session = await start_session(bare_client, request, tmp_path, "neovim", "utf-8")
+    asked = asyncio.ensure_future(
+        session.client.workspace_symbol_async(types.WorkspaceSymbolParams(query=""))
+    )
+    await asyncio.sleep(0)  # sent before the settings are answered
+    release.set()
+    symbols = await asyncio.wait_for(asked, WAIT)
+    names = {s.name for s in symbols or ()}
+    assert {"child", "caller", "bill", "end"} <= names
+
+
 async def test_editing_a_child_pushes_its_callers_diagnostics(
     bare_client: LanguageClient, request, tmp_path: Path
 ) -> None:

@@ -2,7 +2,8 @@
 (open ones as the editor has them).
 
 Matching is a case-insensitive subsequence of the name (``features.symbols.matches``).
-One failing document does not hide the others.
+One failing document does not hide the others. The answer waits for the scan of the
+workspace folders to end.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ async def handle(
 ) -> list[types.SymbolInformation]:
     from wfls.features.symbols import workspace_symbols
 
+    # Every document of the workspace, not those the scan reached so far: an answer
+    # before the scan ends would leave documents out without a word.
+    await session.workspace_scanned()
     found: list[types.SymbolInformation] = []
     encoding = session.flags.position_encoding
     for uri in session.document_uris():
