@@ -87,17 +87,15 @@ class Diagnostics:
         if cached is not None and cached.result_id == result_id:
             return cached
         generation = self.generation
+        # What the answer is made under, read as it is asked for (a pull answers with the
+        # settings sent before it), not after the wait below.
+        settings, flags, indexed = server.settings, server.flags, server.indexing.indexed
         if uri in server.store and server.store.current_snapshot(uri, "model") is None:
             # The model first, as a job of its own: a request queued meanwhile (a completion
             # sent right behind an opening or an edit) is answered before the findings.
             await server.scheduler.in_worker(self.model, uri)
         result: DiagnosticsResult | None = await server.scheduler.in_worker(
-            self.compute,
-            uri,
-            result_id,
-            server.settings,
-            server.flags,
-            server.indexing.indexed,
+            self.compute, uri, result_id, settings, flags, indexed
         )
         if result is None:
             return None
