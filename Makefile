@@ -120,9 +120,12 @@ bench-pathological: $(STAMP)
 # Long property runs, not part of `make test`.
 soak: soak-runtime soak-memory soak-sessions
 
+# 5,000 generated workflows against the static analysis, then wfls run's memory on a
+# million steps (bench/runtime_memory.py: ten to twenty minutes).
 soak-runtime: $(STAMP)
 	WFLS_RUNTIME_EXAMPLES=5000 $(BIN)/python -m pytest tests/runtime/test_runtime_agreement.py -q -s \
 		-k every_context
+	$(BIN)/python bench/runtime_memory.py
 
 # The extra the benchmarks need beyond the tests (matplotlib, py-spy).
 $(BENCH_STAMP): $(STAMP)
