@@ -537,3 +537,56 @@ def test_the_executable_keeps_the_collector_off_to_the_end_of_a_batch_command() 
     result = _python("-c", script, str(BILLING))
     assert result.returncode == 0, result.stderr
     assert "collector False" in result.stderr
+
+
+LONE_SURROGATES = r"""{
+  "name": "lone",
+  "start": "items",
+  "outcomes": ["ok"],
+  "input_schema": {"type": "object", "properties": {"items": {"type": "array",
+    "items": {"type": "object", "properties": {"n\ud800": {"type": "string"}}}}}},
+  "state_schema": {"type": "object"},
+  "output_schema": {"type": "object"},
+  "node_defs": [{"name": "use", "input_schema": {"type": "object"},
+    "output_schema": {"type": "object"}, "outcomes": ["ok"]}],
+  "nodes": [
+    {"id": "items", "type": "foreach", "over": "input.items", "as": "item"},
+    {"id": "use", "type": "node", "node": "use",
+     "input": [{"target": "n", "path": "context.foreach.items.item.\"m\udc00\""}]}
+  ],
+  "edges": [
+    {"from": "items", "outcome": "loop", "to": "use"},
+    {"from": "use", "outcome": "ok", "to": "items"},
+    {"from": "items", "outcome": "done", "to": "__end__"}
+  ]
+}
+"""
+"""Lone surrogate escapes (valid JSON, which no UTF-8 output can hold) in a schema's
+property name and in a context path that reads it."""
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "github", "sarif"])
+def test_lone_surrogate_escapes_are_read_as_replacement_characters(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, fmt: str
+) -> None:
+    path = tmp_path / "lone.wf.json"
+    path.write_text(LONE_SURROGATES)
+    code, out, err = run(capsys, "check", "--format", fmt, str(path))
+    assert code == 1
+    out.encode("utf-8"), err.encode("utf-8")  # printable, as every output must be
+    expected = "unknown segment 'm\ufffd'"
+    if fmt in ("json", "sarif"):
+        data = json.loads(out)
+        messages = (
+            [f["message"] for f in data]
+            if fmt == "json"
+            else [r["message"]["text"] for r in data["runs"][0]["results"]]
+        )
+        assert any(expected in m and "n\ufffd" in m for m in messages), messages
+    else:
+        assert expected in out and "n\ufffd" in out
+    code, out, _ = run(capsys, "context", str(path), "use")
+    assert code == 0 and '"n\ufffd": {' in out  # in the context schema
+    code, out, _ = run(capsys, "context", str(path), "use", "--json")
+    item = json.loads(out)["schema"]["properties"]["foreach"]["properties"]["items"]
+    assert item["properties"]["item"]["properties"] == {"n\ufffd": {"type": "string"}}

@@ -21,6 +21,9 @@ Syntax = Literal["toml", "json"]
 
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 BOM = "\ufeff"
+REPLACEMENT = "\ufffd"
+"""What the analysis reads in place of a character UTF-8 cannot hold (a lone surrogate),
+as ``decode`` reads bytes that are not UTF-8."""
 
 
 def analysable(text: str) -> str:
@@ -38,7 +41,7 @@ def analysable(text: str) -> str:
         text = " " + text[1:]
     if text.isascii() or _LONE_SURROGATE.search(text) is None:
         return text
-    return _LONE_SURROGATE.sub("\ufffd", text)
+    return _LONE_SURROGATE.sub(REPLACEMENT, text)
 
 
 def syntax_for_path(path: str) -> Syntax | None:

@@ -16,8 +16,8 @@ converted. A chunk holds what lies *inside* its value; the unit's own entry
 
 Chunks come in two flavours:
 
-- *strict*: the text is valid JSON without duplicate keys and nests less than
-  ``MAX_DEPTH`` allows where it is used. ``json.loads`` builds the values, and
+- *strict*: the text is valid JSON without duplicate keys or surrogate escapes and
+  nests less than ``MAX_DEPTH`` allows where it is used. ``json.loads`` builds the values, and
   entries and ranges are read only when first asked for. Either reader reads
   such a text exactly as ``json.loads`` does and ends exactly at its closing
   bracket, so the tolerant reader may place one too: when tree-sitter's tree
@@ -119,10 +119,16 @@ def _no_constant(word: str) -> object:
 
 
 _STRICT = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def _strict_chunk(source: str, nesting: int) -> JsonChunk | None:
-    """A chunk for a strict text (see module doc); None if the text is not strict."""
+    """A chunk for a strict text (see module doc); None if the text is not strict.
+
+    A text with a surrogate escape is not strict: ``json.loads`` keeps a lone one,
+    which the readers read as U+FFFD (``scan_json_string``)."""
+    if "\\u" in source and _SURROGATE_ESCAPE.search(source) is not None:
+        return None
     try:
         value = _STRICT.decode(source)
     except (ValueError, _Duplicate, RecursionError):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 
+from wf_core.base.reading import REPLACEMENT
 from wf_core.base.spans import Span
 from wf_core.documents.source_map import StringLiteral
 
@@ -278,7 +279,10 @@ def scan_json_string(text: str, pos: int, limit: int) -> tuple[StringLiteral, li
     """Scan the JSON string whose opening quote is at ``pos``.
 
     Matches ``json.loads``: surrogate pairs written as two ``\\u`` escapes
-    combine into one character; a lone surrogate escape stays a lone surrogate.
+    combine into one character; but a lone surrogate escape (``"\\ud800"``, valid
+    JSON) is read as U+FFFD, as a lone surrogate in an editor's text is
+    (``wf_core.base.reading.analysable``): nothing could encode it in UTF-8, so every
+    name or message made of it would fail where it is printed or sent.
     """
     match = _SIMPLE_JSON.match(text, pos, limit)
     if match is not None:
@@ -329,7 +333,7 @@ def _json_escape(text: str, pos: int, limit: int, dec: _Decoder) -> int:
                     combined = 0x10000 + ((code - 0xD800) << 10) + (low_code - 0xDC00)
                     dec.special(chr(combined), pos, low.end() - pos)
                     return low.end()
-        dec.special(chr(code), pos, end - pos)
+        dec.special(REPLACEMENT if 0xD800 <= code <= 0xDFFF else chr(code), pos, end - pos)
         return end
     shown = nxt if nxt and nxt not in "\r\n" else ""
     dec.problems.append((Span(pos, pos + 1 + len(shown)), f"invalid escape '\\{shown}'"))
