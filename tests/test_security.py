@@ -342,15 +342,19 @@ def test_paths_and_uris_that_climb_out_are_not_read(
 
 # -- output escaping -----------------------------------------------------------------------
 
-HOSTILE = "x\x1b[2J%:,\ny"
-"""Clears a terminal, breaks a GitHub workflow command and a line."""
+HOSTILE = "x\x1b[2J%:,\ny\u202ez\x9b"
+"""Clears a terminal, breaks a GitHub workflow command and a line, reverses what follows
+(U+202E, a bidirectional override) and starts a terminal's control sequence (C1 CSI)."""
+RAW = ("\x1b", "\r", "\x9b", "\u202e", "\u2066")
+"""What no output may hold raw."""
 
 
 @pytest.fixture
 def hostile_file(tmp_path: Path) -> Path:
     folder = tmp_path / "a%b:c,d\x1b[2J\ne"
     folder.mkdir()
-    path = folder / "w%1:2,3\x1b[2J\n.wf.toml"
+    # A line of its own in a CI log would be a GitHub workflow command of its own.
+    path = folder / "w%1:2,3\x1b[2J\n::error file=forged.py,line=1::forged\u2066.wf.toml"
     text = textwrap.dedent(
         f"""\
         name = "hostile"
@@ -375,10 +379,15 @@ def test_every_format_escapes_the_authors_text(
     assert main(["check", "--format", fmt, str(hostile_file)]) == 1
     out, err = capsys.readouterr()
     for stream in (out, err):
-        assert "\x1b" not in stream and "\r" not in stream
+        assert not [raw for raw in RAW if raw in stream]
     if fmt == "text":
-        first = out.splitlines()[0]
-        assert "\\x1b[2J" in first  # shown, not obeyed
+        lines = out.splitlines()
+        assert "\\x1b[2J" in lines[0] and "\\u202e" in lines[0]  # shown, not obeyed
+        # Each finding's line starts with its file; the others (excerpt, caret, notes)
+        # are indented: a name's newline starts no line of its own.
+        shown = str(hostile_file).replace("\x1b", "\\x1b").replace("\n", "\\n")
+        shown = shown.replace("\u2066", "\\u2066")
+        assert all(line.startswith((shown, " ")) for line in lines), lines
     elif fmt in ("json", "sarif"):
         data = json.loads(out)  # valid, and the text survives the round trip
         if fmt == "json":
@@ -401,6 +410,42 @@ def test_every_format_escapes_the_authors_text(
             assert ":" not in fields["file"] and "," not in fields["file"]
             assert "%3A" in fields["file"] and "%2C" in fields["file"] and "%25" in fields["file"]
             assert "\n" not in message
+
+
+@pytest.mark.parametrize(
+    ("line", "code", "underlined"),
+    [
+        ('name = "a\x1bb"', "syntax_error", "\\x1b"),
+        ('start = "a\u202eb"', "unknown_start", '"a\\u202eb"'),
+    ],
+)
+def test_the_caret_is_under_an_escaped_character(
+    line: str, code: str, underlined: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "w.wf.toml"
+    path.write_text(f"{line}\n")
+    main(["check", str(path)])
+    lines = capsys.readouterr().out.splitlines()
+    at = next(i for i, text in enumerate(lines) if f"[{code}]" in text)
+    excerpt, caret = lines[at + 1], lines[at + 2]
+    start = caret.index("^")
+    assert excerpt[start : len(caret)] == underlined
+
+
+def test_context_escapes_the_node_and_its_paths(
+    hostile_file: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["context", str(hostile_file), HOSTILE]) == 0
+    out = capsys.readouterr().out
+    assert not [raw for raw in RAW if raw in out]
+    assert out.splitlines()[0] == "node: x\\x1b[2J%:,\\ny\\u202ez\\x9b"
+    assert main(["context", str(hostile_file), HOSTILE, "--json"]) == 0
+    out = capsys.readouterr().out
+    assert not [raw for raw in RAW if raw in out]
+    assert json.loads(out)["node"] == HOSTILE  # escaped as JSON: the same value
+    assert main(["context", str(hostile_file), HOSTILE + "\u202e"]) == 1
+    err = capsys.readouterr().err
+    assert not [raw for raw in RAW if raw in err] and len(err.splitlines()) == 1
 
 
 def test_github_escaping_follows_the_workflow_command_rules() -> None:

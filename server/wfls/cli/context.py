@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -13,34 +12,39 @@ from wfls.features.node_context import node_context
 def run_context(file: str, node_id: str, *, as_json: bool) -> int:
     from wfls.cli.check import load_file
     from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
+    from wfls.cli.reporting import json_output, terminal_safe
 
     try:
         snapshot = load_file(Path(file))
     except OSError as error:
-        print(f"wfls: cannot read '{file}': {error.strerror or error}", file=sys.stderr)
+        reason = error.strerror or error
+        print(terminal_safe(f"wfls: cannot read {file!r}: {reason}"), file=sys.stderr)
         return EXIT_USAGE
     result = node_context(snapshot, node_id)
     if result is None:
         known = sorted(snapshot.context.nodes_by_id) if snapshot.context else []
         print(
-            f"wfls: no node '{node_id}' in '{file}'"
-            + (f" (nodes: {', '.join(known)})" if known else ""),
+            terminal_safe(
+                f"wfls: no node {node_id!r} in {file!r}"
+                + (f" (nodes: {', '.join(known)})" if known else "")
+            ),
             file=sys.stderr,
         )
         return EXIT_FINDINGS
     if as_json:
-        sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+        sys.stdout.write(json_output(result))
         return EXIT_OK
-    out = sys.stdout
-    out.write(f"node: {node_id}\n")
+    # Every line escaped (``terminal_safe``) before the paths are aligned by their widths.
+    lines = [terminal_safe(f"node: {node_id}")]
     if result["owner_stack"] is None:
-        out.write(f"owner stack: none ({result['reason']})\n")
-        return EXIT_OK
-    out.write(f"owner stack: {format_owner_stack(result['owner_stack'])}\n")
-    out.write("readable paths:\n")
-    width = max((len(o["path"]) for o in result["paths"]), default=0)
-    for option in result["paths"]:
-        out.write(f"  {option['path']:<{width}}  {option.get('type', 'any')}\n")
-    out.write("context schema:\n")
-    out.write(json.dumps(result["schema"], indent=2, ensure_ascii=False) + "\n")
+        lines.append(terminal_safe(f"owner stack: none ({result['reason']})"))
+    else:
+        lines.append(terminal_safe(f"owner stack: {format_owner_stack(result['owner_stack'])}"))
+        lines.append("readable paths:")
+        paths = [(terminal_safe(o["path"]), o.get("type", "any")) for o in result["paths"]]
+        width = max((len(path) for path, _ in paths), default=0)
+        lines.extend(terminal_safe(f"  {path:<{width}}  {kind}") for path, kind in paths)
+    sys.stdout.write("".join(line + "\n" for line in lines))
+    if result["owner_stack"] is not None:
+        sys.stdout.write("context schema:\n" + json_output(result["schema"]))
     return EXIT_OK

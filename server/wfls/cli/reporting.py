@@ -35,12 +35,38 @@ EXCERPT_WIDTH = 100
 line of many kilobytes, which must not be printed once per finding."""
 
 _SEVERITY_NAMES = {severity: severity.value for severity in Severity}
-_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_BEYOND_C0 = "\x7f-\x9f\u202a-\u202e\u2066-\u2069\ud800-\udfff"
+UNSAFE = re.compile(f"[\x00-\x1f{_BEYOND_C0}]")
+"""What no output shows raw: C0 and C1 controls (ESC starts a terminal's escape
+sequence, a newline starts a line a CI log would read as a command of its own), DEL,
+the bidirectional embeddings, overrides and isolates (they reorder what a reader sees
+of the text after them) and lone surrogates (a file name's undecodable bytes: no
+encoding holds them)."""
+_RAW_IN_JSON = re.compile(f"[{_BEYOND_C0}]")
+"""What of ``UNSAFE`` ``json.dumps`` leaves raw (it escapes C0 controls in strings, and
+its own newlines are JSON's whitespace)."""
+_SHORT_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
-def terminal_safe(text: str) -> str:
-    """``text`` with control characters (escape sequences included) shown as ``\\xNN``."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+def _shown(char: str) -> str:
+    code = ord(char)
+    return _SHORT_ESCAPES.get(char) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def _json_escape(char: str) -> str:
+    return f"\\u{ord(char):04x}"
+
+
+def terminal_safe(text: str, *, json_text: bool = False) -> str:
+    """``text`` with every ``UNSAFE`` character escaped: the one escaping of every output
+    of the command line. For people (text, GitHub annotations, messages on stderr) as
+    Python writes it (``\\n``, ``\\x1b``, ``\\u202e``); with ``json_text``, in JSON
+    text (JSON and SARIF output, made by ``json.dumps``) as a JSON ``\\uNNNN`` escape,
+    which decodes to the same value."""
+    pattern = _RAW_IN_JSON if json_text else UNSAFE
+    if pattern.search(text) is None:
+        return text
+    return pattern.sub(lambda m: (_json_escape if json_text else _shown)(m.group()), text)
 
 
 @record
@@ -284,6 +310,8 @@ def _render_one(f: Finding, indent: str) -> list[str]:
         end = f.end.column - 1 if f.end.line == f.start.line else len(f.source_line)
         shown, left, right = _excerpt(f.source_line, start, max(end, start + 1))
         out.append(f"{indent}  {terminal_safe(shown)}")
+        # The caret under the characters as shown: an escaped one is several wide.
+        left, right = len(terminal_safe(shown[:left])), len(terminal_safe(shown[:right]))
         out.append(f"{indent}  " + " " * left + "^" * max(1, right - left))
     if f.help:
         out.append(terminal_safe(f"{indent}  = help: {f.help}"))
@@ -346,8 +374,14 @@ def text_for(
     return TextReport("\n".join(out) + ("\n" if out else ""), dict(severities))
 
 
+def json_output(data: object) -> str:
+    """``data`` as indented JSON for the command line's output, non-ASCII text kept but
+    escaped where ``terminal_safe`` escapes."""
+    return terminal_safe(json.dumps(data, indent=2, ensure_ascii=False), json_text=True) + "\n"
+
+
 def render_json(findings: Iterable[Finding]) -> str:
-    return json.dumps([f.as_json() for f in findings], indent=2, ensure_ascii=False) + "\n"
+    return json_output([f.as_json() for f in findings])
 
 
 def _github_escape(value: str, *, prop: bool = False) -> str:
@@ -476,4 +510,4 @@ def render_sarif(findings: Sequence[Finding], *, version: str) -> str:
             }
         ],
     }
-    return json.dumps(sarif, indent=2, ensure_ascii=False) + "\n"
+    return json_output(sarif)
