@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 import pytest
 from pydantic import ValidationError
 
@@ -59,6 +64,43 @@ def test_schema_ref_honours_dollar_schema_dialect() -> None:
     SchemaRef.model_validate({"$schema": draft4, "maximum": 3, "exclusiveMaximum": True})
     with pytest.raises(ValidationError, match="invalid JSON Schema"):
         SchemaRef.model_validate({"exclusiveMaximum": True})
+
+
+@pytest.mark.parametrize(
+    ("schema", "first"),
+    [
+        (
+            {"properties": {"a": {}, "id": "x", "type": "end", "outcome": "y"}},
+            "'x' is not of type 'object', 'boolean'",
+        ),
+        (
+            {"properties": {"zeta": 1, "alpha": 2}, "$defs": {"d": 3}},
+            "1 is not of type 'object', 'boolean'",
+        ),
+    ],
+)
+def test_the_violation_reported_is_the_first_in_the_schema_whatever_the_hashing(
+    schema: dict[str, object], first: str
+) -> None:
+    """The meta-schema's validator yields a schema's violations in an order that follows
+    the interpreter's string hashing; the one reported is the first in the document, so
+    two processes (the server and ``wfls check``) name the same one."""
+    code = (
+        "import json, sys\n"
+        "from wf_core.models.schemas import json_schema_error\n"
+        "print(json_schema_error(json.loads(sys.argv[1])))"
+    )
+    named = {
+        subprocess.run(
+            [sys.executable, "-c", code, json.dumps(schema)],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in range(6)
+    }
+    assert named == {first}
 
 
 # --- NodeDef -------------------------------------------------------------------

@@ -11,10 +11,10 @@ The state schema adds two extension keywords per property (``reducer`` and
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
 
 from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import SchemaError
 from jsonschema.protocols import Validator
 from pydantic import (
     BaseModel,
@@ -37,17 +37,45 @@ _CHECK_CACHE_LIMIT = 4096
 
 
 def _meta_check(schema: Mapping[str, object]) -> str | None:
+    """The meta-schema's first violation in ``schema``, in document order.
+
+    ``check_schema`` raises the first error the meta-schema's validator yields, and
+    that order follows a set of property names (``additionalProperties``), so it
+    changes with the interpreter's string hashing: the server and ``wfls check``, two
+    processes, named different violations of one schema. Every violation is taken
+    and the first by its place in the schema is reported.
+    """
     dialect = schema.get("$schema")
     validator_cls: type[Validator] = Draft202012Validator
     if isinstance(dialect, str):
         validator_cls = validators.validator_for(schema, default=Draft202012Validator)
+    meta = validators.validator_for(validator_cls.META_SCHEMA, default=validator_cls)
+    checker = meta(validator_cls.META_SCHEMA, format_checker=meta.FORMAT_CHECKER)
+    instance: dict[str, Any] = dict(schema)  # JSON, as the validator's stubs want it
     try:
-        validator_cls.check_schema(dict(schema))
-    except SchemaError as exc:
-        return str(exc.message)
+        errors = list(checker.iter_errors(instance))
     except RecursionError:
         return "schema nesting is too deep"
-    return None
+    if not errors:
+        return None
+    first = min(errors, key=lambda e: (_document_order(instance, e.absolute_path), e.message))
+    return str(first.message)
+
+
+def _document_order(instance: object, path: Iterable[object]) -> tuple[int, ...]:
+    """Where ``path`` leads in ``instance``: each key's index among its table's keys,
+    each array index as it is."""
+    order: list[int] = []
+    for part in path:
+        if isinstance(instance, Mapping) and part in instance:
+            order.append(list(instance).index(part))
+            instance = instance[part]
+        elif isinstance(instance, list) and isinstance(part, int) and part < len(instance):
+            order.append(part)
+            instance = instance[part]
+        else:
+            break
+    return tuple(order)
 
 
 def json_schema_error(schema: Mapping[str, object]) -> str | None:
