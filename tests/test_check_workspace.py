@@ -16,6 +16,7 @@ import json
 import sys
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -222,6 +223,61 @@ def test_stdin_takes_the_place_of_the_file_it_is_named_after(
     code, found, _ = check_json(capsys, *argv)
     assert code == 1
     assert [(f["file"], f["code"]) for f in found] == [("caller.wf.toml", "subgraph_binding")]
+
+
+# -- a file whose analysis fails ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("stage", ["parse", "findings"])
+@pytest.mark.parametrize("fmt", ["text", "json"])
+def test_a_file_whose_analysis_fails_is_one_finding_and_the_others_are_checked(
+    stage: str,
+    fmt: str,
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A bug of the analysis (while the folder is scanned, or while the file's findings
+    are made) loses nothing of the other files: the file's one finding says so."""
+    import wf_core.workspace.catalog
+    import wfls.cli.check
+
+    broken = write(tmp_path / "broken.wf.json", '{"name": "broken"}')
+    write(tmp_path / "caller.wf.toml", CALLER)  # its child is missing: unknown_subgraph
+    if stage == "parse":
+        analyse = wf_core.workspace.catalog.analyze_text
+
+        def parse(text: str, syntax: Any, **kwargs: Any) -> Any:
+            if kwargs.get("uri") == broken.as_uri():
+                raise RuntimeError("boom\nmore")
+            return analyse(text, syntax, **kwargs)
+
+        monkeypatch.setattr(wf_core.workspace.catalog, "analyze_text", parse)
+    else:
+        issues = wfls.cli.check.document_issues
+
+        def findings(workspace: Workspace, uri: str) -> Any:
+            if uri == broken.as_uri():
+                raise RuntimeError("boom\nmore")
+            return issues(workspace, uri)
+
+        monkeypatch.setattr(wfls.cli.check, "document_issues", findings)
+    code, out, err = check(capsys, "--format", fmt, str(tmp_path))
+    assert code == 1
+    message = (
+        "wfls failed to analyse this document (RuntimeError: boom); its findings are missing: "
+        "please report this bug"
+    )
+    if fmt == "json":
+        found = [(Path(f["file"]).name, f["code"], f["message"]) for f in json.loads(out)]
+        assert ("broken.wf.json", "internal_error", message) in found
+        assert ("caller.wf.toml", "unknown_subgraph") in [f[:2] for f in found]
+    else:
+        assert f"{broken}:1:1: error[internal_error]: {message}\n" in out
+        assert "caller.wf.toml:" in out and "[unknown_subgraph]" in out
+        assert err.endswith("2 file(s) checked: 2 error(s), 0 warning(s)\n")
+    assert err.count(f"wfls: the analysis of {str(broken)!r} failed:") == 1
+    assert err.count("Traceback") == 1 and "RuntimeError: boom" in err
 
 
 # -- --root -----------------------------------------------------------------------------

@@ -11,6 +11,8 @@ document's revision moved while it was computed.
 
 from __future__ import annotations
 
+import contextlib
+import logging
 from collections.abc import Iterable
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
@@ -19,7 +21,9 @@ from lsprotocol import types
 from pygls.protocol import default_converter
 
 from wf_core.base.collector import collector_paused
+from wf_core.base.issues import internal_error
 from wf_core.base.records import record
+from wf_core.base.spans import LineIndex, Span
 from wfls import convert
 from wfls.capabilities import ClientFlags
 from wfls.diagnostics_memo import DiagnosticsMemo, Encode, diagnostic_encoder, publish_params
@@ -27,6 +31,8 @@ from wfls.settings import Settings
 
 if TYPE_CHECKING:
     from wfls.server import WflsServer
+
+logger = logging.getLogger("wfls")
 
 
 @record
@@ -58,6 +64,9 @@ class Diagnostics:
         self._cross: dict[str, int] = {}  # per URI: changes of the documents it depends on
         self.generation = 0
         """Of the settings: a result made under older settings is not current."""
+        self._failure_logged: dict[str, str] = {}
+        """Per URI, the result id whose analysis failed and was logged (the worker's own:
+        only ``compute`` reads and writes it)."""
 
     @cached_property
     def worker_converter(self) -> Any:
@@ -118,7 +127,8 @@ class Diagnostics:
         (``DocumentStore.analyse``), the first step of ``compute``'s."""
         store = self._server.store
         self._server.scheduler.wait_for_quiet()
-        with collector_paused(lasting=not store.has_analysed(uri)):
+        # A failure of the analysis (a bug) is ``compute``'s to report: it meets it again.
+        with collector_paused(lasting=not store.has_analysed(uri)), contextlib.suppress(Exception):
             store.analyse(uri, "model")
 
     def compute(
@@ -148,8 +158,46 @@ class Diagnostics:
         store = self._server.store
         self._server.scheduler.analysis_due(uri)
         first = uri in store and not store.has_analysed(uri)
+        revision, version = store.revision(uri), store.version(uri)
         with collector_paused(lasting=first):
-            return self._analyse_and_convert(uri, result_id, settings, flags, indexed)
+            try:
+                return self._analyse_and_convert(uri, result_id, settings, flags, indexed)
+            except Exception as error:
+                # A bug of the analysis. The document's diagnostic says so rather than
+                # none at all, and the traceback is logged once per result: the result is
+                # kept as any other, and a request meanwhile (analysing the same version
+                # again) logs no second one.
+                if self._failure_logged.get(uri) != result_id:
+                    self._failure_logged[uri] = result_id
+                    logger.exception("the analysis of %s failed", uri)
+                return self._failed(uri, result_id, settings, flags, error, (revision, version))
+
+    def _failed(
+        self,
+        uri: str,
+        result_id: str,
+        settings: Settings,
+        flags: ClientFlags,
+        error: Exception,
+        analysed: tuple[int | None, int | None],
+    ) -> DiagnosticsResult:
+        """The diagnostics of a document whose analysis raised ``error``: its one finding
+        (``internal_error``), at its start. ``analysed``: the revision and version."""
+        from wf_core.version.snapshot import PlacedIssue
+
+        revision, version = analysed
+        failed = PlacedIssue(internal_error(error), None, Span(0, 0))
+        codec = convert.PositionCodec(LineIndex(""), flags.position_encoding)
+        encode = None if flags.pull_diagnostics else self.encode_diagnostic
+        items, encoded = DiagnosticsMemo().convert(
+            (failed,), codec, uri, flags, settings, None, encode
+        )
+        published = None
+        if encoded is not None:
+            published = publish_params(self.worker_converter, uri, version, encoded)
+        return DiagnosticsResult(
+            uri, version, result_id, items, revision=revision, published=published
+        )
 
     def _analyse_and_convert(
         self, uri: str, result_id: str, settings: Settings, flags: ClientFlags, indexed: bool

@@ -110,26 +110,87 @@ async def test_pull_clients_get_no_push_registration_and_push_clients_no_pull():
     assert pulling.flags.pull_diagnostics and not pushing.flags.pull_diagnostics
 
 
-async def test_analysis_failure_gives_an_empty_answer(monkeypatch):
-    server, sink = initialized_server(PULLING)
-    uri = "file:///w/boom.wf.toml"
-    did_open(server, uri, "")
-
-    def explode(uri: str):
-        raise RuntimeError("analysis bug")
-
-    monkeypatch.setattr(server.store, "snapshot", explode)
-    monkeypatch.setattr(server.store, "analyse", explode)  # diagnostics read the revision too
+def _pull(server, uri: str, request_id: int) -> None:
     server.protocol.handle_message(
         types.DocumentDiagnosticRequest(
-            id=2,
+            id=request_id,
             params=types.DocumentDiagnosticParams(
                 text_document=types.TextDocumentIdentifier(uri=uri)
             ),
         )
     )
-    await until(sink, lambda: _answer(sink, 2) is not None, "the answer")
-    assert _answer(sink, 2)["result"] == {"kind": "full", "items": []}
+
+
+FAILING = "file:///w/boom.wf.toml"
+FAILED = (
+    "wfls failed to analyse this document (RuntimeError: analysis bug); its findings are "
+    "missing: please report this bug"
+)
+
+
+async def _failing_analysis(monkeypatch, preset: str):
+    """A server whose analysis of ``FAILING`` raises (a bug) and whose other document,
+    open before it, has a mistake (its findings made, the workspace indexed)."""
+    server, sink = initialized_server(preset)
+    other = "file:///w/other.wf.toml"
+    did_open(server, other, BILLING.replace('start = "customers"', 'start = "customer"'))
+    analyse = server.store.analyse
+
+    def explode(uri: str, *args, **kwargs):
+        if uri == FAILING:
+            raise RuntimeError("analysis bug\nits second line")
+        return analyse(uri, *args, **kwargs)
+
+    monkeypatch.setattr(server.store, "analyse", explode)
+    did_open(server, FAILING, "")
+    return server, sink, other
+
+
+def _analysis_failures(caplog) -> list[tuple[str, bool]]:
+    return [
+        (record.getMessage(), record.exc_info is not None)
+        for record in caplog.records
+        if "the analysis of" in record.getMessage()
+    ]
+
+
+async def test_a_failed_analysis_is_the_documents_one_pulled_diagnostic(monkeypatch, caplog):
+    """A bug of the analysis is answered as the document's ``internal_error`` (with the
+    exception's first line) instead of nothing, its traceback logged once; the other
+    documents' diagnostics are untouched."""
+    server, sink, other = await _failing_analysis(monkeypatch, PULLING)
+    for request_id, uri in ((2, FAILING), (3, FAILING), (4, other)):
+        _pull(server, uri, request_id)
+        await until(sink, lambda n=request_id: _answer(sink, n) is not None, "the answer")
+    failed = {
+        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+        "message": FAILED,
+        "severity": 1,
+        "code": "internal_error",
+        "source": "wfls",
+    }
+    assert [_answer(sink, n)["result"]["items"] for n in (2, 3)] == [[failed]] * 2
+    assert "unknown_start" in [d["code"] for d in _answer(sink, 4)["result"]["items"]]
+    assert _analysis_failures(caplog) == [(f"the analysis of {FAILING} failed", True)]
+
+
+async def test_a_failed_analysis_is_the_documents_one_pushed_diagnostic(monkeypatch, caplog):
+    _, sink, _ = await _failing_analysis(monkeypatch, "visual-studio-code")
+
+    def pushed() -> list[dict]:
+        return [
+            m["params"]
+            for m in sink.messages
+            if m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+            and m["params"]["uri"] == FAILING
+        ]
+
+    await until(sink, lambda: pushed(), "the push")
+    [params] = pushed()
+    assert [(d["code"], d["message"]) for d in params["diagnostics"]] == [
+        ("internal_error", FAILED)
+    ]
+    assert _analysis_failures(caplog) == [(f"the analysis of {FAILING} failed", True)]
 
 
 def test_settings_parsing():

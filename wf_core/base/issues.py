@@ -38,6 +38,7 @@ class ProjectCode(StrEnum):
     SUBGRAPH_CYCLE = "subgraph_cycle"
     DUPLICATE_WORKFLOW_NAME = "duplicate_workflow_name"
     ENDLESS_CYCLE = "endless_cycle"
+    INTERNAL_ERROR = "internal_error"
 
 
 @record
@@ -104,3 +105,25 @@ class IssueData(TypedDict, total=False):
     any of the other fields a check passes itself."""
 
     data: dict[str, object]
+
+
+INTERNAL_DETAIL_LIMIT = 200
+"""Characters of the exception's message an ``internal_error`` finding quotes."""
+
+
+def internal_error(error: BaseException) -> Issue:
+    """The one finding of a document whose analysis raised ``error`` (a bug of wfls), at
+    its start: its findings are missing, and whoever reads the others' must be told so
+    (``wfls check`` goes on with the next file, the language server publishes it). The
+    exception's first line only: a finding is one line wherever it is shown."""
+    lines = str(error).strip().splitlines()
+    detail = type(error).__name__ + (f": {lines[0]}" if lines else "")
+    if len(detail) > INTERNAL_DETAIL_LIMIT:
+        detail = detail[: INTERNAL_DETAIL_LIMIT - 1] + "…"
+    return Issue(
+        code=ProjectCode.INTERNAL_ERROR,
+        location=None,
+        message=f"wfls failed to analyse this document ({detail}); its findings are missing: "
+        "please report this bug",
+        span=Span(0, 0),
+    )

@@ -34,7 +34,8 @@ class CodeInfo:
     ``example`` is a complete TOML workflow document (``example_syntax ==
     "toml"``) whose analysis reports ``code`` with exactly ``message``, or a
     shell command (``"shell"``) for codes that analysis never produces. It is
-    None for codes that lda-wf's model makes unreachable; ``trigger`` says why.
+    None for codes that lda-wf's model makes unreachable, and for ``internal_error``,
+    which only a bug of wfls produces; ``trigger`` says why.
     """
 
     code: str
@@ -94,14 +95,15 @@ def _wfls(
     severity: Severity,
     title: str,
     trigger: str,
-    example: str,
+    example: str | None,
     fix: str,
     message: str,
     *,
     example_syntax: Literal["toml", "shell", "workspace"] = "toml",
 ) -> CodeInfo:
+    written = _doc(example) if example is not None else None
     return CodeInfo(
-        str(code), "wfls", severity, title, trigger, _doc(example), fix, message, example_syntax
+        str(code), "wfls", severity, title, trigger, written, fix, message, example_syntax
     )
 
 
@@ -1532,6 +1534,21 @@ _WFLS = (
         "these nodes loop forever: no end is reachable from draft -> review -> draft",
     ),
     _wfls(
+        ProjectCode.INTERNAL_ERROR,
+        Severity.ERROR,
+        "The analysis of a document failed",
+        "wfls itself failed while analysing the document: a bug. The document gets this one "
+        "finding, at its start, naming the exception, in place of the findings that could not "
+        "be made; `wfls check` goes on with the other files (and exits with 1), the language "
+        "server publishes it as the document's diagnostic and logs the traceback.",
+        None,
+        "Report the bug with the document (the language server's log holds the traceback). "
+        "Until it is fixed the document is not checked; rewriting what the message names may "
+        "avoid it.",
+        "wfls failed to analyse this document (TypeError: unhashable type: 'list'); its "
+        "findings are missing: please report this bug",
+    ),
+    _wfls(
         READ_ERROR,
         Severity.ERROR,
         "Path that cannot be read",
@@ -1577,7 +1594,7 @@ of another one (for example, the edges of a node whose node def is unknown, or
 a `context.*` read in a node that is unreachable). wfls then shows it as
 `information`, with a related location pointing at the cause, so that the
 number of errors is the number of mistakes. wfls's own codes are errors only
-for syntax and model errors (and unreadable paths).
+for syntax and model errors (and unreadable paths, and an analysis that failed).
 
 `wfls check` prints each finding as `FILE:LINE:COLUMN: severity[code]:
 message`, followed by the source line with the range underlined;
@@ -1600,7 +1617,10 @@ def _section(info: CodeInfo) -> str:
         "",
     ]
     if info.example is None:
-        lines += ["**Example.** None: wfls does not report this code in practice.", ""]
+        why = "wfls does not report this code in practice"
+        if info.origin == "wfls":
+            why = "only a bug in wfls produces it"
+        lines += [f"**Example.** None: {why}.", ""]
     else:
         fence = "toml" if info.example_syntax == "workspace" else info.example_syntax
         note = " (one workspace, a document after each `# file:` line)"

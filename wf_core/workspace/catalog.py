@@ -14,6 +14,7 @@ Invariants:
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Callable, Iterable, Mapping
@@ -197,10 +198,13 @@ class Workspace:
             return analyze_text(text, syntax, uri=uri, extra_issues=extra)
 
         name = quick_name(text, syntax) if decode_issue is None else None
-        if name is not None:
-            document = WorkspaceDocument(uri, path, make=analyse, name=name)
-        else:
-            document = WorkspaceDocument(uri, path, analyse())
+        document = WorkspaceDocument(uri, path, make=analyse, name=name)
+        if name is None:
+            # Parsed now, for its name and subgraph calls. A failure (a bug of the parser) is
+            # raised again to whoever asks for this document's analysis (its own check reports
+            # it), never into the scan of the others.
+            with contextlib.suppress(Exception):
+                document = WorkspaceDocument(uri, path, analyse())
         changed = self._put(document, from_disk=True)
         if affected is not None:
             affected |= changed

@@ -9,6 +9,7 @@ its model.
 from __future__ import annotations
 
 import sys
+import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -26,11 +27,13 @@ from wfls.cli.exits import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE
 from wfls.cli.reporting import (
     Finding,
     OtherDocument,
+    analysis_failed,
     findings_for,
     read_error,
     render_github,
     render_json,
     render_sarif,
+    render_text,
     terminal_safe,
     text_for,
 )
@@ -180,21 +183,43 @@ def run_check(
         document = workspace.document(uri)
         assert document is not None
         checked += 1
-        snapshot, issues = document.snapshot, document_issues(workspace, uri)
+        try:
+            snapshot, issues = document.snapshot, document_issues(workspace, uri)
+            if text:
+                found = text_for(file, snapshot, issues, other_document(workspace))
+                printed.append(found.text)
+                severities.update(found.severities)
+            else:
+                made = findings_for(file, snapshot, issues, other_document(workspace))
+                findings.extend(made)
+                severities.update(f.severity for f in made)
+        except Exception as error:
+            crashed(file, error)
+
+    def crashed(file: str, error: Exception) -> None:
+        """A failure of ``file``'s analysis (a bug) is its one finding, its traceback goes
+        to stderr, and the next file is checked."""
+        print(terminal_safe(f"wfls: the analysis of {file!r} failed:"), file=sys.stderr)
+        for line in traceback.format_exception(error):
+            sys.stderr.write("".join(terminal_safe(part) + "\n" for part in line.splitlines()))
+        failed = analysis_failed(file, error)
         if text:
-            found = text_for(file, snapshot, issues, other_document(workspace))
-            printed.append(found.text)
-            severities.update(found.severities)
+            printed.append(render_text([failed]))
         else:
-            made = findings_for(file, snapshot, issues, other_document(workspace))
-            findings.extend(made)
-            severities.update(f.severity for f in made)
+            findings.append(failed)
+        severities[failed.severity] += 1
 
     stdin_uri = None
     if "-" in paths:
         name = stdin_filename or "<stdin>"
-        stdin_uri = _read_stdin(workspace, name)
-        report(name, stdin_uri)
+        try:
+            stdin_uri = _read_stdin(workspace, name)
+        except Exception as error:
+            stdin_uri = Path(name).resolve().as_uri()  # (not checked again from disk)
+            checked += 1
+            crashed(name, error)
+        else:
+            report(name, stdin_uri)
     for path in inputs.files:
         uri = path.resolve().as_uri()
         if uri == stdin_uri:

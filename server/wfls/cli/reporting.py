@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-from wf_core.base.issues import Related, Severity
+from wf_core.base.issues import Related, Severity, internal_error
 from wf_core.base.records import record
 from wf_core.base.spans import LineIndex
 from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue
@@ -136,6 +136,13 @@ def read_error(file: str, reason: str) -> Finding:
         model_path=None,
         message=reason,
     )
+
+
+def analysis_failed(file: str, error: Exception) -> Finding:
+    """A file whose analysis raised ``error`` (a bug), as its one finding."""
+    issue = internal_error(error)
+    start = Position(1, 1)
+    return Finding(file, start, start, issue.severity.value, issue.code, None, issue.message)
 
 
 OtherDocument = Callable[[str], tuple[str, LineIndex] | None]
