@@ -280,6 +280,44 @@ def test_a_file_whose_analysis_fails_is_one_finding_and_the_others_are_checked(
     assert err.count("Traceback") == 1 and "RuntimeError: boom" in err
 
 
+# -- a NUL byte ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "text"),
+    [
+        ("start.wf.toml", "\x00" + CHILD),
+        ("string.wf.toml", CHILD.replace('"billing"', '"bil\x00ling"')),
+        ("between.wf.json", '{"name": "billing",\x00 "start": "end"}'),
+    ],
+)
+def test_a_nul_is_read_as_the_language_server_reads_it(
+    name: str, text: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A NUL byte is a character like any other for both, the syntax error where it
+    stands: ``wfls check`` no longer refuses the file as binary."""
+    from wfls.store import DocumentStore
+
+    path = write(tmp_path / name, text)
+    code, found, err = check_json(capsys, str(path))
+    assert code == 1 and err == ""
+    store = DocumentStore()
+    store.open(path.resolve().as_uri(), text, 1)
+    served = store.snapshot(path.resolve().as_uri())
+    assert served is not None
+    lines = text.split("\n")
+    nul = next((n, line.index("\x00")) for n, line in enumerate(lines) if "\x00" in line)
+    syntax = [
+        (f["start"]["line"] - 1, f["start"]["column"] - 1)
+        for f in found
+        if f["code"] == "syntax_error"
+    ]
+    assert nul in syntax
+    assert [(f["code"], f["message"]) for f in found] == [
+        (p.code, p.message) for p in served.issues
+    ]
+
+
 # -- --root -----------------------------------------------------------------------------
 
 

@@ -461,19 +461,22 @@ def test_confinement(tmp_path: Path) -> None:
     (inside / "loop").symlink_to(inside / "loop")
     (inside / "dir.wf.toml").mkdir()
     os.mkfifo(inside / "pipe.wf.toml")
-    (inside / "binary.wf.toml").write_bytes(b"\x00\x01\x02name")
+    # Read as an editor's text is: the NUL is the syntax error where it stands.
+    (inside / "nul.wf.toml").write_bytes(b'name = "nul"\n\x00\x01\x02')
     (inside / "huge.wf.toml").write_bytes(b"#" * 6_000_000)
     (inside / "ok.wf.toml").write_text(textwrap.dedent(CALLER).lstrip())
     ws = Workspace(Roots([inside]))
     skipped = {s.path.name: s.reason for s in ws.scan().skipped}
     assert skipped == {
         "dir.wf.toml": "it is not a regular file",
-        "binary.wf.toml": "it is a binary file",
         "huge.wf.toml": "it is larger than 5 MB",
         "link.wf.toml": "it lies outside the workspace folders",
         "pipe.wf.toml": "it is not a regular file",
     }
-    assert [d.name for d in ws.documents()] == ["caller"]
+    assert sorted(str(d.name) for d in ws.documents()) == ["caller", "nul"]
+    (nul,) = (d for d in ws.documents() if d.name == "nul")
+    syntax = [p.message for p in nul.snapshot.issues if p.code == "syntax_error"]
+    assert syntax == ["expected a key or a [table] header"]
     assert ws.load(inside / ".." / "outside" / "secret.wf.toml") is not None
     assert path_of_uri("file://otherhost/etc/passwd") is None
     assert path_of_uri("https://example.org/x.wf.toml") is None
@@ -568,14 +571,19 @@ def test_check_a_file_reads_it_whatever_its_size_and_keeps_quiet_about_its_neigh
 ) -> None:
     monkeypatch.setattr("wf_core.workspace.files.MAX_BYTES", 100)  # 5 MB, scaled down
     big = tmp_path / "big.wf.toml"
-    big.write_text(CHILD, encoding="utf-8")
+    big.write_text(CHILD.replace('start = "rows"', 'start = "row"'), encoding="utf-8")
     os.mkfifo(tmp_path / "pipe.wf.toml")
-    assert main(["check", str(big), "--format", "json"]) == 0
+    assert main(["check", str(big), "--format", "json"]) == 1
     captured = capsys.readouterr()
-    assert json.loads(captured.out) == []
+    assert "unknown_start" in [f["code"] for f in json.loads(captured.out)]
     assert captured.err == ""  # the FIFO beside it is not the user's question
-    # Naming the folder: its big file is skipped, and each skip is said.
+    # Named, it is read under --root too, where the scan of the root lists the rest.
+    assert main(["check", str(big), "--root", str(tmp_path), "--format", "json"]) == 1
+    assert "big.wf.toml" not in capsys.readouterr().err
+    # Naming the folder: its big file is skipped, each skip is said, and what is said
+    # skipped is not checked.
     assert main(["check", str(tmp_path), "--format", "json"]) == 0
-    err = capsys.readouterr().err
-    assert "big.wf.toml': it is larger than" in err
-    assert "pipe.wf.toml': it is not a regular file" in err
+    captured = capsys.readouterr()
+    assert "big.wf.toml': it is larger than" in captured.err
+    assert "pipe.wf.toml': it is not a regular file" in captured.err
+    assert json.loads(captured.out) == []

@@ -4,7 +4,7 @@ Confinement is decided here and only here: a path belongs to the workspace
 when its *resolved* form (symlinks followed) lies under a resolved workspace
 folder. A symlink that leads outside, a ``..`` that climbs out, a FIFO or a
 device, a directory named like a document, a symlink loop: none of them is
-read. Huge and binary files are skipped with one message each. The one
+read. Huge files are skipped with one message each. The one
 exception is a file the user names to ``wfls check``: it is read wherever it
 lies (a regular file still), and joins the workspace it is checked in.
 """
@@ -186,17 +186,16 @@ def read_regular_file(path: Path, limit: int | None = None) -> bytes | str:
 
 
 def read_document(path: Path) -> bytes | str:
-    """The bytes of a document, or why it cannot be read; binary data is refused.
+    """The bytes of a document, or why it cannot be read.
 
     Read by :func:`read_regular_file`, without a size limit: the limit is
     :meth:`Roots.check`'s to apply (a file the user names is read whatever its size).
+    Whatever the bytes hold, they are read as an editor's text is: a NUL is a character
+    like any other (the syntax error where it stands), and bytes that are not UTF-8 are
+    the one finding of the file (``wf_core.base.reading.decode``), so that ``wfls check``
+    and the language server report the same of the same text.
     """
-    data = read_regular_file(path)
-    if isinstance(data, str):
-        return data
-    if b"\x00" in data[:8192]:
-        return "it is a binary file"
-    return data
+    return read_regular_file(path)
 
 
 def path_of_uri(uri: str) -> Path | None:

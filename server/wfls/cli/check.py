@@ -8,11 +8,12 @@ its model.
 
 from __future__ import annotations
 
+import os
 import sys
 import traceback
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from wf_core.base.issues import Severity
@@ -56,16 +57,23 @@ def load_text(data: bytes, name: str, *, uri: str | None = None) -> DocumentSnap
 
 @dataclass
 class Inputs:
-    """What ``wfls check`` was asked to read: files (each once) and paths it could not."""
+    """What ``wfls check`` was asked to read: files (each once) and paths it could not.
+
+    ``named``: the real paths of the files named themselves (not found in a folder), read
+    whatever their size; ``skipped``: those of the files found in a folder that the scan
+    of the workspace skipped, and said so (``_workspace``), which are not checked."""
 
     files: list[Path]
     unreadable: list[tuple[str, str]]  # (path as given, reason)
+    named: set[str] = field(default_factory=set)
+    skipped: set[str] = field(default_factory=set)
 
 
 def collect_files(paths: Sequence[str]) -> Inputs:
     files: list[Path] = []
     seen: set[Path] = set()
     unreadable: list[tuple[str, str]] = []
+    named: set[str] = set()
 
     def add(path: Path) -> None:
         key = path.resolve()
@@ -85,13 +93,14 @@ def collect_files(paths: Sequence[str]) -> Inputs:
                 add(file)
         elif path.is_file():
             add(path)
+            named.add(os.path.realpath(path))
         elif path.exists():
             unreadable.append((raw, "not a regular file"))
         elif is_symlink_loop(path):
             unreadable.append((raw, "a symlink loop"))
         else:
             unreadable.append((raw, "no such file or directory"))
-    return Inputs(files, unreadable)
+    return Inputs(files, unreadable, named)
 
 
 def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Workspace:
@@ -100,7 +109,9 @@ def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Worksp
     (which has no folder of its own), the current folder. The documents checked join it
     wherever they lie (``run_check``). Files skipped in a folder the user named (``DIR``
     or ``--root``) are listed; the other folders are searched quietly, since the user
-    did not ask for what else lies there."""
+    did not ask for what else lies there. A file named itself is not listed: it is read
+    whatever its size; one found in a folder that is listed is not checked either
+    (``Inputs.skipped``), as the language server's index leaves it out."""
     named = [Path(root)] if root else [Path(p) for p in paths if p != "-" and Path(p).is_dir()]
     quiet = [] if root else [path.parent for path in inputs.files]
     if "-" in paths and not root:
@@ -108,6 +119,9 @@ def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Worksp
     workspace = Workspace(Roots([*named, *quiet]))
     told = [folder.absolute() for folder in named]
     for skipped in workspace.scan().skipped:
+        where = os.path.realpath(skipped.path)
+        if where in inputs.named:
+            continue
         # Lexically: the scan joins names under the folders, and a skipped path may
         # not resolve at all (a symlink loop).
         if any(skipped.path.absolute().is_relative_to(folder) for folder in told):
@@ -115,6 +129,7 @@ def _workspace(paths: Sequence[str], inputs: Inputs, root: str | None) -> Worksp
                 terminal_safe(f"wfls: skipped {str(skipped.path)!r}: {skipped.reason}"),
                 file=sys.stderr,
             )
+            inputs.skipped.add(where)
     return workspace
 
 
@@ -131,7 +146,7 @@ def workspace_for(file: Path, root: str | None) -> tuple[Workspace, str, str | N
     """The workspace ``wfls check FILE`` (with ``--root``) checks ``file`` in, the URI
     ``file`` has in it and, when it could not be read, why (else None). ``wfls run``
     runs what this finds, so that it runs what ``check`` accepted."""
-    workspace = _workspace([str(file)], Inputs([file], []), root)
+    workspace = _workspace([str(file)], Inputs([file], [], {os.path.realpath(file)}), root)
     uri = file.resolve().as_uri()
     if workspace.document(uri) is None:
         problem = workspace.load(file, named=True)
@@ -224,6 +239,8 @@ def run_check(
         uri = path.resolve().as_uri()
         if uri == stdin_uri:
             continue  # standard input took its place, and was checked as it
+        if os.path.realpath(path) in inputs.skipped:
+            continue  # as the scan said
         if workspace.document(uri) is None:
             problem = workspace.load(path, named=True)
             if problem is not None:
