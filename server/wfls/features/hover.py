@@ -227,7 +227,10 @@ def outcome_markdown(view: AnalysisView, symbol: Symbol) -> str:
     routes = [
         f"`{e.get('from')}` → `{e.get('to')}`"
         for e in edges
-        if isinstance(e, Mapping) and e.get("outcome") == outcome and e.get("from") in sources
+        if isinstance(e, Mapping)
+        and e.get("outcome") == outcome
+        and isinstance(source := e.get("from"), str)
+        and source in sources
     ]
     lines = [f"**outcome `{outcome}`**: {declared}"]
     if routes:
@@ -235,24 +238,27 @@ def outcome_markdown(view: AnalysisView, symbol: Symbol) -> str:
     return "\n\n".join(lines)
 
 
-def _sources_of(view: AnalysisView, symbol: Symbol) -> set[object]:
-    """The nodes whose edges can carry this outcome."""
+def _sources_of(view: AnalysisView, symbol: Symbol) -> set[str]:
+    """The ids of the nodes whose edges can carry this outcome (an id written as anything
+    but a string names no node an edge can leave)."""
     scope, owner, outcome = symbol.key
     nodes = document_nodes(view)
     if scope == "node_def":
-        return {n.get("id") for n in nodes if n.get("type") == "node" and n.get("node") == owner}
-    if scope == "node":
+        found = [n for n in nodes if n.get("type") == "node" and n.get("node") == owner]
+    elif scope == "node":
         return {owner}
-    if scope == "builtin":
+    elif scope == "builtin":
         defs = _values(view).get("node_defs")
-        return {
-            n.get("id")
+        found = [
+            n
             for n in nodes
             if n.get("type") == owner
             and (declared := outcomes_as_written(n, defs)) is not None
             and outcome in declared.outcomes
-        }
-    return set()
+        ]
+    else:
+        return set()
+    return {node_id for n in found if isinstance(node_id := n.get("id"), str)}
 
 
 def property_markdown(view: AnalysisView, symbol: Symbol) -> str:
