@@ -2,8 +2,11 @@
 
 Guarantees beyond pygls: every request gets a reply (``ServerNotInitialized``
 before ``initialize``, ``InvalidRequest`` after ``shutdown`` or for a second
-``initialize``, ``InvalidParams`` for params that do not decode, ``ParseError`` for a
-body that is not JSON); notifications the server does not know are dropped quietly;
+``initialize``, ``MethodNotFound`` for a method the server does not serve whatever its
+params, ``InvalidParams`` for params of one it does that do not decode, ``ParseError``
+for a body that is not JSON, with the request's id when it can be read, and
+``InvalidParams`` naming the known commands for an unknown ``executeCommand``);
+notifications the server does not know are dropped quietly;
 edits are applied with the same position rules as requests.
 
 Only pygls' public API is used here; what wfls changes of pygls' private behaviour is
@@ -25,6 +28,7 @@ from pygls.exceptions import (
     JsonRpcException,
     JsonRpcInvalidParams,
     JsonRpcInvalidRequest,
+    JsonRpcMethodNotFound,
     JsonRpcParseError,
     JsonRpcServerNotInitialized,
 )
@@ -102,11 +106,16 @@ class WflsProtocol(AdaptedProtocol):
             return super().structure_message(data)
         except JsonRpcException as error:
             if isinstance(data, dict) and "id" in data and "method" in data:
+                method = str(data["method"])
                 cause = error.__cause__
-                if isinstance(cause, ClassValidationError):
+                if not self._handles(method):
+                    # A method of the specification wfls does not serve: whatever its
+                    # params, it is not found (pygls decodes them first).
+                    error = JsonRpcMethodNotFound.of(method)
+                elif isinstance(cause, ClassValidationError):
                     detail = "; ".join(transform_error(cause))
                     error = JsonRpcInvalidParams(f"Invalid Params: {detail}")
-                return RejectedRequest(data["id"], str(data["method"]), error)
+                return RejectedRequest(data["id"], method, error)
             raise
 
     _initialize_seen = False
@@ -168,7 +177,9 @@ class WflsProtocol(AdaptedProtocol):
                 else JsonRpcInvalidRequest("the message is not a JSON-RPC 2.0 message")
             )
             logger.warning("%s (%d bytes): %s", error.message, len(body), body[:80])
-            self._reply_error(None, error)
+            # The request's own id when it can be read (a body nested too deeply to
+            # decode), so that a client waiting for that reply gets it; else null.
+            self._reply_error(transport.request_id(body) if problem == "parse" else None, error)
             return
         try:
             message = self.structure_message(data)
@@ -209,6 +220,19 @@ class WflsProtocol(AdaptedProtocol):
             text = apply_in_order(LineIndex(document.source), edits)[0].text
         document.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
         document.version = params.text_document.version
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(
+        self, params: types.ExecuteCommandParams
+    ) -> Generator[Any, Any, Any]:
+        """pygls' ``workspace/executeCommand``, an unknown command refused with the names
+        of those the server has (pygls' own error names none)."""
+        if params.command not in self.fm.commands:
+            known = ", ".join(self.fm.commands)
+            raise JsonRpcInvalidParams(
+                f"unknown command {params.command!r}; the commands are: {known}"
+            )
+        return (yield from super().lsp_workspace__execute_command(params))
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:

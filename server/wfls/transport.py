@@ -15,7 +15,9 @@ resynchronises instead:
   up to the next header, rather than swallowing every later message.
 - A body that is not JSON gets a ``ParseError`` reply and one that is JSON but
   not a JSON-RPC message an ``InvalidRequest`` reply (both with a null id, as
-  JSON-RPC prescribes); the session goes on.
+  JSON-RPC prescribes, but for a body whose ``id`` can still be read: one nested
+  too deeply to decode is answered with its own id, ``request_id``); the session
+  goes on.
 - End of input ends the loop.
 
 Decoding: a body of ``FAST_DECODE`` bytes or more (a document opened or changed
@@ -159,6 +161,40 @@ def parse(body: bytes) -> tuple[dict[str, Any] | None, str | None]:
     else:
         data.setdefault("params", None)
     return data, None
+
+
+_TOKEN = re.compile(rb'"(?:[^"\\]|\\.)*"|[\[\]{}]')
+_ID_VALUE = re.compile(rb'[ \t\r\n]*:[ \t\r\n]*(-?[0-9]+|"(?:[^"\\]|\\.)*")[ \t\r\n]*[,}]')
+ID_SCAN_LIMIT = 16 * 1024 * 1024
+"""The largest body whose id ``request_id`` looks for."""
+
+
+def request_id(body: bytes) -> int | str | None:
+    """The ``id`` member of the object ``body`` holds, read without decoding the rest: a
+    body that does not decode (nested deeper than any decoder goes) still names the
+    request to answer. None when there is none to read, or the body is over
+    ``ID_SCAN_LIMIT`` bytes (a scan of strings and brackets only, but one token at a
+    time)."""
+    if len(body) > ID_SCAN_LIMIT or not body.lstrip().startswith(b"{"):
+        return None
+    depth = 0
+    for token in _TOKEN.finditer(body):
+        text = token.group()
+        if text in (b"{", b"["):
+            depth += 1
+        elif text in (b"}", b"]"):
+            depth -= 1
+            if depth == 0:
+                return None  # the end of the object
+        elif depth == 1 and text == b'"id"':
+            value = _ID_VALUE.match(body, token.end())
+            if value is not None:
+                try:
+                    found = json.loads(value.group(1))
+                except ValueError:
+                    return None
+                return found if isinstance(found, int | str) else None
+    return None
 
 
 def _decode(body: bytes) -> Any:

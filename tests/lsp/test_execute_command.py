@@ -282,3 +282,7 @@ async def test_an_unknown_command_gets_an_invalid_params_error(
     with pytest.raises(JsonRpcException) as raised:
         await execute(session, "wfls.noSuchCommand", [])
     assert raised.value.code == -32602
+    assert raised.value.message == (
+        "unknown command 'wfls.noSuchCommand'; the commands are: wfls.ownerStack, "
+        "wfls.nodeContext, wfls.runWorkflow, wfls.graph, wfls.test"
+    )

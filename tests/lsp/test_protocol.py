@@ -184,6 +184,10 @@ def test_unknown_methods_and_notifications() -> None:
         server.open()
         assert server.request("wfls/noSuchRequest", {})["error"]["code"] == -32601
         assert server.request("$/noSuchRequest")["error"]["code"] == -32601
+        # Methods of the specification wfls does not serve, whatever their params.
+        for method in ("textDocument/moniker", "callHierarchy/incomingCalls"):
+            for params in (5, {"textDocument": {"uri": URI}, "position": START}):
+                assert server.request(method, params)["error"]["code"] == -32601, method
         client.send({"method": "$/noSuchNotification", "params": {"x": 1}})
         client.send({"method": "$/noParams"})
         client.send({"method": "custom/notification", "params": [1, 2]})
@@ -284,14 +288,36 @@ def test_garbage_is_survived_and_never_spins(tcp: bool) -> None:
         assert_no_error_shown(client.received)
 
 
-def test_unparsable_bodies_get_null_id_errors() -> None:
+DEEP = b"[" * 100_000 + b"]" * 100_000
+"""Params nested deeper than any decoder goes."""
+
+
+def test_unparsable_bodies_get_errors_with_their_id_when_it_can_be_read() -> None:
     with Server() as server:
         client = server.client
         client.initialize()
-        client.write(GARBAGE["malformed JSON"])
-        parse = client.wait_for(lambda m: m.get("id", 0) is None and "error" in m)
-        assert parse["error"]["code"] == -32700
-        client.received.remove(parse)
+        for body, id_ in (
+            (
+                b'{"jsonrpc": "2.0", "id": 20, "method": "textDocument/hover", "params": '
+                + DEEP
+                + b"}",
+                20,
+            ),
+            (
+                b'{"jsonrpc": "2.0", "method": "textDocument/hover", "params": '
+                + DEEP
+                + b', "id": "x"}',
+                "x",
+            ),
+            (b"[" + DEEP + b', {"id": 21}]', None),  # no object: no id of its own
+            (b'{"params": {"id": 22, "x": ' + DEEP + b"}}", None),  # not the request's id
+        ):
+            client.write(_frame(body))
+            parse = client.wait_for(lambda m, id_=id_: m.get("id", 0) == id_ and "error" in m)
+            assert parse["error"]["code"] == -32700, body[-20:]
+            client.received.remove(parse)
+        client.write(GARBAGE["malformed JSON"])  # its id is there before it breaks off
+        assert client.wait_for(lambda m: m.get("id") == 7)["error"]["code"] == -32700
         client.write(GARBAGE["an array"])
         invalid = client.wait_for(lambda m: m.get("id", 0) is None and "error" in m)
         assert invalid["error"]["code"] == -32600

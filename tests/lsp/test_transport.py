@@ -229,3 +229,28 @@ def test_a_large_body_is_not_decoded_by_the_json_module_and_a_small_one_is(
     assert problem is None and data is not None and data["params"] == {"text": "a\nb"}
     with pytest.raises(AssertionError, match="json module"):
         transport.parse(b'{"jsonrpc": "2.0", "method": "m"}')
+
+
+# --- the id of a body that does not decode
+
+DEEP = "[" * 50_000 + "]" * 50_000
+
+
+@pytest.mark.parametrize(
+    ("body", "found"),
+    [
+        (f'{{"jsonrpc": "2.0", "id": 7, "params": {DEEP}}}', 7),
+        (f'{{"params": {DEEP}, "id": "a\\"b"}}', 'a"b'),
+        ('{"id" : -3 , "method": "m"', -3),  # read before the body breaks off
+        ('{"jsonrpc": "2.0", "id": 7', None),  # broken off inside it
+        ('{"params": {"id": 5}}', None),  # not the message's own member
+        ('{"method": "id", "params": 1}', None),  # a value, not a key
+        ('{"a": "\\"id\\": 5"}', None),  # inside a string
+        ('{"id": true}', None),
+        ('{"id": 1.5}', None),
+        (f'[{DEEP}, {{"id": 1}}]', None),
+        ("", None),
+    ],
+)
+def test_the_id_of_a_body_that_does_not_decode(body: str, found: object) -> None:
+    assert transport.request_id(body.encode()) == found
