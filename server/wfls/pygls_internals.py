@@ -2,7 +2,7 @@
 
 Everything else of the protocol uses pygls' public API (``handle_message``,
 ``structure_message``, ``writer``, the built-in features overridden with
-``lsp_method``). Three things cannot be: each is done here, by overriding or reading
+``lsp_method``). Four things cannot be: each is done here, by overriding or reading
 one private name of ``pygls.protocol.JsonRPCProtocol``, and
 ``tests/lsp/test_pygls_internals.py`` checks that each name still has the shape used
 here and that each behaviour is still what wfls makes it, so a pygls upgrade that
@@ -15,6 +15,12 @@ changes one fails a test instead of undoing the change in silence.
   a ``JsonRpcException`` with that error, but logs a traceback at error level first,
   which editors show as a server failure; wfls raises such errors on purpose (a
   refused rename is ``RequestFailed``), so they are logged as one info line.
+- ``_run_generator`` (overridden): a built-in handler written as a generator
+  (``workspace/executeCommand``) runs the handler it yields as a task of its own. When
+  the request is cancelled before that task ends, pygls returns without reading the
+  task's outcome, so an error it raised (a refused run) is logged by asyncio, traceback
+  and all, as "Task exception was never retrieved". wfls reads it: the request is gone,
+  and its error with it.
 - ``_request_futures`` (read): pygls 2.1.1 stores a future per notification handled
   through a built-in handler (didOpen/didChange/didClose...) or by a coroutine, under
   an id of its own, and never removes it, so a long editing session would grow
@@ -29,6 +35,7 @@ And one thing pygls logs: a traceback at error level for every request it cannot
 from __future__ import annotations
 
 import logging
+from collections.abc import Generator
 from concurrent.futures import Future
 from typing import Any
 
@@ -81,6 +88,19 @@ class AdaptedProtocol(LanguageServerProtocol):
     ) -> None:
         self._unanswered.discard(msg_id)
         super()._send_response(msg_id, result=result, error=error)
+
+    def _run_generator(
+        self,
+        future: Any,
+        *,
+        gen: Generator[Any, Any, Any],
+        result_future: Future[Any],
+    ) -> None:
+        """The next step of a generator handler; when its request was cancelled, the
+        outcome of the step that just ended is read (pygls leaves it unread)."""
+        if result_future.cancelled() and future is not None and not future.cancelled():
+            future.exception()
+        super()._run_generator(future, gen=gen, result_future=result_future)
 
     def _send_handler_result(self, future: Future[Any], *, msg_id: Any) -> None:
         """Answer a request. An error the handler raised on purpose (``RequestFailed``

@@ -462,6 +462,32 @@ def test_cancelling_a_slow_request() -> None:
         assert [m for m in client.to_the_end() if m.get("id") == 50] == []
 
 
+def test_a_cancelled_command_that_fails_leaves_no_traceback() -> None:
+    """A run refused (the workflow has errors) after its request was cancelled: the
+    refusal is nobody's answer any more, and no "Task exception was never retrieved"
+    traceback reaches the log."""
+    run = {"command": "wfls.runWorkflow", "arguments": [{"uri": URI, "input": {}}]}
+    with Server() as server:
+        client = server.client
+        client.initialize()
+        server.open(text=BILLING.replace('start = "customers"', 'start = "nobody"'))
+        # In one write: the cancellation is read before the run can have ended.
+        client.write(
+            framed(
+                {"jsonrpc": "2.0", "id": 60, "method": "workspace/executeCommand", "params": run}
+            )
+            + framed({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 60}})
+        )
+        assert client.reply(60)["error"]["code"] == -32800
+        # The same run, not cancelled, is refused once the first has ended (the runs are
+        # analysed in order); a notification then drops the futures that were finished.
+        assert client.request(61, "workspace/executeCommand", run)["error"]["code"] == -32803
+        client.send({"method": "$/setTrace", "params": {"value": "off"}})
+        assert server.stop() == 0
+        stderr = server.stderr()
+        assert "never retrieved" not in stderr and "Traceback" not in stderr, stderr
+
+
 # -- versions --------------------------------------------------------------------------
 
 

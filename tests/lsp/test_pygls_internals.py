@@ -9,9 +9,11 @@ change overrides, which would undo it in silence).
 from __future__ import annotations
 
 import asyncio
+import gc
 import inspect
 import json
 import logging
+from concurrent.futures import Future
 
 import pytest
 from lsprotocol import types
@@ -39,6 +41,7 @@ EITHER = inspect.Parameter.POSITIONAL_OR_KEYWORD
     [
         ("_send_response", [("msg_id", EITHER), ("result", EITHER), ("error", EITHER)]),
         ("_send_handler_result", [("future", EITHER), ("msg_id", KEYWORD)]),
+        ("_run_generator", [("future", EITHER), ("gen", KEYWORD), ("result_future", KEYWORD)]),
     ],
 )
 def test_the_methods_wfls_overrides_are_pygls_own_with_their_parameters(name, parameters):
@@ -163,3 +166,32 @@ async def test_wfls_answers_a_request_it_cannot_decode_with_one_warning(caplog):
     [warning] = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert warning.getMessage().startswith("textDocument/hover: Invalid Params")
     await asyncio.sleep(0)  # (lets the tasks the initialize scheduled start and end)
+
+
+def _a_cancelled_requests_step_ends(protocol: JsonRPCProtocol) -> None:
+    """What pygls does when the task a generator handler yielded to fails after the
+    request was cancelled: the step's callback runs with the cancelled result."""
+
+    def handler():  # the generator's remaining part: never resumed
+        yield None
+
+    loop = asyncio.get_running_loop()
+    step: asyncio.Future[None] = loop.create_future()
+    step.set_exception(RuntimeError("a refused run"))
+    result: Future[object] = Future()
+    result.cancel()
+    protocol._run_generator(step, gen=handler(), result_future=result)
+
+
+async def test_pygls_leaves_a_cancelled_requests_failed_step_unread(caplog):
+    server, _ = plain_server()
+    _a_cancelled_requests_step_ends(server.protocol)
+    gc.collect()  # the step is gone: asyncio says what nobody read
+    assert any("exception was never retrieved" in m for m in caplog.messages)
+
+
+async def test_wfls_reads_a_cancelled_requests_failed_step(caplog):
+    server, _ = initialized_server("neovim")
+    _a_cancelled_requests_step_ends(server.protocol)
+    gc.collect()
+    assert not any("never retrieved" in m for m in caplog.messages)
