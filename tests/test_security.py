@@ -412,6 +412,22 @@ def test_every_format_escapes_the_authors_text(
             assert "\n" not in message
 
 
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "github"])
+def test_a_file_name_that_is_not_utf8_is_printed_escaped(
+    fmt: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its undecodable byte is a lone surrogate in Python (which no output can encode),
+    shown escaped as the rest."""
+    os.mkdir(tmp_path / "in")
+    with open(os.fsencode(tmp_path / "in") + b"/bad\xff.wf.toml", "wb") as file:
+        file.write(b'name = "bad"\n')
+    assert main(["check", "--format", fmt, str(tmp_path / "in")]) == 1
+    out, err = capsys.readouterr()
+    out.encode("utf-8"), err.encode("utf-8")  # printable
+    # SARIF's location is a URI: the byte itself, percent-encoded.
+    assert ("bad%FF.wf.toml" if fmt == "sarif" else "bad\\udcff.wf.toml") in out
+
+
 @pytest.mark.parametrize(
     ("line", "code", "underlined"),
     [
