@@ -508,14 +508,23 @@ async def test_a_request_after_an_edit_waits_for_the_model_not_the_findings(monk
 
 async def test_a_completion_right_behind_an_opening_is_answered_before_the_findings():
     """An opened document is analysed at once, its model first as a job of its own: a
-    completion sent right behind the opening is answered before the findings are made."""
+    completion sent right behind the opening is answered while the findings' analysis is
+    held at its start (it would never be, were the answer behind that analysis)."""
     uri = "file:///w/billing.wf.toml"
     server, sink = initialized_server("visual-studio-code")
-    answered = answers_before_each_analysis(server, sink, 7)
+    completion_answered = threading.Event()
+    held: list[bool] = []
+
+    def hold(uri: str) -> None:  # in the worker, as the findings' analysis begins
+        held.append(completion_answered.wait(10))
+
+    server.scheduler.on_analysis = hold
     did_open(server, uri, BILLING)
     _completion_at(server, uri, BILLING, "customers.item.", 7)
+    await until(sink, lambda: any(m.get("id") == 7 for m in sink.messages), "the completion")
+    completion_answered.set()
     await until(sink, lambda: published(sink, 1), "the diagnostics of the opened document")
-    assert answered == [1]
+    assert held == [True]
     items = next(m["result"] for m in sink.messages if m.get("id") == 7)
     assert "name" in {item["label"] for item in items["items"]}
 
