@@ -178,10 +178,12 @@ bench-edit-kinds: $(BENCH_STAMP) bytecode
 soak-memory: $(BENCH_STAMP) bytecode
 	$(BIN)/python bench/lsp.py --soak 10000
 
-# 10,000 random steps (opens, edits at random ranges, every request, bad params) in one
-# server process, each checked; prints replies, error replies and the peak memory.
+# 30,000 random steps (opens, edits at random ranges, every request, bad params, hostile
+# documents, close/reopen races, edits racing a request) in one server process, each
+# checked, its texts and diagnostics compared with the client's and wfls check's every 50
+# steps; prints the counts (crashes, tracebacks, disagreements) and the peak memory.
 soak-sessions: $(STAMP)
-	$(BIN)/python bench/soak_session.py --steps 10000
+	$(BIN)/python bench/soak_session.py --steps 30000
 
 # The count of production lines that exist only for speed, into docs/architecture.md.
 speed-lines: $(STAMP)

@@ -21,7 +21,13 @@ from typing import Any
 import pytest_lsp
 
 from tests.lsp.rawclient import RawClient
-from wfls.random_session import Chooser, RandomSession, SessionFailure, Step, stderr_problem
+from wfls.random_session import (
+    Chooser,
+    RandomSession,
+    SessionFailure,
+    Step,
+    stderr_problem,
+)
 
 ROOT = Path(__file__).parents[2]
 PROBE = [sys.executable, str(Path(__file__).parent / "probe_server.py")]
@@ -46,7 +52,6 @@ class FuzzSession(RandomSession):
         self.stderr = tempfile.TemporaryFile()  # noqa: SIM115 - closed in close()
         self.client, self.process = RawClient.stdio(command=PROBE, stderr=self.stderr, **popen)
         super().__init__(self.client, EXAMPLES, BILLING_INPUT, encoding)
-        self.text_checks = 0
         self.initialize(pytest_lsp.client_capabilities("visual-studio-code"), pull, root)
 
     def close(self) -> int | None:
@@ -73,32 +78,15 @@ class FuzzSession(RandomSession):
             raise SessionFailure(problem)
 
     def step(self, choose: Chooser) -> Step:
-        """A step of the session, then the server's texts compared with the client's."""
+        """A step of the session, then the server's texts compared with the client's (of
+        the closed documents too, after a step that closed one)."""
         done = super().step(choose)
         stray = done.kind == "stray"
         if stray and self.request("wflsTest/documentText", {"uri": done.uri}) is not None:
             raise SessionFailure(f"{done.uri}: not open, yet the server has a text for it")
-        self.check_texts()
+        self.compare_texts(closed=done.kind in ("close", "race"))
         return done
 
     def check_texts(self) -> None:
-        for uri, text in self.texts.items():
-            shown = self.request("wflsTest/documentText", {"uri": uri})
-            self.text_checks += 1
-            if shown is None or shown["text"] != text:
-                raise SessionFailure(f"{uri}: the server's text differs: {_diff(text, shown)}")
-            if uri.endswith((".wf.toml", ".wf.json")) and shown["analysed_text"] != text:
-                raise SessionFailure(f"{uri}: the analysed text differs from the client's")
-            if shown["version"] != self.versions[uri]:
-                raise SessionFailure(f"{uri}: version {shown['version']}")
-
-
-def _diff(expected: str, shown: Any) -> str:
-    if shown is None:
-        return "the server does not have it open"
-    actual = shown["text"]
-    at = next((i for i, (a, b) in enumerate(zip(expected, actual, strict=False)) if a != b), None)
-    if at is None:
-        at = min(len(expected), len(actual))
-    client, server = expected[max(0, at - 20) : at + 20], actual[max(0, at - 20) : at + 20]
-    return f"first difference at {at}: client {client!r}, server {server!r}"
+        """The server's text of every open document equals the client's."""
+        self.compare_texts(closed=False)
