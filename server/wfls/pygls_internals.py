@@ -22,11 +22,13 @@ changes one fails a test instead of undoing the change in silence.
   and all, as "Task exception was never retrieved". wfls reads it: the request is gone,
   and its error with it.
 - ``_request_futures`` (read): pygls 2.1.1 stores a future per notification handled
-  through a built-in handler (didOpen/didChange/didClose...) or by a coroutine, under
-  an id of its own, and never removes it, so a long editing session would grow
-  without bound. A finished future is of no use to anyone: replies and cancellations
-  look futures up by id and tolerate a missing one, so the finished ones are dropped
-  after each message that is not a request.
+  through a built-in handler (didOpen/didChange/didClose...) or by a coroutine, and
+  per step of a generator handler (``workspace/executeCommand``: the handler it
+  yields, whose future holds the answer, a whole run's trace for a run), under an id
+  of its own, and never removes it, so a long editing session would grow without
+  bound. A finished future is of no use to anyone: replies and cancellations look
+  futures up by id and tolerate a missing one, so the finished ones are dropped after
+  every message.
 
 And one thing pygls logs: a traceback at error level for every request it cannot decode
 (``_DecodeNoise``), which wfls answers with ``InvalidParams`` and one line of its own.
@@ -74,14 +76,13 @@ class AdaptedProtocol(LanguageServerProtocol):
 
     def dispatch(self, message: Any, *, request: bool) -> None:
         """Hand ``message`` to pygls: a request is unanswered until its reply is sent;
-        after any other message, the futures pygls finished with are dropped."""
+        after every message, the futures pygls finished with are dropped."""
         if request:
             self._unanswered.add(message.id)
         super().handle_message(message)
-        if not request:
-            futures = self._request_futures
-            for key in [k for k, f in futures.items() if f.done()]:
-                del futures[key]
+        futures = self._request_futures
+        for key in [k for k, f in futures.items() if f.done()]:
+            del futures[key]
 
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: Any | None = None

@@ -14,6 +14,7 @@ import inspect
 import json
 import logging
 from concurrent.futures import Future
+from typing import Any
 
 import pytest
 from lsprotocol import types
@@ -90,6 +91,38 @@ async def test_wfls_drops_the_futures_pygls_finished_with():
     await until(sink, lambda: published(sink, 201), "the diagnostics of the last version")
     assert len(server.protocol._request_futures) <= 2
     assert server.store.version(uri) == 201
+
+
+def command_request(request_id: int) -> types.ExecuteCommandRequest:
+    """``wfls.ownerStack`` on a document that is not open: answered null."""
+    arguments = [{"uri": "file:///w/none.wf.toml", "position": {"line": 0, "character": 0}}]
+    params = types.ExecuteCommandParams(command="wfls.ownerStack", arguments=arguments)
+    return types.ExecuteCommandRequest(id=request_id, params=params)
+
+
+async def test_pygls_keeps_a_future_for_every_step_of_a_generator_handler():
+    server, sink = plain_server()
+
+    @server.command("wfls.ownerStack")
+    async def owner_stack(*arguments: Any) -> None:
+        return None
+
+    before = len(server.protocol._request_futures)
+    for request_id in range(100, 105):
+        server.protocol.handle_message(command_request(request_id))
+        await until(sink, lambda n=request_id: _answer(sink, n) is not None, "the answer")
+    assert len(server.protocol._request_futures) == before + 5
+
+
+async def test_wfls_drops_the_futures_of_a_generator_handlers_steps_between_requests():
+    """``workspace/executeCommand`` is a generator handler: the future of the handler it
+    yields (holding the answer, a whole run's trace for a run) stays in pygls' table; a
+    client that sends nothing but requests must not keep every answer."""
+    server, sink = initialized_server("neovim")
+    for request_id in range(100, 200):
+        server.protocol.handle_message(command_request(request_id))
+        await until(sink, lambda n=request_id: _answer(sink, n) is not None, "the answer")
+    assert len(server.protocol._request_futures) <= 2
 
 
 def hover_request(request_id: int, uri: str) -> types.HoverRequest:
