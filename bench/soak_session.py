@@ -191,8 +191,8 @@ def main() -> int:
         f"requests followed at once by an edit {stats.moved:,} ({stats.moved_found:,} with "
         f"an answer; ContentModified {stats.content_modified:,}), documents opened and "
         f"closed at once {stats.races:,}, text comparisons {stats.text_checks:,}, documents "
-        f"compared with wfls check {stats.check_comparisons:,} (left out for a known "
-        f"difference {stats.check_skipped:,}); crashes {int(crashed)}, tracebacks on stderr "
+        f"compared with wfls check {stats.check_comparisons:,}; crashes {int(crashed)}, "
+        f"tracebacks on stderr "
         f"{tracebacks}, errors logged {errors}, disagreements with wfls check "
         f"{stats.disagreements}"
     )

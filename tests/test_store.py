@@ -282,3 +282,18 @@ def test_an_editors_text_and_the_file_get_the_same_findings(
         column = max(column - shift, 0) if line == 0 else column
         served.append((issue.code, issue.message, line, column))
     assert printed and served == printed
+
+
+def test_positions_after_a_byte_order_mark_are_counted_in_the_clients_text() -> None:
+    """The analysis reads a leading BOM as a space, one code point for one, but positions
+    are counted in the client's text: the BOM is three UTF-8 bytes, one UTF-16 unit."""
+    from wfls.convert import PositionCodec
+
+    text = '\ufeff{"name": 1} x'
+    store = DocumentStore()
+    store.open("file:///w/bom.wf.json", text, 1)
+    snapshot = store.snapshot("file:///w/bom.wf.json")
+    assert snapshot is not None and snapshot.text.startswith(" ")
+    offset = text.index("1")
+    assert PositionCodec(snapshot.lines, "utf-8").units(offset) == (0, 12)
+    assert PositionCodec(snapshot.lines, "utf-16").units(offset) == (0, 10)

@@ -579,7 +579,6 @@ class Stats:
     races: int = 0  # documents closed at once after they were opened
     text_checks: int = 0  # the server's text of a document compared with the client's
     check_comparisons: int = 0  # documents whose diagnostics were compared with check's
-    check_skipped: int = 0  # documents not compared: known differences (compare_with_check)
     disagreements: int = 0  # documents whose diagnostics never came to equal check's
 
 
@@ -824,26 +823,14 @@ class RandomSession:
         in the same files (``check_findings``), within ``SETTLE`` seconds: pulled again
         until they do (a pulling client is asked to pull again when another document's
         change reaches them), or, from a client that does not pull, the last ones
-        published for the client's version. Raises ``Disagreement``.
-
-        A text the server's positions are known to miss (``bom_miscounted``) is left
-        out, counted in ``Stats.check_skipped``."""
+        published for the client's version. Raises ``Disagreement``."""
         uris = [uri for uri in self.texts if is_workflow_uri(uri)]
         if not uris:
             return
         expected = check_findings({u: self.texts[u] for u in uris}, self.root, self.encoding)
         for uri in uris:
-            if self.bom_miscounted(self.texts[uri]):
-                self.stats.check_skipped += 1
-                continue
             self.stats.check_comparisons += 1
             self._agree(uri, expected[uri])
-
-    def bom_miscounted(self, text: str) -> bool:
-        """Whether the server's positions on the first line of ``text`` are known to be
-        wrong: in UTF-8, after a leading byte-order mark, which the server counts as the
-        space it reads it as (one code unit, where the client counts three)."""
-        return self.encoding == "utf-8" and text.startswith("\ufeff")
 
     def _agree(self, uri: str, checked: list[Finding]) -> None:
         end = time.monotonic() + SETTLE
@@ -982,8 +969,7 @@ class RandomSession:
         it moved to, and another line inserted above it. The second request is about the
         text it was sent for, whatever the analysis answering it has seen: its answer is
         the first one moved down a line (``moved_down``; of a hover, its range and first
-        line, ``_place_of``), or ``ContentModified``, never about another place (not
-        compared where ``bom_miscounted``)."""
+        line, ``_place_of``), or ``ContentModified``, never about another place."""
         method = choose.choice(MOVED)
         text = self.texts[uri]
         position = self.id_position(choose, text) or self.position(choose, text)
@@ -1005,8 +991,6 @@ class RandomSession:
             self.stats.content_modified += 1
             return
         answer = self._checked(method, params, reply)
-        if self.bom_miscounted(text):
-            return
         if "error" not in first and _place_of(answer) != _place_of(moved_down(expected, uri, at)):
             raise SessionFailure(
                 f"{method} {_short(params)}, sent after a line was inserted at {at} and "

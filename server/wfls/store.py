@@ -303,7 +303,10 @@ class DocumentStore:
             uri=document.uri,
             version=current.version,
             derived=document.derived,
-            lines=current.lines if source is current.text else None,
+            # The client's text's lines, whatever ``analysable`` read differently: it keeps
+            # every offset and line break, and positions are counted in the client's
+            # units (a BOM is three UTF-8 bytes, the space read for it one).
+            lines=current.lines,
         )
 
     def editing_snapshot(self, uri: str) -> tuple[int, AnalysisView] | None:
