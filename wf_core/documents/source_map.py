@@ -670,6 +670,24 @@ class SourceMap:
             elif isinstance(item, Entry):
                 yield loc, item
 
+    def ranges_of(self, kinds: frozenset[Kind]) -> Iterator[tuple[int, int, int, Kind]]:
+        """``(key start or -1, value start, value end, kind)`` of every value of one of ``kinds``,
+        in the order of ``items``: what a feature that needs only the ranges of some
+        values (folding: the containers) reads, without a location or an ``Entry`` made
+        for each of the document's values."""
+        for _loc, item in self._walk():
+            if type(item) is Placement:
+                base = item.base
+                for ks, _ke, vs, ve, kind, _lit in item.chunk.entries.values():
+                    if kind in kinds:
+                        yield (ks + base if ks >= 0 else -1), vs + base, ve + base, kind
+            elif isinstance(item, tuple):
+                if item[4] in kinds:
+                    yield item[0], item[2], item[3], item[4]
+            elif isinstance(item, Entry) and item.kind in kinds:
+                key = item.key.start if item.key is not None else -1
+                yield key, item.value.start, item.value.end, item.kind
+
     def __contains__(self, location: object) -> bool:
         if location in self._entries:
             return True

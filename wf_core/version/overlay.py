@@ -28,7 +28,7 @@ from wf_core.base.issues import Issue
 from wf_core.base.locations import Location
 from wf_core.base.records import record
 from wf_core.base.spans import LineIndex, Span
-from wf_core.documents import Entry, Located, StringLiteral
+from wf_core.documents import Entry, Kind, Located, StringLiteral
 from wf_core.documents.source_map import shift_literal
 from wf_core.documents.strings import scan_json_string, scan_toml_string
 from wf_core.semantic.build import PartWriter, PathResolver, path_role_at
@@ -137,6 +137,12 @@ class _OverlaySourceMap:
 
     def children(self, location: Location) -> list[Location]:
         return self._base.children(location)
+
+    def ranges_of(self, kinds: frozenset[Kind]) -> Iterator[tuple[int, int, int, Kind]]:
+        shift = self._shift
+        for key, start, end, kind in self._base.ranges_of(kinds):
+            value = shift.span(Span(start, end))
+            yield (shift.offset(key) if key >= 0 else -1), value.start, value.end, kind
 
     def locations(self) -> Iterator[Location]:
         return self._base.locations()

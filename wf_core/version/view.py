@@ -19,7 +19,7 @@ from wf_core.base.spans import LineIndex
 
 if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
-    from wf_core.documents import Entry, Located, StringLiteral
+    from wf_core.documents import Entry, Kind, Located, StringLiteral
     from wf_core.models.loading import LoadResult
     from wf_core.models.steps import AnyStep
     from wf_core.models.workflow import Workflow
@@ -36,6 +36,7 @@ class SourceMapView(Protocol):
     def locations(self) -> Iterator[Location]: ...
     def __contains__(self, location: object) -> bool: ...
     def items(self) -> Iterator[tuple[Location, Entry]]: ...
+    def ranges_of(self, kinds: frozenset[Kind]) -> Iterator[tuple[int, int, int, Kind]]: ...
 
 
 class ParsedView(Protocol):

@@ -15,35 +15,29 @@ from wf_core.version.view import AnalysisView
 from wfls.features.types import Fold
 
 _CLOSING = {"[": "]", "{": "}"}
+_CONTAINERS = frozenset((Kind.OBJECT, Kind.ARRAY))
 
 
 def folding_ranges(view: AnalysisView) -> list[Fold]:
     text = view.text
     lines = view.lines
+    line_of = lines.line_of
     spans: set[tuple[int, int]] = set()
-    for _location, entry in view.parsed.source_map.items():
-        if entry.kind not in (Kind.OBJECT, Kind.ARRAY):
+    for key, start, end, kind in view.parsed.source_map.ranges_of(_CONTAINERS):
+        if end - start < 2:
             continue
-        value = entry.value
-        if value.end - value.start < 2:
+        opening = text[start]
+        if opening == "[" and kind == Kind.OBJECT:  # a TOML section: header, then pairs
+            line_end = lines.line_end(line_of(start))
+            spans.add((line_end, max(line_end, end)))
             continue
-        opening = text[value.start]
-        if opening == "[" and entry.kind == Kind.OBJECT:  # a TOML section: header, then pairs
-            line, _ = lines.position(value.start)
-            spans.add((lines.line_end(line), max(lines.line_end(line), value.end)))
-            continue
-        if entry.key is not None and entry.key.start > value.start:
+        if key > start:
             continue  # a TOML array of tables: its entries fold one by one
-        if opening in _CLOSING and text[value.end - 1] == _CLOSING[opening]:
-            spans.add((value.start + 1, value.end - 1))
+        if opening in _CLOSING and text[end - 1] == _CLOSING[opening]:
+            spans.add((start + 1, end - 1))
     if view.syntax == "json":
         body = text.strip()
         if body.startswith("{") and body.endswith("}"):
             start = text.index("{")
             spans.add((start + 1, text.rindex("}")))
-    line_of = lines.position
-    return [
-        Fold(Span(start, end))
-        for start, end in sorted(spans)
-        if line_of(start)[0] < line_of(end)[0]
-    ]
+    return [Fold(Span(start, end)) for start, end in sorted(spans) if line_of(start) < line_of(end)]
