@@ -13,7 +13,11 @@ A clean TOML text in the common shapes is read without tree-sitter at all, by
 the fast reader (``toml_chunks.read_clean``): split at line starts, each
 statement read by regular expressions or found among the previous version's
 chunks. No tree is kept for such a version; the next one is read the same way,
-or, if it cannot be, parsed from scratch.
+or, if it cannot be, parsed from scratch. When the change lies inside one
+statement of such a version and leaves it one statement of the same kind, the
+next version is the previous one with that statement read again and the rest
+moved (``toml_chunks.read_spliced``): typing costs no walk of the other
+statements.
 
 Invariants:
 
@@ -46,7 +50,7 @@ from wf_core.base.spans import Span
 from wf_core.documents._offsets import encode
 from wf_core.documents.json_syntax import parse_json
 from wf_core.documents.source_map import Chunk, SourceMap
-from wf_core.documents.toml_chunks import read_clean
+from wf_core.documents.toml_chunks import read_clean, read_spliced
 from wf_core.documents.toml_syntax import parse_toml
 
 
@@ -183,7 +187,9 @@ class DocumentParser:
         old_text, old_tree = self._text, self._tree
         if old_text == text and self._result is not None:
             return self._result
-        clean = _build(text, self.syntax, None, self._chunks)
+        clean = self._spliced(text, region)
+        if clean is None:
+            clean = _build(text, self.syntax, None, self._chunks)
         if clean is not None:
             # No tree is kept: the next version is read without one too, or, if
             # it cannot be, parsed from scratch (as any text with errors is).
@@ -204,6 +210,32 @@ class DocumentParser:
         result, self._chunks = _built(text, self.syntax, tree, self._chunks)
         self._text, self._data, self._tree, self._result = text, data, tree, result
         return result
+
+    def _spliced(
+        self, text: str, region: Region | None
+    ) -> tuple[ParsedDocument, dict[str, Chunk]] | None:
+        """The version read from the previous one when the change lies inside one
+        statement that stays of the same kind (``toml_chunks.read_spliced``); None
+        otherwise. Only after a version read clean without a tree."""
+        previous, old_text = self._result, self._text
+        if (
+            self.syntax != "toml"
+            or previous is None
+            or old_text is None
+            or self._tree is not None
+            or previous.issues
+            or not _fits(region, old_text, text)
+        ):
+            return None
+        assert region is not None  # ``_fits`` says so
+        with collector_paused():
+            spliced = read_spliced(
+                old_text, previous.values, previous.source_map, text, region, self._chunks
+            )
+        if spliced is None:
+            return None
+        values, source_map, _problems, used = spliced
+        return ParsedDocument(text, "toml", values, source_map, ()), used
 
     def _edit_tree(
         self, tree: tree_sitter.Tree, old_text: str, text: str, data: bytes, region: Region

@@ -205,6 +205,18 @@ def shift_literal(literal: StringLiteral, delta: int) -> StringLiteral:
     )
 
 
+class _Unexplained(Exception):
+    """A range ends inside a change that the changed statement does not explain."""
+
+
+def _section_end(chunk: Chunk, base: int) -> int:
+    """Where a section's table entry ends: its header, or its last pair (-1 for a pair)."""
+    if chunk.header is None:
+        return -1
+    header_end = chunk.header[2]
+    return base + (header_end if chunk.end < 0 else max(header_end, chunk.end))
+
+
 def _sort_key(occ: Occurrence) -> tuple[int, int, int, bool]:
     # Outer before inner for equal starts, so the later item is the inner one.
     return (occ[0], -occ[1], len(occ[2]), not occ[3])
@@ -477,6 +489,117 @@ class SourceMap:
         self._element_keys: (
             tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]] | None
         ) = None
+
+    def placement_at(self, offset: int) -> tuple[int, Placement] | None:
+        """The last placement starting at or before ``offset``, and its index."""
+        placements = self._placements
+        k = bisect.bisect_right(placements, offset, key=lambda p: p.base) - 1
+        return (k, placements[k]) if k >= 0 else None
+
+    def next_base(self, k: int, text_end: int) -> int:
+        """Where the placement after the ``k``-th begins (the text's end after the last)."""
+        placements = self._placements
+        return placements[k + 1].base if k + 1 < len(placements) else text_end
+
+    def spliced(
+        self, k: int, chunk: Chunk, start: int, old_end: int, new_end: int
+    ) -> SourceMap | None:
+        """This map with the ``k``-th placement's chunk replaced by ``chunk``, read from the
+        same statement after ``[start, old_end)`` of it became ``[start, new_end)``: every
+        global range after the change moved by its length, nothing else made again. None
+        when a global range ends inside the change in a way the new chunk does not
+        explain (the caller reads the text afresh instead).
+
+        The one global range a section's chunk decides is its table's entry, from its
+        header through its last pair (``TomlBuilder._close_section``); every range that
+        ended there ends at the new chunk's last pair, and any other must lie outside
+        the change."""
+        old = self._placements[k]
+        base, delta = old.base, new_end - old_end
+        was = _section_end(old.chunk, base)
+        now = _section_end(chunk, base)
+
+        def moved(offset: int) -> int:
+            if offset == was:
+                return now
+            if offset <= start:
+                return offset
+            if offset >= old_end:
+                return offset + delta
+            raise _Unexplained
+
+        try:
+            entries: dict[Location, Entry | Compact] = {}
+            for loc, item in self._entries.items():
+                if type(item) is not tuple or item[5] is not None:
+                    return None
+                ks, ke, vs, ve, kind, _ = item
+                if ve <= start and ve != was:  # before the change: kept as it is
+                    entries[loc] = item
+                elif ks < 0 and vs >= old_end and ve != was:  # after it: moved
+                    entries[loc] = (-1, -1, vs + delta, ve + delta, kind, None)
+                elif ks < 0:
+                    entries[loc] = (-1, -1, moved(vs), moved(ve), kind, None)
+                else:
+                    entries[loc] = (moved(ks), moved(ke), moved(vs), moved(ve), kind, None)
+            occurrences = [
+                occ
+                if occ[1] <= start and occ[1] != was
+                else (occ[0] + delta, occ[1] + delta, occ[2], occ[3])
+                if occ[0] >= old_end and occ[1] != was
+                else (moved(occ[0]), moved(occ[1]), occ[2], occ[3])
+                for occ in self._occ
+            ]
+            strings: dict[Location, StringLiteral] = {}
+            for loc, literal in self._strings.items():
+                if literal.span.end <= start:
+                    strings[loc] = literal
+                elif literal.span.start >= old_end:
+                    strings[loc] = shift_literal(literal, delta)
+                else:
+                    return None
+        except _Unexplained:
+            return None
+        placements = self._placements[:k]
+        placements.append(Placement(base, chunk, old.table_loc, old.position))
+        placements.extend(
+            Placement(p.base + delta, p.chunk, p.table_loc, p.position)
+            for p in self._placements[k + 1 :]
+        )
+        spliced = SourceMap(entries, strings, occurrences, placements)
+        if self._element_keys is not None:
+            spliced._element_keys = self._spliced_elements(old, chunk, old_end, delta)
+        return spliced
+
+    def _spliced_elements(
+        self, old: Placement, chunk: Chunk, old_end: int, delta: int
+    ) -> tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]] | None:
+        """``_make_element_keys`` of the spliced map, from this map's: the replaced
+        statement's element keyed by its new text, the bases after the change moved. None
+        (made afresh when asked) where the element's key was not that statement's text
+        alone."""
+        assert self._element_keys is not None
+        keys, bases = self._element_keys
+        keys = dict(keys)
+        moved: dict[str, Sequence[int]] = {
+            kind: [b + delta if b >= old_end else b for b in found] for kind, found in bases.items()
+        }
+        if chunk.header is not None:
+            name, index = old.table_loc[0], old.table_loc[1]
+            found = keys.get(str(name))
+            if type(index) is not int or found is None or index >= len(found):
+                return None
+            if found[index] is not old.chunk.text:
+                return None
+            replaced = list(found)
+            replaced[index] = chunk.text
+            keys[str(name)] = replaced
+        elif chunk.key in keys:
+            if keys[chunk.key] is not old.chunk.element_keys():
+                return None
+            keys[chunk.key] = chunk.element_keys()
+            moved[chunk.key] = [old.base] * len(keys[chunk.key])
+        return keys, moved
 
     def element_keys(self, kind: str) -> Sequence[ElementKey | None]:
         """What the value of each element of the document's list ``kind`` (``nodes``,

@@ -42,12 +42,16 @@ Invariants:
   position, so the text is exactly the sequence of those statements, and the
   result equals what ``parse_toml`` builds from the tree of the same text
   (property-tested against it).
+- ``read_spliced`` returns what ``read_clean`` returns for the same text, its
+  element keys included (property-tested on chains of edits,
+  ``tests/test_documents_splice.py``).
 """
 
 from __future__ import annotations
 
 import re
 
+from wf_core.base.edits import Region
 from wf_core.base.locations import Location
 from wf_core.documents.source_map import (
     Chunk,
@@ -55,6 +59,7 @@ from wf_core.documents.source_map import (
     Header,
     Kind,
     Occurrence,
+    SourceMap,
     StringLiteral,
 )
 from wf_core.documents.strings import SIMPLE_BASIC, SIMPLE_LITERAL, Problem
@@ -521,3 +526,73 @@ def read_clean(text: str, chunks: dict[str, Chunk]) -> Converted | None:
     except Fallback:
         return None
     return converted(text, builder, problems, used)
+
+
+def read_spliced(
+    old_text: str,
+    values: dict[str, object],
+    source_map: SourceMap,
+    text: str,
+    region: Region,
+    chunks: dict[str, Chunk],
+) -> Converted | None:
+    """What ``read_clean(text, chunks)`` returns, made from the previous version's result
+    (``old_text`` read clean, without a problem, into ``values`` and ``source_map``) when
+    ``region`` lies inside one top-level statement after its first character, and that
+    statement still reads as one clean statement with the same header (an element of an
+    array of tables) or the same key (a top-level pair): the statement read again, its
+    value put in the element's or key's place, the rest moved, not read or placed
+    again. None when that does not hold, and the text is read in full.
+
+    Why it gives the same: the text is the same statements but that one (its piece still
+    splits as one statement, and the text after it is unchanged, so the pieces after it
+    start where they did, moved); what the table rules make of the others does not
+    depend on its content, as long as no other statement entered its table (its value
+    is still the chunk's own table) and its header or key is the same."""
+    found = source_map.placement_at(region.start)
+    if found is None:
+        return None
+    k, placement = found
+    old = placement.chunk
+    start = placement.base
+    limit = start + len(old.text)
+    if region.start <= start or region.old_end >= limit:
+        return None
+    if limit != source_map.next_base(k, len(old_text)):
+        return None  # the chunk is not its whole piece (a statement read another way)
+    source = text[start : limit + region.delta]
+    section = old.header is not None
+    if source in chunks or has_control_characters(source):
+        return None
+    if statements(source) != [(0, len(source), section)]:
+        return None
+    chunk = read_chunk(source, section)
+    if chunk is None or chunk.header != old.header or chunk.key != old.key:
+        return None
+    new_values = dict(values)
+    table_loc = placement.table_loc
+    if section:
+        if len(table_loc) != 2 or type(table_loc[1]) is not int:
+            return None
+        name, index = str(table_loc[0]), table_loc[1]
+        elements = values.get(name)
+        if type(elements) is not list or index >= len(elements):
+            return None
+        if elements[index] is not old.table:
+            return None  # a later statement entered it: the table rules decide again
+        replaced = list(elements)
+        replaced[index] = chunk.table
+        new_values[name] = replaced
+    else:
+        key = old.key
+        if table_loc != () or key is None or values.get(key) is not old.table.get(key):
+            return None
+        new_values[key] = chunk.table[key]
+    new_map = source_map.spliced(k, chunk, region.start, region.old_end, region.new_end)
+    if new_map is None:
+        return None
+    used = dict(chunks)
+    if used.get(old.text) is old:
+        del used[old.text]
+    used[source] = chunk
+    return new_values, new_map, [], used

@@ -1,0 +1,131 @@
+"""A version read from the previous one (``toml_chunks.read_spliced``) is the version read
+afresh: the same values, the same source map (every entry, string, child and located
+offset), the same element keys and bases, whatever chain of edits led to it; and the
+previous version's values are never written into."""
+
+from __future__ import annotations
+
+from unittest import mock
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from wf_core.authoring.generate import generate_toml
+from wf_core.base.edits import Edit
+from wf_core.documents import DocumentParser, ParsedDocument, parse_document, toml_chunks
+from wf_core.documents.source_map import ELEMENT_LISTS
+
+DOCUMENT = generate_toml(12)
+
+# Mostly what typing inside a statement writes; now and then what splits, joins or breaks
+# statements, so that every way out of the splice is taken too.
+_typed = st.text(alphabet=st.sampled_from(list("abcxyz019_. -")), min_size=1, max_size=3)
+_structural = st.text(alphabet=st.sampled_from(list("\"'[]{}=,#\n\\\t")), min_size=1, max_size=2)
+_edits = st.lists(
+    st.tuples(
+        st.booleans(),
+        st.floats(min_value=0, max_value=1, exclude_max=True),
+        st.one_of(_typed, _typed, _typed, _structural),
+        st.integers(1, 4),
+    ),
+    min_size=1,
+    max_size=8,
+)
+
+
+def _edit(text: str, edit: tuple[bool, float, str, int]) -> Edit:
+    insert, where, chars, width = edit
+    pos = int(where * len(text))
+    if insert:
+        return Edit(pos, pos, chars)
+    return Edit(pos, min(pos + width, len(text)), "")
+
+
+def _same(a: ParsedDocument, b: ParsedDocument, *, spliced: bool = False) -> None:
+    assert repr(a.values) == repr(b.values)
+    assert a.issues == b.issues
+    assert list(a.source_map.items()) == list(b.source_map.items())
+    for loc in b.source_map.locations():
+        assert a.source_map.string(loc) == b.source_map.string(loc)
+        assert a.source_map.children(loc) == b.source_map.children(loc)
+    for offset in range(0, len(a.text) + 1, max(1, len(a.text) // 200)):
+        assert a.source_map.locate(offset) == b.source_map.locate(offset)
+    if not spliced:
+        return  # (a statement read from a tree may be keyed with fewer trailing blanks)
+    for kind in ELEMENT_LISTS:
+        assert a.source_map.element_keys(kind) == b.source_map.element_keys(kind)
+        assert a.source_map.element_bases(kind) == b.source_map.element_bases(kind)
+
+
+class _Spy:
+    """Counts the versions read from the previous one."""
+
+    def __init__(self) -> None:
+        self.results: list[bool] = []
+
+    def __call__(self, *args, **kwargs):
+        result = toml_chunks.read_spliced(*args, **kwargs)
+        self.results.append(result is not None)
+        return result
+
+    def patch(self):
+        return mock.patch("wf_core.documents.parser.read_spliced", self)
+
+
+SPLICED: list[bool] = []  # every example's, for the test after this one
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_edits, st.booleans())
+def test_spliced_versions_equal_fresh_ones(edits, keys_first: bool) -> None:
+    text = DOCUMENT
+    parser = DocumentParser("toml")
+    previous = parser.parse(text)
+    if keys_first:  # carried over when made, made afresh when not
+        previous.source_map.element_keys("nodes")
+    spy = _Spy()
+    for edit in edits:
+        change = _edit(text, edit)
+        text = change.apply(text)
+        snapshot = repr(previous.values)
+        with spy.patch():
+            current = parser.parse(text, change.region)
+        spliced = bool(spy.results) and spy.results[-1]
+        _same(current, parse_document(text, "toml"), spliced=spliced)
+        assert repr(previous.values) == snapshot
+        if keys_first:
+            current.source_map.element_keys("nodes")
+        previous = current
+        spy.results.clear()
+        SPLICED.append(spliced)
+
+
+def test_the_random_edits_took_the_splice() -> None:
+    """The property above is about the splice only if it was taken: often, not always."""
+    if not SPLICED:  # run alone
+        test_spliced_versions_equal_fresh_ones()
+    assert 0.05 < sum(SPLICED) / len(SPLICED) < 0.95
+
+
+def test_typing_in_a_path_is_spliced_and_breaking_a_statement_is_not() -> None:
+    """The splice is taken where it applies (a character typed into a path string, one
+    deleted), and given up where a statement splits, joins or changes its header."""
+    parser = DocumentParser("toml")
+    text = DOCUMENT
+    parser.parse(text)
+    spy = _Spy()
+    path = text.index("context.order")
+    header = text.index("[[nodes]]", path)
+    edits = [
+        Edit(path + 8, path + 8, "x"),  # typed into a path
+        Edit(path + 8, path + 9, ""),  # and deleted
+        Edit(header + 2, header + 7, "node"),  # ``[[node]]``: another header
+        Edit(header + 2, header + 6, "nodes"),  # back
+        Edit(path, path, '"\n[[nodes]]\nid = "'),  # one statement becomes two
+    ]
+    for change in edits:
+        text = change.apply(text)
+        with spy.patch():
+            current = parser.parse(text, change.region)
+        _same(current, parse_document(text, "toml"), spliced=spy.results[-1])
+    assert spy.results == [True, True, False, False, False]
