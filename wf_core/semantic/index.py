@@ -1,8 +1,9 @@
 """The semantic index of one document version: every name, every path, by place and by symbol.
 
 Made of parts (``wf_core.semantic.parts``): a question about one place makes the part
-holding that place; a question about the whole document (every reference of a symbol,
-every path) makes every part, and after an edit only the parts whose text changed are
+holding that place; about a range, the parts of the elements there; about one symbol, the
+parts of the elements whose text may spell its name; about the whole document (every
+path, every occurrence), every part. After an edit only the parts whose text changed are
 made again. References, rename, highlights, tokens, hover and definition all answer
 from here, so they agree on what every name means.
 
@@ -157,12 +158,23 @@ class SemanticIndex:
         items' offsets plus the base are document offsets. For a feature that reads many
         items (every token of the document) and needs only their offsets, which it moves
         itself rather than have every item copied to its place."""
-        for part, base in self._placed():
+        if span is None:
+            placed = self._placed()
+        else:  # only the parts of the elements there are made
+            placed = self._placed_in(span)
+        for part, base in placed:
             extent = part.extent
             if extent is None:
                 continue
             if span is None or _in(extent, span.start - base, span.end - base):
                 yield part, base
+
+    def _placed_in(self, span: Span) -> Iterator[tuple[IndexPart, int]]:
+        parts = self._parts
+        for kind in PART_KINDS:
+            for index in parts.elements_in(kind, span.start, span.end):
+                yield parts.part(kind, index)
+        yield parts.document(), 0
 
     def occurrences_in(self, span: Span) -> list[Occurrence]:
         """The occurrences touching ``span``, in document order."""
@@ -199,11 +211,13 @@ class SemanticIndex:
     def occurrences_of(self, symbol: Symbol) -> list[Occurrence]:
         """Every occurrence of ``symbol``: definitions and references, in document order."""
         key = symbol_key(symbol)
-        found = [
-            shift_occurrence(o, base)
-            for part, base in self._placed()
-            for o in part.by_symbol.get(key, ())
-        ]
+        parts = self._parts
+        found: list[Occurrence] = []
+        for kind in PART_KINDS:  # only the parts of the elements that may name it are made
+            for index in parts.elements_mentioning(kind, symbol.name):
+                part, base = parts.part(kind, index)
+                found.extend(shift_occurrence(o, base) for o in part.by_symbol.get(key, ()))
+        found.extend(parts.document().by_symbol.get(key, ()))
         return in_document_order(found, occurrence_span)
 
     def definitions(self, symbol: Symbol) -> list[Occurrence]:

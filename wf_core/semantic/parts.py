@@ -21,7 +21,9 @@ history that led to the version.
 
 from __future__ import annotations
 
+import bisect
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal, Protocol
@@ -146,14 +148,27 @@ class PartSource(Protocol):
         """Make what ``holder`` reads, ahead of the first request that asks."""
         ...
 
+    def elements_in(self, kind: PartKind, start: int, end: int) -> range:
+        """The indexes of the elements of ``kind`` whose parts may hold a name touching
+        ``[start, end]``."""
+        ...
 
-class WrittenParts:
+    def elements_mentioning(self, kind: PartKind, name: str) -> Sequence[int]:
+        """The indexes of the elements of ``kind`` whose parts may hold an occurrence of a
+        symbol named ``name``, in order."""
+        ...
+
+
+class WrittenParts(ABC):
     """What every part source shares: the writer of its version's text, the rest of the
     document written once, and the element at an offset of that text."""
 
-    def __init__(self, writer: PartWriter, source_map: SourceMapView) -> None:
+    def __init__(
+        self, writer: PartWriter, source_map: SourceMapView, text: str | None = None
+    ) -> None:
         self._writer = writer
         self._source_map = source_map
+        self._text = text
         self._lock = threading.Lock()
         self._document: IndexPart | None = None
 
@@ -170,6 +185,56 @@ class WrittenParts:
     def prepare(self) -> None:
         self._source_map.prepare_locate()
 
+    @abstractmethod
+    def count(self, kind: PartKind) -> int: ...
+
+    def elements_in(self, kind: PartKind, start: int, end: int) -> range:
+        """From the last element beginning at or before ``start`` to the last beginning at
+        or before ``end``: every statement of an element lies before the next element
+        begins (a TOML table extending a ``[[nodes]]`` entry extends the last one), so no
+        other element's part holds a name there. Found by bisection over where the
+        elements begin; every element when one has no entry."""
+        count = self.count(kind)
+        get = self._source_map.get
+
+        def begins(index: int) -> int:
+            entry = get((kind, index))
+            if entry is None:
+                raise LookupError(index)
+            return entry.value.start
+
+        try:
+            first = bisect.bisect_right(range(count), start, key=begins) - 1
+            last = bisect.bisect_right(range(count), end, key=begins) - 1
+        except LookupError:
+            return range(count)
+        return range(max(first, 0), last + 1)
+
+    def elements_mentioning(self, kind: PartKind, name: str) -> Sequence[int]:
+        """The elements whose text holds ``name`` or a backslash, found from where the text
+        holds them (``elements_in``). An occurrence's span holds its name as written,
+        which spells the symbol's name unless an escape (TOML's, JSON's or a path's own
+        quoting, each a backslash) wrote it otherwise; a name with a line break may have
+        been written with another one. Every element when that cannot be told, or when
+        the text holds the name so often that finding each element costs more than
+        taking them all."""
+        count = self.count(kind)
+        text = self._text
+        if text is None or not name or "\n" in name or "\r" in name:
+            return range(count)
+        found: set[int] = set()
+        most = max(64, count // 8)
+        hits = 0
+        for needle in (name, "\\"):
+            at = text.find(needle)
+            while at >= 0:
+                hits += 1
+                if hits > most:
+                    return range(count)
+                found.update(self.elements_in(kind, at, at + len(needle)))
+                at = text.find(needle, at + 1)
+        return sorted(found)
+
 
 class SnapshotParts(WrittenParts):
     """The parts of one version, each derived under the document-wide values it reads
@@ -183,10 +248,11 @@ class SnapshotParts(WrittenParts):
         context: ContextModel | None,
         derived: Derivations | None,
         resolver: PathResolver,
+        text: str | None = None,
     ) -> None:
         from wf_core.semantic.build import PartWriter
 
-        super().__init__(PartWriter(values, source_map, resolver), source_map)
+        super().__init__(PartWriter(values, source_map, resolver), source_map, text)
         self._resolver = resolver
         self._counts = {
             "nodes": len(resolver.nodes),

@@ -186,7 +186,9 @@ class DocumentSnapshot:
         resolver = PathResolver(values, self.context)
         source_map = self.parsed.source_map
         return SemanticIndex(
-            SnapshotParts(values, source_map, self.context, self._derived, resolver)
+            SnapshotParts(
+                values, source_map, self.context, self._derived, resolver, self.parsed.text
+            )
         )
 
     def with_version(self, version: int | None) -> DocumentSnapshot:
