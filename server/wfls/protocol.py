@@ -236,8 +236,9 @@ class WflsProtocol(AdaptedProtocol):
 
     @lsp_method(types.SHUTDOWN)
     def lsp_shutdown(self, *args: Any) -> Generator[Any, Any, None]:
-        """pygls' ``shutdown`` (the wfls handler, then every request under way
-        cancelled), after which the server takes nothing but ``exit``."""
+        """pygls' ``shutdown`` (every request under way cancelled, then the wfls
+        handler), after which the server takes nothing but ``exit``."""
+        self.cancel_under_way()  # (pygls' own cancelling fails on a generator's request)
         yield from super().lsp_shutdown(*args)
         self.shut_down = True
 

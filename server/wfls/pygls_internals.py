@@ -28,7 +28,11 @@ changes one fails a test instead of undoing the change in silence.
   of its own, and never removes it, so a long editing session would grow without
   bound. A finished future is of no use to anyone: replies and cancellations look
   futures up by id and tolerate a missing one, so the finished ones are dropped after
-  every message.
+  every message. And at ``shutdown`` pygls cancels the requests under way while it
+  iterates over that table, but cancelling a generator handler's request runs its
+  callback at once, which removes it from the table being iterated (``RuntimeError:
+  dictionary changed size during iteration``, logged as a server error): wfls cancels
+  them first, over a copy (``cancel_under_way``).
 
 And one thing pygls logs: a traceback at error level for every request it cannot decode
 (``_DecodeNoise``), which wfls answers with ``InvalidParams`` and one line of its own.
@@ -83,6 +87,14 @@ class AdaptedProtocol(LanguageServerProtocol):
         futures = self._request_futures
         for key in [k for k, f in futures.items() if f.done()]:
             del futures[key]
+
+    def cancel_under_way(self) -> None:
+        """Cancel every request under way but the one being handled, over a copy of
+        pygls' table (a cancelled request's callback removes it from the table)."""
+        current = self.msg_id
+        for msg_id, future in list(self._request_futures.items()):
+            if msg_id != current and not future.done():
+                future.cancel()
 
     def _send_response(
         self, msg_id: Any, result: Any | None = None, error: Any | None = None

@@ -14,6 +14,7 @@ import inspect
 import json
 import logging
 from concurrent.futures import Future
+from functools import partial
 from typing import Any
 
 import pytest
@@ -228,3 +229,32 @@ async def test_wfls_reads_a_cancelled_requests_failed_step(caplog):
     _a_cancelled_requests_step_ends(server.protocol)
     gc.collect()
     assert not any("never retrieved" in m for m in caplog.messages)
+
+
+def _a_request_under_way(protocol: JsonRPCProtocol, msg_id: int) -> Future[object]:
+    """What pygls keeps for a generator handler's request that has not ended (a document
+    request waiting on its analysis): a future whose callback answers it and removes it
+    from the table."""
+    future: Future[object] = Future()
+    protocol._request_futures[msg_id] = future
+    future.add_done_callback(partial(protocol._send_handler_result, msg_id=msg_id))
+    return future
+
+
+async def test_pygls_fails_to_shut_down_with_a_generator_request_under_way(caplog):
+    server, sink = plain_server()
+    _a_request_under_way(server.protocol, 50)
+    server.protocol.handle_message(types.ShutdownRequest(id=51))
+    await until(sink, lambda: _answer(sink, 51) is not None, "the shutdown's answer")
+    errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
+    assert any("changed size during iteration" in str(r.exc_info) for r in errors)
+
+
+async def test_wfls_shuts_down_with_a_generator_request_under_way(caplog):
+    server, sink = initialized_server("neovim")
+    under_way = _a_request_under_way(server.protocol, 50)
+    server.protocol.handle_message(types.ShutdownRequest(id=51))
+    await until(sink, lambda: _answer(sink, 51) is not None, "the shutdown's answer")
+    assert under_way.cancelled()
+    assert _answer(sink, 51)["result"] is None
+    assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
