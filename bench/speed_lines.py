@@ -55,6 +55,7 @@ SPEED_ONLY: tuple[tuple[str, str | None, str], ...] = (
     ("wf_core/documents/source_map.py", "SourceMap._spliced_elements", ""),
     ("wf_core/documents/source_map.py", "_Unexplained", ""),
     ("wf_core/documents/source_map.py", "_section_end", ""),
+    ("wf_core/documents/source_map.py", "SourceMap.ranges_of", "ranges without entries made"),
     ("wf_core/documents/source_map.py", "Chunk.read", ""),
     ("wf_core/documents/source_map.py", "Chunk.element_keys", ""),
     ("wf_core/documents/toml_chunks.py", None, "the fast TOML reader beside the tree's"),
