@@ -10,6 +10,7 @@ Neither imports the server, so handlers can be tested with a context alone.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Protocol
 
 from lsprotocol import types
@@ -101,6 +102,10 @@ class Session(Protocol):
         maps_positions: bool = False,
         depth: Depth = "model",
     ) -> RequestContext | None: ...
+    async def off_loop(self, work: Callable[[], object]) -> None:
+        """Run ``work`` on the analysis worker and wait for it."""
+        ...
+
     async def analysed(self, uri: str) -> DiagnosedView | None: ...
     async def parsed(self, uri: str) -> AnalysisView | None: ...
     async def workspace_scanned(self) -> None: ...

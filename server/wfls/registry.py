@@ -25,6 +25,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Generator
+from functools import partial
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from lsprotocol import types
@@ -139,6 +140,10 @@ class DocumentRequest(Generic[P, R]):
     # formatting, which read the text and its syntax; the model and context model for
     # any other.
     reads: Depth = "model"
+    # What the answer reads of the semantic index beyond one place (the parts that may
+    # hold a symbol, the parts of a range), made off the event loop before the handler
+    # runs: only those parts, where a request that is not ``local`` waits for every one.
+    make_parts: Callable[[RequestContext, P], object] | None = None
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
     # The answer about a workflow test document (``wfls.test_documents``), which the
@@ -169,13 +174,15 @@ class DocumentRequest(Generic[P, R]):
                 ctx = await session.request_context(
                     uri,
                     while_typing=self.while_typing,
-                    local=self.local,
+                    local=self.local or self.make_parts is not None,
                     sent=sent,
                     maps_positions=self.maps_positions,
                     depth=self.reads,
                 )
                 if ctx is None:
                     return self.empty(params)
+                if self.make_parts is not None:
+                    await session.off_loop(partial(self.make_parts, ctx, params))
                 return self.handle(ctx, params)
             except Refusal as refusal:
                 raise RequestFailed(str(refusal)) from None
@@ -319,6 +326,7 @@ def routes() -> list[Route]:
             definition.handle,
             definition.empty,
             maps_positions=True,
+            make_parts=definition.make_parts,
             tests=definition.handle_test,
         ),
         SessionTask(
@@ -332,6 +340,7 @@ def routes() -> list[Route]:
             references.handle,
             references.empty,
             maps_positions=True,
+            make_parts=references.make_parts,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
@@ -339,6 +348,7 @@ def routes() -> list[Route]:
             document_highlight.empty,
             while_typing=True,
             maps_positions=True,
+            make_parts=document_highlight.make_parts,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_PREPARE_RENAME,
@@ -352,6 +362,7 @@ def routes() -> list[Route]:
             rename.handle,
             rename.empty,
             types.RenameOptions(prepare_provider=True),
+            make_parts=rename.make_parts,
         ),
         # The view is always a full snapshot, which has the issues the actions fix.
         DocumentRequest(
@@ -399,6 +410,7 @@ def routes() -> list[Route]:
             types.InlayHintOptions(),
             while_typing=True,
             maps_positions=True,
+            make_parts=inlay_hint.make_parts,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_INLINE_VALUE,

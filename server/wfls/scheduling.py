@@ -53,6 +53,10 @@ class Scheduler:
         self._server = server
         self._analysis = ThreadPoolExecutor(max_workers=1, thread_name_prefix="wfls-analysis")
         self.closing = False  # after ``shutdown``: the worker takes nothing more
+        # Jobs handed to the worker and not started yet: an index built ahead stops for
+        # them (``index_ahead``), so that no request waits behind a whole index.
+        self._waiting = 0
+        self._waiting_lock = threading.Lock()
         self.quiet = threading.Event()
         """Set while no message arrives: the transport clears it from a message's first
         byte until the loop has handled it (``wait_for_quiet``)."""
@@ -82,7 +86,18 @@ class Scheduler:
         if self.closing:
             raise asyncio.CancelledError
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._analysis, function, *args)
+        with self._waiting_lock:
+            self._waiting += 1
+        return await loop.run_in_executor(self._analysis, self._started, function, *args)
+
+    def _started(self, function: Callable[..., Any], *args: Any) -> Any:
+        with self._waiting_lock:
+            self._waiting -= 1
+        return function(*args)
+
+    def jobs_waiting(self) -> bool:
+        """Whether a job waits for the worker (read on the worker, between parts)."""
+        return self._waiting > 0
 
     def wait_for_quiet(self) -> None:
         """Pause while a message arrives, up to ``QUIET_WAIT``: work that can wait calls
@@ -215,15 +230,17 @@ class Scheduler:
         tokens) does not wait for them.
 
         The build gives way, between parts, as soon as a newer revision arrives, and
-        pauses while a message arrives. What it made is kept either way: the parts are
-        derived values (``wf_core.semantic.parts``), so the next revision's build finds
-        them and makes only what is left and what its edits changed. A request about
-        one place never waits for this: it makes the part it reads."""
+        pauses while a message arrives. It stops, too, for any other job the worker is
+        given (an analysis, the parts a request reads), and goes on after it. What it
+        made is kept either way: the parts are derived values
+        (``wf_core.semantic.parts``), so the next revision's build finds them and makes
+        only what is left and what its edits changed. A request about one place never
+        waits for this: it makes the part it reads."""
         store = self._server.store
 
         def give_way() -> bool:
             self.wait_for_quiet()
-            return store.revision(uri) != revision
+            return store.revision(uri) != revision or self.jobs_waiting()
 
         def complete(snapshot: DocumentSnapshot) -> bool:
             # Frozen rather than scanned when the pause ends (``collector``): the parts
@@ -249,7 +266,10 @@ class Scheduler:
                 return  # a newer version came: its own build follows its diagnostics
             await self.in_worker(prepare, current[1])
             await asyncio.sleep(INDEX_AHEAD_DELAY)
-            if store.revision(uri) == revision:
-                await self.in_worker(complete, current[1])
+            # Stopped for another job, it goes on after a quiet moment more.
+            while store.revision(uri) == revision and not self.closing:
+                if await self.in_worker(complete, current[1]):
+                    return
+                await asyncio.sleep(INDEX_AHEAD_DELAY)
 
         self._start(build())

@@ -38,6 +38,7 @@ import importlib
 import logging
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, BinaryIO
 
 from lsprotocol import types
@@ -221,6 +222,10 @@ class WflsServer(LanguageServer):
             self.indexing.workflows,
             self._last_runs.get(uri),
         )
+
+    async def off_loop(self, work: Callable[[], object]) -> None:
+        """Run ``work`` on the analysis worker (one at a time with the analyses) and wait."""
+        await self.scheduler.in_worker(work)
 
     def remember_run(self, uri: str, run: LastRun) -> None:
         """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""

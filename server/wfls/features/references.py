@@ -13,6 +13,15 @@ def symbol_at(view: AnalysisView, offset: int) -> Symbol | None:
     return occurrence.symbol if occurrence is not None else None
 
 
+def make_symbol_parts(view: AnalysisView, offset: int) -> None:
+    """Make the parts of the semantic index that may hold the symbol at ``offset``
+    (``SemanticIndex.occurrences_of``): what references, highlights, rename and
+    definition read, made before they answer (off the event loop)."""
+    symbol = symbol_at(view, offset)
+    if symbol is not None:
+        view.index.occurrences_of(symbol)
+
+
 def references(
     view: AnalysisView,
     offset: int,

@@ -25,3 +25,10 @@ def handle(ctx: RequestContext, params: types.InlayHintParams) -> list[types.Inl
     start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
     hints = inlay_hints(ctx.view, Span(min(start, end), max(start, end)), options)
     return [convert.inlay_hint(hint, ctx.codec) for hint in hints]
+
+
+def make_parts(ctx: RequestContext, params: types.InlayHintParams) -> None:
+    """What the answer reads of the semantic index: the parts of the elements in the
+    range."""
+    start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
+    ctx.view.index.paths_in(Span(min(start, end), max(start, end)))

@@ -27,3 +27,11 @@ def handle(ctx: RequestContext, params: types.ReferenceParams) -> list[types.Loc
         if codec is not None:
             locations.append(convert.location(target.uri or ctx.uri, target.span, codec))
     return locations
+
+
+def make_parts(ctx: RequestContext, params: types.ReferenceParams) -> None:
+    """What the answer reads of the semantic index: the parts that may hold the symbol
+    at the cursor."""
+    from wfls.features.references import make_symbol_parts
+
+    make_symbol_parts(ctx.view, ctx.offset(params.position))
