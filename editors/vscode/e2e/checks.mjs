@@ -928,9 +928,18 @@ async function testExplorer(wb, { workspace, server, shot }) {
 
     // "Run case" above the failing case runs it through the Test Explorer: its peek again.
     await wb.goto(1, 1);
-    const lenses = await wb.page.$$('.editor-group-container.active .codelens-decoration a');
-    assert.equal(lenses.length, 2);
-    await lenses[1].click();
+    // VS Code may draw the lenses again between finding one and clicking it: found again.
+    await until(SERVER, 'the two lenses, "Run case" clicked', async () => {
+      const lenses = await wb.page.$$('.editor-group-container.active .codelens-decoration a');
+      if (lenses.length !== 2) return false;
+      try {
+        await lenses[1].click();
+        return true;
+      } catch (error) {
+        if (/detached/i.test(String(error))) return false;
+        throw error;
+      }
+    });
     await until(SERVER, 'the failure peek after Run case', async () =>
       (await wb.textOf('.editor-group-container.active .peekview-widget'))?.includes('does not hold the expected values'),
     );
