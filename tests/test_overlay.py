@@ -157,3 +157,18 @@ def test_references_may_be_typed_without_reanalysis() -> None:
     cursor = text.index('to = "char"') + len('to = "char')
     labels = [c.label for c in complete(edited, cursor)]
     assert labels == ["customers", "orders.v2", "charge", "__end__"]
+
+
+def test_an_edited_snapshot_finds_every_occurrence_of_a_symbol_as_a_fresh_one() -> None:
+    """Highlights while typing look for a symbol only in the elements whose (new) text
+    spells it: the occurrences a fresh analysis of the new text finds."""
+    base = analyze_text(BILLING, "toml")
+    text = BILLING.replace(TARGET, 'path = "context.foreach.customers.item.nam"')
+    edited = derive_edited_snapshot(base, text, edit_between(base.text, text).region, 2)
+    assert edited is not None
+    fresh = analyze_text(text, "toml")
+    symbols = {o.symbol for o in fresh.index.occurrences if o.symbol is not None}
+    assert len(symbols) > 5
+    for symbol in symbols:
+        found = [(o.span, o.role) for o in fresh.index.occurrences_of(symbol)]
+        assert [(o.span, o.role) for o in edited.index.occurrences_of(symbol)] == found

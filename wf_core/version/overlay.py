@@ -206,8 +206,9 @@ class EditedParts(WrittenParts):
         location: Location,
         source_map: _OverlaySourceMap,
         values: dict[str, object],
+        text: str,
     ) -> None:
-        super().__init__(PartWriter(values, source_map, base.resolver), source_map)
+        super().__init__(PartWriter(values, source_map, base.resolver), source_map, text)
         self._base = base
         self._shift = shift
         self._edited = holder_of(location)
@@ -289,7 +290,12 @@ class EditedSnapshot:
             self.parsed.values, overlay.edited_location, overlay.edited_literal.value
         )
         parts = EditedParts(
-            self.base.index.parts, overlay.shift, overlay.edited_location, overlay, values
+            self.base.index.parts,
+            overlay.shift,
+            overlay.edited_location,
+            overlay,
+            values,
+            self.parsed.text,
         )
         return SemanticIndex(parts)
 
