@@ -14,7 +14,7 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -85,15 +85,26 @@ class Scheduler:
         After ``shutdown`` the worker takes nothing more: the caller is cancelled."""
         if self.closing:
             raise asyncio.CancelledError
-        loop = asyncio.get_running_loop()
         with self._waiting_lock:
             self._waiting += 1
-        return await loop.run_in_executor(self._analysis, self._started, function, *args)
+        try:
+            job = self._analysis.submit(self._started, function, *args)
+        except BaseException:
+            self._not_started(None)
+            raise
+        job.add_done_callback(self._not_started)
+        return await asyncio.wrap_future(job)
 
     def _started(self, function: Callable[..., Any], *args: Any) -> Any:
         with self._waiting_lock:
             self._waiting -= 1
         return function(*args)
+
+    def _not_started(self, job: Future[Any] | None) -> None:
+        """A job cancelled before it started (its request was) waits no more."""
+        if job is None or job.cancelled():
+            with self._waiting_lock:
+                self._waiting -= 1
 
     def jobs_waiting(self) -> bool:
         """Whether a job waits for the worker (read on the worker, between parts)."""

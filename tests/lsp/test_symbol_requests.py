@@ -108,3 +108,27 @@ async def test_an_index_built_ahead_stops_for_a_job_and_goes_on():
     await until(sink, lambda: URI in server.indexed_ahead, "the build's end")
     snapshot = server.store.snapshot(URI)
     assert snapshot is not None and snapshot.index.is_complete
+
+
+async def test_a_job_cancelled_before_it_starts_waits_no_more():
+    """A request cancelled while its job waits for the worker: the build ahead is not told
+    forever after that a job waits."""
+    server, _ = initialized_server("visual-studio-code")
+    scheduler = server.scheduler
+    busy, release = threading.Event(), threading.Event()
+
+    def hold() -> None:
+        busy.set()
+        release.wait(10)
+
+    held = asyncio.ensure_future(scheduler.in_worker(hold))
+    loop = asyncio.get_running_loop()
+    assert await loop.run_in_executor(None, busy.wait, 10)
+    queued = asyncio.ensure_future(scheduler.in_worker(lambda: None))
+    await asyncio.sleep(0)  # one turn of the loop: the job is handed over
+    assert scheduler.jobs_waiting()
+    queued.cancel()
+    release.set()
+    await held
+    assert queued.cancelled()
+    assert not scheduler.jobs_waiting()
