@@ -326,7 +326,7 @@ def routes() -> list[Route]:
             definition.handle,
             definition.empty,
             maps_positions=True,
-            make_parts=definition.make_parts,
+            make_parts=references.make_parts,
             tests=definition.handle_test,
         ),
         SessionTask(
@@ -348,7 +348,7 @@ def routes() -> list[Route]:
             document_highlight.empty,
             while_typing=True,
             maps_positions=True,
-            make_parts=document_highlight.make_parts,
+            make_parts=references.make_parts,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_PREPARE_RENAME,
@@ -362,7 +362,7 @@ def routes() -> list[Route]:
             rename.handle,
             rename.empty,
             types.RenameOptions(prepare_provider=True),
-            make_parts=rename.make_parts,
+            make_parts=references.make_parts,
         ),
         # The view is always a full snapshot, which has the issues the actions fix.
         DocumentRequest(

@@ -39,11 +39,3 @@ def handle_test(ctx: TestRequestContext, params: types.DefinitionParams) -> list
         convert.location(target.uri or ctx.uri, target.span, codec)
         for target in definition(ctx.view, ctx.offset(params.position))
     ]
-
-
-def make_parts(ctx: RequestContext, params: types.DefinitionParams) -> None:
-    """What the answer reads of the semantic index: the parts that may hold the symbol
-    at the cursor."""
-    from wfls.features.references import make_symbol_parts
-
-    make_symbol_parts(ctx.view, ctx.offset(params.position))

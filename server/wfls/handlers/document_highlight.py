@@ -23,11 +23,3 @@ def handle(
         )
         for h in highlights(ctx.view, ctx.offset(params.position))
     ]
-
-
-def make_parts(ctx: RequestContext, params: types.DocumentHighlightParams) -> None:
-    """What the answer reads of the semantic index: the parts that may hold the symbol
-    at the cursor."""
-    from wfls.features.references import make_symbol_parts
-
-    make_symbol_parts(ctx.view, ctx.offset(params.position))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Protocol
+
 from lsprotocol import types
 
 from wfls import convert
@@ -29,9 +31,17 @@ def handle(ctx: RequestContext, params: types.ReferenceParams) -> list[types.Loc
     return locations
 
 
-def make_parts(ctx: RequestContext, params: types.ReferenceParams) -> None:
-    """What the answer reads of the semantic index: the parts that may hold the symbol
-    at the cursor."""
+class AtPosition(Protocol):
+    """The params of a request about the cursor (references, definition, highlight,
+    rename)."""
+
+    @property
+    def position(self) -> types.Position: ...
+
+
+def make_parts(ctx: RequestContext, params: AtPosition) -> None:
+    """What references, definition, highlight and rename read of the semantic index:
+    the parts that may hold the symbol at the cursor."""
     from wfls.features.references import make_symbol_parts
 
     make_symbol_parts(ctx.view, ctx.offset(params.position))

@@ -17,11 +17,3 @@ def handle(ctx: RequestContext, params: types.RenameParams) -> types.WorkspaceEd
 
     edits = rename_everywhere(ctx.view, ctx.offset(params.position), params.new_name, ctx.workspace)
     return convert.workspace_edits(edits, ctx.uri, ctx.codec, ctx.documents.codec_for, ctx.flags)
-
-
-def make_parts(ctx: RequestContext, params: types.RenameParams) -> None:
-    """What the answer reads of the semantic index: the parts that may hold the symbol
-    at the cursor."""
-    from wfls.features.references import make_symbol_parts
-
-    make_symbol_parts(ctx.view, ctx.offset(params.position))
