@@ -9,6 +9,7 @@ from unittest import mock
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_documents_properties import _edit, _same_in_full
 
 from wf_core.authoring.generate import generate_toml
 from wf_core.base.edits import Edit
@@ -33,21 +34,10 @@ _edits = st.lists(
 )
 
 
-def _edit(text: str, edit: tuple[bool, float, str, int]) -> Edit:
-    insert, where, chars, width = edit
-    pos = int(where * len(text))
-    if insert:
-        return Edit(pos, pos, chars)
-    return Edit(pos, min(pos + width, len(text)), "")
-
-
 def _same(a: ParsedDocument, b: ParsedDocument, *, spliced: bool = False) -> None:
-    assert repr(a.values) == repr(b.values)
-    assert a.issues == b.issues
-    assert list(a.source_map.items()) == list(b.source_map.items())
-    for loc in b.source_map.locations():
-        assert a.source_map.string(loc) == b.source_map.string(loc)
-        assert a.source_map.children(loc) == b.source_map.children(loc)
+    """``_same_in_full``, every 200th of the text located, and, for a version read from
+    the previous one, its element keys and bases."""
+    _same_in_full(a, b)
     for offset in range(0, len(a.text) + 1, max(1, len(a.text) // 200)):
         assert a.source_map.locate(offset) == b.source_map.locate(offset)
     if not spliced:
