@@ -495,16 +495,9 @@ def semantic_tokens_edits(
     if previous == current:
         return []
     limit = min(len(previous), len(current))
-    prefix = 0
-    while prefix < limit and previous[prefix] == current[prefix]:
-        prefix += 1
+    prefix = _shared(previous, current, limit, from_end=False)
     prefix -= prefix % 5
-    suffix = 0
-    while (
-        suffix < limit - prefix
-        and previous[len(previous) - 1 - suffix] == current[len(current) - 1 - suffix]
-    ):
-        suffix += 1
+    suffix = _shared(previous, current, limit - prefix, from_end=True)
     suffix -= suffix % 5
     return [
         types.SemanticTokensEdit(
@@ -513,6 +506,34 @@ def semantic_tokens_edits(
             data=current[prefix : len(current) - suffix],
         )
     ]
+
+
+_BLOCK = 1024
+
+
+def _shared(a: list[int], b: list[int], limit: int, *, from_end: bool) -> int:
+    """How many ints ``a`` and ``b`` share at their start (or end), at most ``limit``.
+    Compared a block of slices at a time, then int by int in the block that differs: a
+    loop over every int took 50 ms for the 500,000 of a 5,000-node document."""
+
+    def block(i: int, j: int) -> tuple[list[int], list[int]]:
+        if from_end:
+            return a[len(a) - j : len(a) - i], b[len(b) - j : len(b) - i]
+        return a[i:j], b[i:j]
+
+    done = 0
+    while done < limit:
+        end = min(done + _BLOCK, limit)
+        left, right = block(done, end)
+        if left != right:
+            pairs = (
+                zip(reversed(left), reversed(right), strict=True)
+                if from_end
+                else zip(left, right, strict=True)
+            )
+            return done + next(k for k, (x, y) in enumerate(pairs) if x != y)
+        done = end
+    return limit
 
 
 _INLAY_KIND = {"type": types.InlayHintKind.Type, "parameter": types.InlayHintKind.Parameter}

@@ -74,10 +74,12 @@ def test_a_token_over_two_lines_is_cut_unless_the_client_takes_it_whole() -> Non
     assert decode(whole) == [(1, 7, 4, "property", ())]
 
 
-def test_delta_edits_rebuild_the_new_data() -> None:
+@pytest.mark.parametrize("tokens", [6, 700])
+def test_delta_edits_rebuild_the_new_data(tokens: int) -> None:
+    """Short data, and data of several of the blocks compared at once."""
     rng = random.Random(7)
     for _ in range(200):
-        before = [rng.randrange(4) for _ in range(5 * rng.randrange(6))]
+        before = [rng.randrange(4) for _ in range(5 * rng.randrange(tokens))]
         after = list(before)
         for _ in range(rng.randrange(3)):
             at = 5 * rng.randrange(len(after) // 5 + 1)
@@ -92,6 +94,12 @@ def test_delta_edits_rebuild_the_new_data() -> None:
             rebuilt[edit.start : edit.start + edit.delete_count] = edit.data or []
         assert rebuilt == after
         assert (edits == []) == (before == after)
+        if edits:  # no wider than the longest shared start and end allow
+            prefix = next(
+                (k for k, (x, y) in enumerate(zip(before, after, strict=False)) if x != y), None
+            )
+            if prefix is not None:
+                assert edits[0].start == prefix - prefix % 5
 
 
 def test_symbols_nest_as_trees_or_flatten_with_their_container() -> None:
