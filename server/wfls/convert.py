@@ -11,8 +11,8 @@ of the document to the document end.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING
+from collections.abc import Callable, Iterable, Sequence
+from typing import TYPE_CHECKING, NamedTuple
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
@@ -21,6 +21,7 @@ from wf_core.base.edits import Edit, EditAt, Region, edit_between
 from wf_core.base.issues import ProjectCode, Severity
 from wf_core.base.spans import LineIndex, Span
 from wfls.capabilities import ClientFlags
+from wfls.features.types import SemanticToken
 from wfls.settings import Settings
 
 if TYPE_CHECKING:
@@ -33,8 +34,8 @@ if TYPE_CHECKING:
         HoverResult,
         InlayHintItem,
         OutlineSymbol,
-        SemanticToken,
         TextEdit,
+        TokenRun,
     )
 
 SOURCE = "wfls"
@@ -474,6 +475,103 @@ def semantic_tokens_data(
             out((delta_line, column - previous_start if delta_line == 0 else column, length, *code))
             previous_line, previous_start = at, column
     return data
+
+
+def semantic_token_runs_data(
+    runs: Sequence[TokenRun], codec: PositionCodec, flags: ClientFlags
+) -> list[int] | None:
+    """``semantic_tokens_data`` of the tokens of ``runs`` (``token_runs``), each part's
+    encoded once for as long as the part serves (kept in its ``memo``): a version after an
+    edit encodes the parts it made again, and only places the others. None when two runs'
+    extents overlap (then the tokens are encoded for the whole document at once)."""
+    lines = codec.lines
+    data: list[int] = []
+    line = column = 0
+    end = -1
+    for run in runs:
+        start = run.base + run.extent.start
+        if start < end:
+            return None
+        end = run.base + run.extent.end
+        placed = _encoded_run(run, lines, codec.encoding, flags)
+        if placed is None:
+            continue
+        encoded, first_line = placed
+        at = len(data)
+        data.extend(encoded.data)
+        delta_line, first_column = first_line - line, data[at + 1]
+        data[at] = delta_line
+        data[at + 1] = first_column - column if delta_line == 0 else first_column
+        line, column = first_line + encoded.last_line, encoded.last_column
+    return data
+
+
+class _EncodedRun(NamedTuple):
+    """A run's tokens encoded from the start of the line of its first token: ``data``
+    begins at that line and column; ``first``: where that token begins, relative to the
+    run's base; ``last_line`` (counted from the first token's) and ``last_column``: where
+    its last piece begins. ``key``: what else than the part it was encoded from."""
+
+    key: tuple[object, ...]
+    data: list[int]
+    first: int
+    last_line: int
+    last_column: int
+
+
+_NO_TOKENS = _EncodedRun((), [], 0, 0, 0)
+
+
+def _encoded_run(
+    run: TokenRun, lines: LineIndex, encoding: str, flags: ClientFlags
+) -> tuple[_EncodedRun, int] | None:
+    """The encoding of ``run``'s tokens and the line of its first token; the encoding from
+    its part's memo when it was made under the same key: the encoding, how multi-line
+    tokens are sent, and the text between the start of the first token's line and the
+    base (a column there counts it, and it lies outside the part; a part's own text is
+    the same for as long as the part serves)."""
+    text, base, part = lines.text, run.base, run.part
+    known = part.memo.get("tokens") if part is not None else None
+    if known is _NO_TOKENS:
+        return None
+    if isinstance(known, _EncodedRun):
+        first_line = lines.line_of(base + known.first)
+        if known.key == _run_key(lines, first_line, base, encoding, flags):
+            return known, first_line
+    tokens = run.tokens()
+    if not tokens:
+        if part is not None:
+            part.memo["tokens"] = _NO_TOKENS
+        return None
+    first = tokens[0].span.start
+    first_line = lines.line_of(base + first)
+    line_start = lines.line_start(first_line)
+    shift = base - line_start
+    piece = text[line_start : base + tokens[-1].span.end]
+    moved = [
+        SemanticToken(Span(t.span.start + shift, t.span.end + shift), t.type, t.modifiers)
+        for t in tokens
+    ]
+    data = semantic_tokens_data(moved, PositionCodec(LineIndex(piece), encoding), flags)
+    if not data:
+        return None
+    last_line = last_column = 0
+    for at in range(0, len(data), 5):
+        last_line += data[at]
+        last_column = data[at + 1] + (last_column if data[at] == 0 else 0)
+    key = _run_key(lines, first_line, base, encoding, flags)
+    encoded = _EncodedRun(key, data, first, last_line, last_column)
+    if part is not None:
+        part.memo["tokens"] = encoded
+    return encoded, first_line
+
+
+def _run_key(
+    lines: LineIndex, first_line: int, base: int, encoding: str, flags: ClientFlags
+) -> tuple[object, ...]:
+    line_start = lines.line_start(first_line)
+    before = lines.text[line_start:base] if line_start < base else ""
+    return (encoding, flags.multiline_tokens, before)
 
 
 def _span_units(lines: LineIndex, span: Span, encoding: str) -> int:

@@ -107,9 +107,10 @@ def shift_path(path: PathOccurrence, delta: int) -> PathOccurrence:
 
 class IndexPart:
     """The occurrences and paths of one part, sorted, in offsets relative to its base.
-    Never mutated once made."""
+    Never mutated once made, but for ``memo``: what a feature derives from this part
+    alone (its semantic tokens), kept as long as the part is, so found again with it."""
 
-    __slots__ = ("by_symbol", "extent", "occurrences", "paths")
+    __slots__ = ("by_symbol", "extent", "memo", "occurrences", "paths")
 
     def __init__(self, occurrences: list[Occurrence], paths: list[PathOccurrence]) -> None:
         self.occurrences = SpanIndex(occurrences, occurrence_span)
@@ -123,6 +124,7 @@ class IndexPart:
         self.extent = (
             Span(min(s.start for s in spans), max(s.end for s in spans)) if spans else None
         )
+        self.memo: dict[str, object] = {}
 
 
 class PartSource(Protocol):

@@ -9,17 +9,28 @@ uses, aliases in ``as``, outcomes). Names that resolve to nothing outside a path
 get no token: the grammar's string colour stays, and a diagnostic explains.
 
 The legend is ``semantic_legend.json`` (``wfls.features.legend``); tokens are
-plain data here, encoded for the client by ``wfls.convert``.
+plain data here, encoded for the client by ``wfls.convert``. The whole document's
+tokens are also given part by part (``token_runs``): a part of the semantic index is
+found again by the next version while its element's text and the graph's structure
+stay, so its tokens, encoded once, serve every such version; after a keystroke only
+the edited node's are made again (``tests/test_tokens_by_part.py``).
 
 Invariant: tokens are in document order and never overlap.
 """
 
 from __future__ import annotations
 
+from functools import partial
+from typing import TYPE_CHECKING
+
 from wf_core.base.spans import Span
 from wf_core.semantic.occurrences import NameSyntax, Role, SegmentKind, SymbolKind
 from wf_core.version.view import AnalysisView
-from wfls.features.types import SemanticToken
+from wfls.features.types import SemanticToken, TokenRun
+
+if TYPE_CHECKING:
+    from wf_core.semantic.build import PathResolver
+    from wf_core.semantic.parts import IndexPart
 
 DECLARATION = "declaration"
 DEPRECATED = "deprecated"
@@ -58,51 +69,101 @@ def semantic_tokens(view: AnalysisView, span: Span | None = None) -> list[Semant
     """The tokens of the document, or of those touching ``span``, in document order."""
     index = view.index
     resolver = index.resolver
-    nodes, node_ids = resolver.nodes, resolver.node_ids
     lo, hi = (span.start, span.end) if span is not None else (0, len(view.text))
     found: list[SemanticToken] = []
-    add = found.append
-    segment_token = _SEGMENT_BY_ID.__getitem__
     foreach: dict[str, bool] = {}
     # Each part's items are relative to its base (``SemanticIndex.placed``): only the
     # tokens are made at their document offsets, not a copy of every item.
     for part, base in index.placed(span):
-        for path in part.paths:
-            literal = path.literal.span
-            if literal.end + base < lo or literal.start + base > hi:
+        _add_tokens(part, base, lo, hi, resolver, foreach, found)
+    return _apart(found)
+
+
+def token_runs(view: AnalysisView) -> list[TokenRun]:
+    """Every token of the document by part, the runs ordered by where their names begin;
+    a part's tokens are made only when asked (``TokenRun.tokens``). Together they are
+    ``semantic_tokens(view)``, when no two runs' extents overlap."""
+    index = view.index
+    resolver = index.resolver
+    document = index.parts.document()
+    runs: list[TokenRun] = []
+    for part, base in index.placed(None):
+        extent = part.extent
+        assert extent is not None  # ``placed`` leaves out the parts without names
+        if part is not document:
+            runs.append(TokenRun(part, base, extent, partial(_tokens_of, part, resolver)))
+            continue
+        for token in _tokens_of(part, resolver):
+            runs.append(TokenRun(None, 0, token.span, partial(list, (token,))))
+    runs.sort(key=_run_start)
+    return runs
+
+
+def _run_start(run: TokenRun) -> int:
+    return run.base + run.extent.start
+
+
+def _tokens_of(part: IndexPart, resolver: PathResolver) -> list[SemanticToken]:
+    """The tokens of ``part``, relative to its base, in order and apart."""
+    found: list[SemanticToken] = []
+    _add_tokens(part, 0, -1, 1 << 62, resolver, {}, found)
+    return _apart(found)
+
+
+def _add_tokens(
+    part: IndexPart,
+    base: int,
+    lo: int,
+    hi: int,
+    resolver: PathResolver,
+    foreach: dict[str, bool],
+    found: list[SemanticToken],
+) -> None:
+    """Add the tokens of ``part`` touching ``[lo, hi]``, moved by ``base``, to ``found``.
+    ``foreach``: whether a node id names a foreach, as found so far."""
+    nodes, node_ids = resolver.nodes, resolver.node_ids
+    add = found.append
+    segment_token = _SEGMENT_BY_ID.__getitem__
+    for path in part.paths:
+        literal = path.literal.span
+        if literal.end + base < lo or literal.start + base > hi:
+            continue
+        for segment in path.segments:
+            where = segment.span
+            if where.end <= where.start:
                 continue
-            for segment in path.segments:
-                where = segment.span
-                if where.end <= where.start:
-                    continue
-                kind, marks = segment_token(id(segment.kind))
-                if segment.deprecated:
-                    marks = (*marks, DEPRECATED)
-                add(SemanticToken(Span(where.start + base, where.end + base), kind, marks))
-        for occurrence in part.occurrences:
-            symbol = occurrence.symbol
-            if symbol is None or occurrence.syntax != _STRING:
+            kind, marks = segment_token(id(segment.kind))
+            if segment.deprecated:
+                marks = (*marks, DEPRECATED)
+            add(SemanticToken(Span(where.start + base, where.end + base), kind, marks))
+    for occurrence in part.occurrences:
+        symbol = occurrence.symbol
+        if symbol is None or occurrence.syntax != _STRING:
+            continue
+        where = occurrence.span
+        if where.end <= where.start or where.end + base < lo or where.start + base > hi:
+            continue
+        if symbol.kind == _NODE:
+            node_id = symbol.key[0]
+            loop = foreach.get(node_id)
+            if loop is None:
+                at = node_ids.get(node_id)
+                loop = foreach[node_id] = at is not None and nodes[at].get("type") == "foreach"
+            kind = "namespace" if loop else "function"
+        else:
+            kind = _NAME_BY_ID.get(id(symbol.kind), "")
+            if not kind:
                 continue
-            where = occurrence.span
-            if where.end <= where.start or where.end + base < lo or where.start + base > hi:
-                continue
-            if symbol.kind == _NODE:
-                node_id = symbol.key[0]
-                loop = foreach.get(node_id)
-                if loop is None:
-                    at = node_ids.get(node_id)
-                    loop = foreach[node_id] = at is not None and nodes[at].get("type") == "foreach"
-                kind = "namespace" if loop else "function"
-            else:
-                kind = _NAME_BY_ID.get(id(symbol.kind), "")
-                if not kind:
-                    continue
-            modifiers: tuple[str, ...] = ()
-            if occurrence.role == _DEFINITION:
-                modifiers = (DECLARATION,)
-            elif symbol.kind == _OUTCOME and symbol.key[0] == "builtin":
-                modifiers = (BUILTIN,)
-            add(SemanticToken(Span(where.start + base, where.end + base), kind, modifiers))
+        modifiers: tuple[str, ...] = ()
+        if occurrence.role == _DEFINITION:
+            modifiers = (DECLARATION,)
+        elif symbol.kind == _OUTCOME and symbol.key[0] == "builtin":
+            modifiers = (BUILTIN,)
+        add(SemanticToken(Span(where.start + base, where.end + base), kind, modifiers))
+
+
+def _apart(found: list[SemanticToken]) -> list[SemanticToken]:
+    """``found`` in document order, each token overlapping an earlier one left out."""
     found.sort(key=_start)
     tokens: list[SemanticToken] = []
     end = -1

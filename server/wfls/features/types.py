@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from wf_core.base.records import record
 from wf_core.base.spans import Span
 
 if TYPE_CHECKING:
+    from wf_core.semantic.parts import IndexPart
     from wf_core.version.snapshot import PlacedIssue
 
 
@@ -87,6 +88,17 @@ class SemanticToken(NamedTuple):
     span: Span
     type: str
     modifiers: tuple[str, ...] = ()
+
+
+class TokenRun(NamedTuple):
+    """Tokens of one part of the index, at offsets relative to ``base``: the same for every
+    version the part serves, so encoded once for all of them (``wfls.convert``). ``part``
+    is None for a token of the rest of the document, made again for each version."""
+
+    part: IndexPart | None
+    base: int
+    extent: Span
+    tokens: Callable[[], list[SemanticToken]]
 
 
 @record

@@ -38,8 +38,13 @@ def previous(uri: str, result_id: str) -> list[int] | None:
 
 
 def compute(ctx: RequestContext) -> list[int]:
-    from wfls.features.semantic_tokens import semantic_tokens
+    """Every token's data, encoded part by part (each part once for every version it
+    serves), or at once where parts overlap."""
+    from wfls.features.semantic_tokens import semantic_tokens, token_runs
 
+    by_part = convert.semantic_token_runs_data(token_runs(ctx.view), ctx.codec, ctx.flags)
+    if by_part is not None:
+        return by_part
     return convert.semantic_tokens_data(semantic_tokens(ctx.view), ctx.codec, ctx.flags)
 
 
