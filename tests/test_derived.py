@@ -63,3 +63,44 @@ def test_a_value_at_an_index_is_found_again_at_that_index_only() -> None:
     assert run.at(2, "a", made(log, "A at 2")) == "A at 2"  # another index: made
     assert derived.begin("q").at(1, "b", made(log, "B at 1")) == "B at 1"
     assert log == ["A at 1", "A at 2", "B at 1"]
+
+
+def test_a_whole_list_at_once_is_what_each_element_alone_gives() -> None:
+    """``get_all`` and ``at_all`` find, make and keep what ``get`` and ``at`` would, element
+    by element, over runs whose keys change, move, repeat, run short or are None."""
+    import random
+
+    rng = random.Random(3)
+    pool = ["a", "b", "c", ("d", 1), "e", None]
+    one, whole = Derivations(), Derivations()
+    for _ in range(60):
+        count = rng.randrange(6)
+        keys = [rng.choice(pool) for _ in range(rng.randrange(7))]
+        for query in ("get", "at"):
+            log_one: list[str] = []
+            log_whole: list[str] = []
+            run_one, run_whole = one.begin(query), whole.begin(query)
+            if query == "get":
+                alone = [
+                    run_one.get(
+                        keys[i] if i < len(keys) else None, made(log_one, f"{keys[i : i + 1]}")
+                    )
+                    for i in range(count)
+                ]
+                together = run_whole.get_all(
+                    keys, count, lambda i, k=keys, log=log_whole: made(log, f"{k[i : i + 1]}")()
+                )
+            else:
+                alone = [
+                    run_one.at(
+                        i,
+                        keys[i] if i < len(keys) else None,
+                        made(log_one, f"{i}{keys[i : i + 1]}"),
+                    )
+                    for i in range(count)
+                ]
+                together = run_whole.at_all(
+                    keys, count, lambda i, k=keys, log=log_whole: made(log, f"{i}{k[i : i + 1]}")()
+                )
+            # What each run kept shows in what the next one finds and makes.
+            assert together == alone and log_whole == log_one

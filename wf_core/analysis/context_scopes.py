@@ -26,7 +26,7 @@ from wf_core.analysis.control_regions import (
 from wf_core.base.derived import Derivations
 from wf_core.base.locations import format_location
 from wf_core.base.records import record
-from wf_core.documents.source_map import ElementKey, key_at
+from wf_core.documents.source_map import ElementKey
 from wf_core.language.context_contracts import (
     FOREACH_CONTEXT_KEY,
     LOOP_INDEX_KEY,
@@ -475,16 +475,18 @@ def context_model(
     parts of what it touched: at 16,000 nodes the whole structure took 35 ms to make."""
     if derived is None:
         return ContextModel(workflow)
-    nodes, edges = derived.begin("structure:nodes"), derived.begin("structure:edges")
+    nodes, edges = workflow.nodes, workflow.edges
     structure = (
         _outer_key(workflow),
         tuple(
-            nodes.get(key_at(node_keys, i), partial(_node_key, node))
-            for i, node in enumerate(workflow.nodes)
+            derived.begin("structure:nodes").get_all(
+                node_keys, len(nodes), lambda i: _node_key(nodes[i])
+            )
         ),
         tuple(
-            edges.get(key_at(edge_keys, i), partial(_edge_key, edge))
-            for i, edge in enumerate(workflow.edges)
+            derived.begin("structure:edges").get_all(
+                edge_keys, len(edges), lambda i: _edge_key(edges[i])
+            )
         ),
     )
     return derived.latest("context", structure, partial(_warm_model, workflow))

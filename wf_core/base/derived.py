@@ -29,7 +29,8 @@ all the same.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
+from itertools import repeat
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -82,6 +83,53 @@ class Run:
         """Keep ``value`` for ``key`` for the next run."""
         self._kept[key] = value
 
+    # A whole list's values at once: ``get`` and ``at`` for every element, the lookups of
+    # the ones found again made by ``map`` at C speed. At 16,000 nodes, a lookup per
+    # element made in Python (about 0.4 µs each) was most of what an edit's model cost.
+
+    def found_all(self, keys: Sequence[Hashable | None], count: int) -> list[Any]:
+        """``found`` of each of the first ``count`` ``keys`` (None past their end); MISSING
+        for a None key. What the caller makes of the rest, it keeps with ``keep_all``."""
+        return list(map(self._before.get, _exactly(keys, count), repeat(MISSING, count)))
+
+    def keep_all(self, keys: Sequence[Hashable | None], values: Sequence[Any]) -> None:
+        """``keep`` each of ``values`` under its key, but for a None key or a MISSING value
+        (nothing made there: an element that failed)."""
+        kept = self._kept
+        keys = _exactly(keys, len(values))
+        kept.update(zip(keys, values, strict=True))
+        for i in [i for i, value in enumerate(values) if value is MISSING or keys[i] is None]:
+            kept.pop(keys[i], None)
+
+    def get_all(
+        self, keys: Sequence[Hashable | None], count: int, make: Callable[[int], T]
+    ) -> list[T]:
+        """``get(keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
+        values = self.found_all(keys, count)
+        for i in [i for i, value in enumerate(values) if value is MISSING]:
+            values[i] = make(i)
+        self.keep_all(keys, values)
+        return values
+
+    def at_all(
+        self, keys: Sequence[Hashable | None], count: int, make: Callable[[int], T]
+    ) -> list[T]:
+        """``at(i, keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
+        keys = _exactly(keys, count)
+        entries = list(map(self._before.get, range(count)))
+        values = [
+            entry[1] if entry is not None and (entry[0] is key or entry[0] == key) else MISSING
+            for entry, key in zip(entries, keys, strict=True)
+        ]
+        for i in [i for i, value in enumerate(values) if value is MISSING]:
+            key, value = keys[i], make(i)
+            values[i], entries[i] = value, (key, value) if key is not None else None
+        if None in keys:  # a None key's value is kept for no one (``at``)
+            self._kept.update((i, entry) for i, entry in enumerate(entries) if entry is not None)
+        else:
+            self._kept.update(zip(range(count), entries, strict=True))
+        return values
+
 
 class Derivations:
     """Every query's last run for one document (see the module docstring)."""
@@ -127,6 +175,13 @@ class Derivations:
         kept = {}
         self._runs[query] = (dependencies, kept)
         return Run(before, kept)
+
+
+def _exactly(keys: Sequence[Hashable | None], count: int) -> Sequence[Hashable | None]:
+    """The first ``count`` keys, None for those past the end (``key_at``)."""
+    if len(keys) == count:
+        return keys
+    return keys[:count] if len(keys) > count else [*keys, *repeat(None, count - len(keys))]
 
 
 def _same(a: Any, b: Any) -> bool:

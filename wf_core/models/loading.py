@@ -17,17 +17,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import field
-from functools import partial
 from typing import Annotated, Any, TypeVar
 
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from wf_core.base.derived import Derivations
+from wf_core.base.derived import MISSING, Derivations
 from wf_core.base.issues import Issue, ProjectCode, Severity
 from wf_core.base.locations import Location, LocationPart
 from wf_core.base.records import record
-from wf_core.documents.source_map import ElementKey, key_at
+from wf_core.documents.source_map import ElementKey
 from wf_core.models.input_bindings import InputBinding, json_type_name, show_value
 from wf_core.models.schemas import NodeDef, SchemaRef, StateSchema, validator_message
 from wf_core.models.steps import AnyStep, Step, binding_lists
@@ -488,10 +487,6 @@ def load_workflow(
         # The adapter's own validator, called straight: ``TypeAdapter.validate_python``
         # only passes its defaults on (a call each for 30,000 nodes and edges).
         validate = adapter.validator.validate_python
-        run = derived.begin(f"model:{key}") if derived is not None and keys is not None else None
-        element_keys = keys(key) if keys is not None else ()
-        kept_models: list[object] = []
-        kept_positions: list[int] = []
         raw_list = values.get(key)
         if key not in values:
             if required:
@@ -500,47 +495,62 @@ def load_workflow(
         elif not isinstance(raw_list, list | tuple):
             issues.append(_type_issue((key,), "an array", raw_list))
             raw_list = []
-        for index, raw in enumerate(raw_list):
-            location: Location = (key, index)
+        # The models found again, the whole list at once; the other elements validated.
+        run = derived.begin(f"model:{key}") if derived is not None and keys is not None else None
+        element_keys = keys(key) if keys is not None else ()
+        models = (
+            run.found_all(element_keys, len(raw_list))
+            if run is not None
+            else [MISSING] * len(raw_list)
+        )
+        failed: dict[int, ValidationError] = {}
+        for index in [i for i, model in enumerate(models) if model is MISSING]:
             try:
-                if run is not None:
-                    model = run.get(key_at(element_keys, index), partial(validate, raw))
-                else:
-                    model = validate(raw)
-                kept_models.append(model)
-                kept_positions.append(index)
-                continue
+                models[index] = validate(raw_list[index])
             except ValidationError as exc:
-                issues.extend(_issues(location, raw, exc, written))
+                failed[index] = exc
+        if run is not None:
+            run.keep_all(element_keys, models)  # not an element that failed
+        kept_models: list[object] = models
+        kept_positions = list(range(len(models)))
+        if failed:
+            kept_models, kept_positions = [], []
+            for index, raw in enumerate(raw_list):
+                error = failed.get(index)
+                if error is None:
+                    kept_models.append(models[index])
+                    kept_positions.append(index)
+                    continue
+                location: Location = (key, index)
+                issues.extend(_issues(location, raw, error, written))
                 salvaged = (
-                    _salvage_node(raw, location, exc)
+                    _salvage_node(raw, location, error)
                     if key == "nodes" and isinstance(raw, Mapping)
                     else None
                 )
-            if salvaged is not None:
-                node, kept, replaced = salvaged
-                stand_ins.update((key, index, field) for field in replaced)
-                for list_key, list_positions in kept.items():
-                    binding_positions[(len(kept_models), list_key)] = list_positions
-                kept_models.append(node)
-                kept_positions.append(index)
-            elif isinstance(raw, Mapping):
-                node_id, def_name = raw.get("id"), raw.get("name")
-                if key == "nodes" and isinstance(node_id, str):
-                    invalid_ids.add(node_id)
-                if key == "node_defs" and isinstance(def_name, str):
-                    invalid_defs.add(def_name)
+                if salvaged is not None:
+                    node, kept, replaced = salvaged
+                    stand_ins.update((key, index, field) for field in replaced)
+                    for list_key, list_positions in kept.items():
+                        binding_positions[(len(kept_models), list_key)] = list_positions
+                    kept_models.append(node)
+                    kept_positions.append(index)
+                elif isinstance(raw, Mapping):
+                    node_id, def_name = raw.get("id"), raw.get("name")
+                    if key == "nodes" and isinstance(node_id, str):
+                        invalid_ids.add(node_id)
+                    if key == "node_defs" and isinstance(def_name, str):
+                        invalid_defs.add(def_name)
         pieces[key] = kept_models
         positions[key] = tuple(kept_positions)
 
     missing = [key for key in missing if (key,) not in written]
     if missing:
         issues.insert(0, missing_keys_issue(missing, values))
-    try:
-        workflow: Workflow | None = Workflow.model_validate(pieces)
-    except ValidationError as exc:  # pieces are already valid; kept for safety
-        issues.extend(_issues((), values, exc))
-        workflow = None
+    # Every piece is validated (or a valid substitute) and ``Workflow`` checks nothing
+    # across them: validating the pieces again would only walk every node once more
+    # (a discriminator's two calls per node, 15 ms of an edit at 16,000 nodes).
+    workflow = Workflow.model_construct(**pieces)  # type: ignore[arg-type]
     return LoadResult(
         workflow=workflow,
         issues=tuple(issues),

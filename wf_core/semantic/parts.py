@@ -329,9 +329,8 @@ def _dependencies(
         outcomes = node.get(listed) if listed is not None else None
         return (node.get("id"), kind, node.get("as"), node.get("over"), node.get("node"), outcomes)
 
-    structure = tuple(
-        run.get(key_at(keys, i), partial(shape, node)) for i, node in enumerate(resolver.nodes)
-    )
+    nodes = resolver.nodes
+    structure = tuple(run.get_all(keys, len(nodes), lambda i: shape(nodes[i])))
     everything = (
         context,
         structure,

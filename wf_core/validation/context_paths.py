@@ -10,7 +10,6 @@ convenience key stands for.
 from __future__ import annotations
 
 from collections.abc import Collection
-from functools import partial
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import ForeachOwnerStack
@@ -48,11 +47,19 @@ def validate_context_paths(
     its index and the context model only, so ``runs`` may hand back their findings."""
     check_alias_ownership(workflow, model, report)
     walks = Walks(model)
-    for index, node in enumerate(workflow.nodes):
-        make = partial(node_context_findings, node, index, walks)
-        findings = runs.get("context", index, make) if runs is not None else make()
-        report.issues.extend(findings[0])
-        extras.extend(findings[1])
+    nodes = workflow.nodes
+
+    def make(index: int) -> Findings:
+        return node_context_findings(nodes[index], index, walks)
+
+    found = (
+        runs.get_all("context", len(nodes), make)
+        if runs is not None
+        else [make(index) for index in range(len(nodes))]
+    )
+    for errors, more in found:
+        report.issues.extend(errors)
+        extras.extend(more)
     for path, location in binding_reads(workflow.output, ("output",)):
         if path.root == "context":
             _check_read(PathRead("output", path, location, location, None), walks, report, extras)

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
-from functools import partial
 
 from wf_core.analysis.context_scopes import ContextModel
 from wf_core.analysis.control_regions import (
@@ -198,11 +197,14 @@ def _validate_nodes(
                 f"duplicate node id {node.id!r}",
                 related=(Related(("nodes", first, "id"), f"the first node with id {node.id!r}"),),
             )
-    for i, node in enumerate(workflow.nodes):
-        make = partial(_node_findings, workflow, node, i, node_defs, model, sources)
-        findings = runs.get("node", i, make)
-        report.issues.extend(findings[0])
-        extras.extend(findings[1])
+    nodes = workflow.nodes
+
+    def make(i: int) -> Findings:
+        return _node_findings(workflow, nodes[i], i, node_defs, model, sources)
+
+    for errors, more in runs.get_all("node", len(nodes), make):
+        report.issues.extend(errors)
+        extras.extend(more)
 
 
 def _node_findings(

@@ -20,7 +20,7 @@ from functools import partial
 from wf_core.base.derived import Derivations
 from wf_core.base.issues import Issue
 from wf_core.base.mappings import is_mapping
-from wf_core.documents.source_map import ElementKey, key_at
+from wf_core.documents.source_map import ElementKey
 from wf_core.models.deprecations import (
     find_deprecated_forms,
     node_deprecated_forms,
@@ -63,15 +63,9 @@ def document_checks(
     for kind in CHECKED_LISTS:
         items = values.get(kind)
         items = items if isinstance(items, list) else ()
-        run, element = derived.begin(f"checks:{kind}"), keys(kind)
-        found[kind] = [
-            run.at(
-                i,
-                key_at(element, i),
-                partial(element_checks, kind, i, item),
-            )
-            for i, item in enumerate(items)
-        ]
+        found[kind] = derived.begin(f"checks:{kind}").at_all(
+            keys(kind), len(items), partial(_checks_at, kind, items)
+        )
     return (
         *top_deprecated_forms(values),
         *_part(found["nodes"], 0),
@@ -83,6 +77,10 @@ def document_checks(
         *_part(found["node_defs"], 2),
         *_part(found["nodes"], 2),
     )
+
+
+def _checks_at(kind: str, items: Sequence[object], index: int) -> Checks:
+    return element_checks(kind, index, items[index])
 
 
 def _part(checks: list[Checks], which: int) -> list[Issue]:

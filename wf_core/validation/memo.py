@@ -18,12 +18,11 @@ the tuple of what the nodes declare, itself derived per node.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from functools import partial
 from typing import TYPE_CHECKING, Literal
 
 from wf_core.base.derived import Derivations
 from wf_core.base.issues import Issue
-from wf_core.documents.source_map import ElementKey, key_at
+from wf_core.documents.source_map import ElementKey
 from wf_core.models.schemas import NodeDef
 from wf_core.models.steps import declared_outcomes
 from wf_core.models.workflow import Workflow
@@ -60,23 +59,21 @@ class ValidationRuns:
             for part in ("node", "context")
         }
 
-    def element(self, index: int) -> ElementKey | None:
-        return key_at(self._keys, index)
-
-    def get(self, part: Part, index: int, make: Callable[[], Findings]) -> Findings:
-        """A node's findings name its index: they are found again at the same index for an
-        equal key."""
-        return self._runs[part].at(index, self.element(index), make)
+    def get_all(self, part: Part, count: int, make: Callable[[int], Findings]) -> list[Findings]:
+        """The findings of each of the first ``count`` nodes (``make(i)`` of ``nodes[i]``).
+        They name the node's index: found again at the same index for an equal key."""
+        return self._runs[part].at_all(self._keys, count, make)
 
     def graph(
         self, workflow: Workflow, node_defs: Mapping[str, NodeDef], make: Callable[[], list[Issue]]
     ) -> list[Issue]:
         """The whole-graph findings: the last ones when nothing they read changed (see the
         module's docstring), else ``make()``'s."""
-        declared = self._derived.begin("declared", self.dependencies)
+        nodes = workflow.nodes
         emits = tuple(
-            declared.get(self.element(i), partial(declared_outcomes, node, node_defs))
-            for i, node in enumerate(workflow.nodes)
+            self._derived.begin("declared", self.dependencies).get_all(
+                self._keys, len(nodes), lambda i: declared_outcomes(nodes[i], node_defs)
+            )
         )
         run = self._derived.begin("validation:graph", self.dependencies)
         return list(run.get(emits, lambda: tuple(make())))
