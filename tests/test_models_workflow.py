@@ -6,6 +6,8 @@ import tomllib
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from wf_core.language.paths import GraphSourcePath
@@ -231,3 +233,29 @@ def test_validate_structure_runs_the_validator() -> None:
     document = billing_document()
     document["start"] = "nowhere"
     assert not Workflow.model_validate(document).validate_structure().ok
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(["a", "b", "c", "a.b"]),
+            st.integers(0, 2),
+            st.none(),
+            st.booleans(),
+            st.just([1]),
+        ),
+        max_size=8,
+    )
+)
+def test_each_id_names_its_first_position(ids: list[object]) -> None:
+    """Whatever the ids (repeated, not strings, not hashable): each string id at the
+    position of its first node, in the order of first appearance."""
+    from wf_core.models.workflow import first_index_by_id
+
+    expected: dict[str, int] = {}
+    for index, node_id in enumerate(ids):
+        if isinstance(node_id, str) and node_id not in expected:
+            expected[node_id] = index
+    found = first_index_by_id(ids)
+    assert found == expected and list(found) == list(expected)
+    assert first_index_by_id(iter(ids)) == expected

@@ -39,8 +39,15 @@ def first_index_by_id(ids: Iterable[object]) -> dict[str, int]:
     the others as ``duplicate_node_id`` pointing at it, and edges, ``start``, loop
     owners, the runtime and the editor's index all resolve the id through this one
     function, so they cannot read different nodes."""
+    listed = ids if isinstance(ids, list) else list(ids)
+    try:
+        each = dict(zip(listed, range(len(listed)), strict=True))
+    except TypeError:  # an id that is no key at all (a list): one by one below
+        each = {}
+    if len(each) == len(listed) and set(map(type, each)) <= {str}:
+        return each  # every id a string and none repeated (at C speed: 16,000 nodes)
     out: dict[str, int] = {}
-    for index, node_id in enumerate(ids):
+    for index, node_id in enumerate(listed):
         if isinstance(node_id, str):
             out.setdefault(node_id, index)
     return out

@@ -75,13 +75,16 @@ class PathResolver:
     def __init__(self, values: Mapping[str, object], context: ContextModel | None) -> None:
         self.values = values
         self.context = context
-        self.nodes: list[Mapping[str, object]] = [_dict(n) for n in _list(values.get("nodes"))]
-        self.node_ids = first_index_by_id(node.get("id") for node in self.nodes)
+        self.nodes: list[Mapping[str, object]] = [
+            n if type(n) is dict else _dict(n) for n in _list(values.get("nodes"))
+        ]
+        self.node_ids = first_index_by_id([node.get("id") for node in self.nodes])
         self.aliases: dict[str, list[str]] = {}
         for node in self.nodes:
+            if node.get("type") != "foreach":
+                continue
             alias, owner = node.get("as"), node.get("id")
-            foreach = node.get("type") == "foreach" and isinstance(owner, str)
-            if foreach and isinstance(alias, str) and isinstance(owner, str):
+            if isinstance(alias, str) and isinstance(owner, str):
                 self.aliases.setdefault(alias, []).append(owner)
         self._sites: dict[Location, SchemaSite | None] = {}
         self._origins: dict[str, tuple[SchemaSite, SchemaView] | None] = {}
