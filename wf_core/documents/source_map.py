@@ -244,6 +244,24 @@ class _Index:
             stack.append(i)
         self.occ, self.starts, self.ends, self.parents = occ, starts, ends, parents
 
+    def moved(self, occurrences: list[Occurrence]) -> _Index | None:
+        """The index of ``occurrences``, these occurrences each moved by an edit that keeps
+        their order (``SourceMap.spliced``), or None when it did not keep it: the sort and
+        the parents are this index's, found again rather than made (30 ms at 16,000
+        nodes). The order and every parent are kept when the moved starts are still in
+        order and neither the starts nor the ends have a tie they did not have."""
+        starts = [o[0] for o in occurrences]
+        ends = [o[1] for o in occurrences]
+        if (
+            starts != sorted(starts)
+            or len(set(starts)) != len(set(self.starts))
+            or len(set(ends)) != len(set(self.ends))
+        ):
+            return None
+        moved = _Index.__new__(_Index)
+        moved.occ, moved.starts, moved.ends, moved.parents = occurrences, starts, ends, self.parents
+        return moved
+
     def find(self, offset: int) -> Occurrence | None:
         """The innermost range containing ``offset`` (end inclusive)."""
         i = bisect.bisect_right(self.starts, offset) - 1
@@ -542,13 +560,15 @@ class SourceMap:
                     entries[loc] = (-1, -1, moved(vs), moved(ve), kind, None)
                 else:
                     entries[loc] = (moved(ks), moved(ke), moved(vs), moved(ve), kind, None)
+            # In the order ``locate`` sorted them, when it did: moved, they keep it.
+            index = self._index
             occurrences = [
                 occ
                 if occ[1] <= start and occ[1] != was
                 else (occ[0] + delta, occ[1] + delta, occ[2], occ[3])
                 if occ[0] >= old_end and occ[1] != was
                 else (moved(occ[0]), moved(occ[1]), occ[2], occ[3])
-                for occ in self._occ
+                for occ in (index.occ if index is not None else self._occ)
             ]
             strings: dict[Location, StringLiteral] = {}
             for loc, literal in self._strings.items():
@@ -567,6 +587,9 @@ class SourceMap:
             for p in self._placements[k + 1 :]
         )
         spliced = SourceMap(entries, strings, occurrences, placements)
+        if index is not None:
+            spliced._bases = [p.base for p in placements]
+            spliced._index = index.moved(occurrences)
         if self._element_keys is not None:
             spliced._element_keys = self._spliced_elements(old, chunk, old_end, delta)
         return spliced
