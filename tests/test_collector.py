@@ -99,10 +99,33 @@ def test_a_lasting_pause_freezes_what_survived(collector_on: None) -> None:
         gone = weakref.ref(made[0])
         del made
         assert gone() is None
-        after = gc.get_freeze_count()
-        with collector_paused():  # an ordinary pause again: scanned, not frozen
-            again = [Kept() for _ in range(1000)]
-        assert gc.get_freeze_count() == after and len(again) == 1000
+    finally:
+        gc.unfreeze()
+
+
+def test_an_ordinary_pause_scans_what_was_made_then_freezes_what_survived(
+    collector_on: None,
+) -> None:
+    """A cycle made during the pause is collected as it ends; what survived is frozen,
+    out of later scans, and freed at once when dropped all the same."""
+
+    class Kept:
+        pass
+
+    frozen = gc.get_freeze_count()
+    try:
+        with collector_paused():
+            cycle = Kept()
+            cycle.me = cycle  # type: ignore[attr-defined]
+            collected = weakref.ref(cycle)
+            del cycle
+            kept = [Kept() for _ in range(1000)]
+        assert collected() is None
+        assert gc.get_freeze_count() >= frozen + len(kept)
+        assert gc.get_count()[0] < len(kept)
+        gone = weakref.ref(kept[0])
+        del kept
+        assert gone() is None
     finally:
         gc.unfreeze()
 
