@@ -71,7 +71,8 @@ SPEED_ONLY: tuple[tuple[str, str | None, str], ...] = (
     ),
     ("server/wfls/handlers/references.py", "AtPosition", ""),
     ("server/wfls/handlers/references.py", "make_parts", ""),
-    ("server/wfls/handlers/inlay_hint.py", "make_parts", ""),
+    ("server/wfls/context.py", "InRange", ""),
+    ("server/wfls/context.py", "make_range_parts", ""),
     (
         "server/wfls/features/semantic_tokens.py",
         "token_runs",

@@ -17,6 +17,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.version.view import AnalysisView, DiagnosedView, WorkspaceView
 from wfls.capabilities import ClientFlags
 from wfls.convert import PositionCodec
@@ -58,6 +59,26 @@ class RequestContext:
     def offset(self, position: types.Position) -> int:
         """The code-point offset of a client position in this view's text."""
         return self.codec.offset(position)
+
+    def span(self, range_: types.Range) -> Span:
+        """The code-point span of a client range (which a client may send backwards)."""
+        start, end = self.offset(range_.start), self.offset(range_.end)
+        return Span(min(start, end), max(start, end))
+
+
+class InRange(Protocol):
+    """The params of a request about a range (code actions, inlay hints)."""
+
+    @property
+    def range(self) -> types.Range: ...
+
+
+def make_range_parts(ctx: RequestContext, params: InRange) -> None:
+    """What a request about a range reads of the semantic index: the parts of the
+    elements there (a route's ``make_parts``, made off the event loop), only made:
+    nothing of them is placed."""
+    for _placed in ctx.view.index.placed(ctx.span(params.range)):
+        pass
 
 
 @record

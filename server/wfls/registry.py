@@ -34,7 +34,13 @@ from pygls.lsp.server import LanguageServer
 
 from wf_core.base.records import record
 from wfls.capabilities import COMMANDS, ClientFlags
-from wfls.context import RequestContext, RequestFailed, Session, TestRequestContext
+from wfls.context import (
+    RequestContext,
+    RequestFailed,
+    Session,
+    TestRequestContext,
+    make_range_parts,
+)
 from wfls.features.types import Refusal
 from wfls.handlers import (
     code_action,
@@ -364,7 +370,9 @@ def routes() -> list[Route]:
             types.RenameOptions(prepare_provider=True),
             make_parts=references.make_parts,
         ),
-        # The view is always a full snapshot, which has the issues the actions fix.
+        # The view is always a full snapshot, which has the issues the actions fix. What
+        # the fixes read of the semantic index lies in the range (an alias renamed with
+        # its reads, for a client that does not resolve it lazily, finds those on demand).
         DocumentRequest(
             types.TEXT_DOCUMENT_CODE_ACTION,
             code_action.handle,
@@ -372,6 +380,7 @@ def routes() -> list[Route]:
             code_actions,
             when=takes_code_actions,
             reads="findings",
+            make_parts=make_range_parts,
         ),
         DocumentRequest(
             types.CODE_ACTION_RESOLVE,
@@ -410,7 +419,7 @@ def routes() -> list[Route]:
             types.InlayHintOptions(),
             while_typing=True,
             maps_positions=True,
-            make_parts=inlay_hint.make_parts,
+            make_parts=make_range_parts,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_INLINE_VALUE,

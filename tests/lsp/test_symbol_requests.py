@@ -132,3 +132,27 @@ async def test_a_job_cancelled_before_it_starts_waits_no_more():
     await held
     assert queued.cancelled()
     assert not scheduler.jobs_waiting()
+
+
+async def test_code_actions_at_the_cursor_make_only_the_parts_there():
+    """The quick fix of the finding under the cursor (a convenience key's read, rewritten
+    as its structured path) and the migration, without the whole index."""
+    server, sink = await _opened_without_index_ahead()
+    snapshot = server.store.snapshot(URI)
+    assert snapshot is not None
+    finding = next(i for i in snapshot.issues if i.code == "deprecated_context_key")
+    at = _position(TEXT, finding.span.start)
+    server.protocol.handle_message(
+        types.CodeActionRequest(
+            id=13,
+            params=types.CodeActionParams(
+                text_document=_document(),
+                range=types.Range(start=at, end=at),
+                context=types.CodeActionContext(diagnostics=[]),
+            ),
+        )
+    )
+    await until(sink, lambda: _answer(sink, 13) is not None, "the actions")
+    titles = [action["title"] for action in _answer(sink, 13)["result"]]
+    assert titles == [f"Read {finding.issue.data['replacement']!r}", "Migrate convenience keys"]
+    assert not snapshot.index.is_complete

@@ -187,8 +187,9 @@ def _validate_nodes(
     extras: list[Issue],
     runs: ValidationRuns,
 ) -> None:
-    first_ids = first_index_by_id(node.id for node in workflow.nodes)
-    for i, node in enumerate(workflow.nodes):
+    first_ids = first_index_by_id([node.id for node in workflow.nodes])
+    repeated = len(first_ids) < len(workflow.nodes)  # (a model node's id is a string)
+    for i, node in enumerate(workflow.nodes if repeated else ()):
         first = first_ids[node.id]
         if first != i:
             report.add(

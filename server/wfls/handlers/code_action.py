@@ -12,7 +12,6 @@ from typing import cast
 
 from lsprotocol import types
 
-from wf_core.base.spans import Span
 from wf_core.version.view import DiagnosedView
 from wfls import convert
 from wfls.context import RequestContext
@@ -26,8 +25,7 @@ def handle(ctx: RequestContext, params: types.CodeActionParams) -> list[types.Co
     from wfls.features.code_actions import code_actions
 
     view = cast(DiagnosedView, ctx.view)
-    start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
-    span = Span(min(start, end), max(start, end))  # a client may send a range backwards
+    span = ctx.span(params.range)
     only = [str(kind) for kind in params.context.only] if params.context.only else None
     actions = code_actions(
         view,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from lsprotocol import types
 
-from wf_core.base.spans import Span
 from wfls import convert
 from wfls.context import RequestContext
 
@@ -22,13 +21,5 @@ def handle(ctx: RequestContext, params: types.InlayHintParams) -> list[types.Inl
         path_types=settings.inlay_path_types,
         owner_stacks=settings.inlay_owner_stacks,
     )
-    start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
-    hints = inlay_hints(ctx.view, Span(min(start, end), max(start, end)), options)
+    hints = inlay_hints(ctx.view, ctx.span(params.range), options)
     return [convert.inlay_hint(hint, ctx.codec) for hint in hints]
-
-
-def make_parts(ctx: RequestContext, params: types.InlayHintParams) -> None:
-    """What the answer reads of the semantic index: the parts of the elements in the
-    range."""
-    start, end = ctx.offset(params.range.start), ctx.offset(params.range.end)
-    ctx.view.index.paths_in(Span(min(start, end), max(start, end)))
