@@ -136,3 +136,27 @@ def test_a_document_that_does_not_parse_folds_what_did() -> None:
           { target = "x"»
         """,
     )
+
+
+def test_line_breaks_of_every_kind_fold_alike() -> None:
+    """A text whose lines end with CRLF or a lone CR folds the same lines as with LF
+    (folds are looked for only where a break lies inside a range)."""
+    from pathlib import Path
+
+    from wf_core.version.snapshot import analyze_text
+
+    examples = Path(__file__).parents[2] / "examples"
+    for name in ("billing.wf.toml", "approvals.wf.json", "store_audit.wf.toml"):
+        text = (examples / name).read_text(encoding="utf-8")
+        syntax = "json" if name.endswith(".json") else "toml"
+
+        def lines_folded(source: str) -> list[tuple[int, int]]:
+            snapshot = analyze_text(source, syntax)  # noqa: B023 - used at once
+            line_of = snapshot.lines.line_of
+            return [(line_of(f.span.start), line_of(f.span.end)) for f in folding_ranges(snapshot)]
+
+        expected_lines = lines_folded(text)
+        assert len(expected_lines) > 3
+        assert lines_folded(text.replace("\n", "\r\n")) == expected_lines
+        if syntax == "json":  # (TOML takes a lone CR in no statement)
+            assert lines_folded(text.replace("\n", "\r")) == expected_lines

@@ -22,9 +22,17 @@ def folding_ranges(view: AnalysisView) -> list[Fold]:
     text = view.text
     lines = view.lines
     line_of = lines.line_of
+    find = text.find
+    returns = "\r" in text
+
+    def one_line(start: int, end: int) -> bool:
+        # A line break inside is what a fold needs (most containers are one-line arrays
+        # and inline tables): searched at C speed, before any line is looked up.
+        return find("\n", start, end) < 0 and (not returns or find("\r", start, end) < 0)
+
     spans: set[tuple[int, int]] = set()
     for key, start, end, kind in view.parsed.source_map.ranges_of(_CONTAINERS):
-        if end - start < 2:
+        if end - start < 2 or one_line(start, end):
             continue
         opening = text[start]
         if opening == "[" and kind == Kind.OBJECT:  # a TOML section: header, then pairs
