@@ -79,8 +79,11 @@ def workspace_symbols(view: ParsedView, query: str) -> list[tuple[OutlineSymbol,
         found.append((OutlineSymbol(workflow, "Package", literal.span, literal.content), None))
     nodes = values.get("nodes")
     for index, node in enumerate(nodes if isinstance(nodes, list) else ()):
-        symbol = _node_symbol(view.source_map, index, node if isinstance(node, Mapping) else {})
-        if symbol is not None and matches(query, symbol.name):
+        written = node if isinstance(node, Mapping) else {}
+        if not matches(query, _node_name(index, written)):
+            continue  # (the name first: a symbol is made only for what matches)
+        symbol = _node_symbol(view.source_map, index, written)
+        if symbol is not None:
             found.append((symbol, workflow))
     for definition in _node_defs(view):
         if matches(query, definition.name):
@@ -175,14 +178,18 @@ def _node_symbol(
     entry = source_map.get(("nodes", index))
     if entry is None:
         return None
-    written_id = node.get("id")
     literal = source_map.string(("nodes", index, "id"))
     selection = (
         literal.content if literal is not None else Span(entry.value.start, entry.value.start)
     )
-    name = written_id if isinstance(written_id, str) else f"nodes[{index}]"
     kind = NODE_KINDS.get(str(node.get("type")), "Object")
-    return OutlineSymbol(name, kind, entry.value, selection, _node_detail(node))
+    return OutlineSymbol(_node_name(index, node), kind, entry.value, selection, _node_detail(node))
+
+
+def _node_name(index: int, node: Mapping[str, object]) -> str:
+    """What a node is called in the outline: its id, or its place when it has none."""
+    written_id = node.get("id")
+    return written_id if isinstance(written_id, str) else f"nodes[{index}]"
 
 
 def _node_detail(node: Mapping[str, object]) -> str:
