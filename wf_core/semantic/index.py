@@ -91,8 +91,7 @@ class SemanticIndex:
         """Every part and its base: the nodes', the edges', then the rest's."""
         parts = self._parts
         for kind in PART_KINDS:
-            for index in range(parts.count(kind)):
-                yield parts.part(kind, index)
+            yield from parts.every(kind)
         yield parts.document(), 0
 
     @property

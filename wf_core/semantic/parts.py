@@ -150,6 +150,10 @@ class PartSource(Protocol):
         """Make what ``holder`` reads, ahead of the first request that asks."""
         ...
 
+    def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
+        """``part`` of every element of ``kind``, in order."""
+        ...
+
     def elements_in(self, kind: PartKind, start: int, end: int) -> range:
         """The indexes of the elements of ``kind`` whose parts may hold a name touching
         ``[start, end]``."""
@@ -189,6 +193,12 @@ class WrittenParts(ABC):
 
     @abstractmethod
     def count(self, kind: PartKind) -> int: ...
+
+    @abstractmethod
+    def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]: ...
+
+    def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
+        return [self.part(kind, index) for index in range(self.count(kind))]
 
     def elements_in(self, kind: PartKind, start: int, end: int) -> range:
         """From the last element beginning at or before ``start`` to the last beginning at
@@ -289,6 +299,22 @@ class SnapshotParts(WrittenParts):
         with self._lock:
             part = self._runs[kind].at(index, key, make)
         return part, base
+
+    def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
+        """``part`` of each element, the ones found again looked up at once (``at_all``):
+        a whole-document question after an edit (every token) finds thousands."""
+        count = self._counts[kind]
+        found = self._keys[kind]
+        keys: list[object] = [*found[:count], *[None] * (count - len(found))]
+        bases: Sequence[int] = self._bases[kind][:count]
+        if None in keys:  # an element of no statements of its own: at offset 0
+            written = self._bases[kind]
+            bases = [written[i] if key is not None else 0 for i, key in enumerate(keys)]
+            keys = [key if key is not None else self._unkeyed for key in keys]
+        write = self._writer.write
+        with self._lock:
+            parts = self._runs[kind].at_all(keys, count, lambda i: write(kind, i, bases[i]))
+        return list(zip(parts, bases, strict=True))
 
 
 def holder_of(location: Sequence[object]) -> tuple[PartKind, int] | None:
