@@ -11,7 +11,7 @@ Neither imports the server, so handlers can be tested with a context alone.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from wfls.features.test_documents import TestDocumentView
     from wfls.store import Depth, DocumentStore, TextVersion
     from wfls.test_documents import TestDocuments
+
+
+T = TypeVar("T")
 
 
 class RequestFailed(JsonRpcException):
@@ -123,8 +126,8 @@ class Session(Protocol):
         maps_positions: bool = False,
         depth: Depth = "model",
     ) -> RequestContext | None: ...
-    async def off_loop(self, work: Callable[[], object]) -> None:
-        """Run ``work`` on the analysis worker and wait for it."""
+    async def off_loop(self, work: Callable[[], T]) -> T:
+        """Run ``work`` on the analysis worker and wait for its result."""
         ...
 
     async def analysed(self, uri: str) -> DiagnosedView | None: ...

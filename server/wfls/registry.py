@@ -150,6 +150,12 @@ class DocumentRequest(Generic[P, R]):
     # hold a symbol, the parts of a range), made off the event loop before the handler
     # runs: only those parts, where a request that is not ``local`` waits for every one.
     make_parts: Callable[[RequestContext, P], object] | None = None
+    # The handler runs on the analysis worker, one job among the analyses (semantic
+    # tokens of the whole document): a whole-document answer made there is made before a
+    # version's findings, which follow its model as a job of their own, rather than share
+    # the interpreter lock with them on the loop; what it reads of the semantic index it
+    # makes itself, on the worker.
+    on_worker: bool = False
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
     # The answer about a workflow test document (``wfls.test_documents``), which the
@@ -180,7 +186,7 @@ class DocumentRequest(Generic[P, R]):
                 ctx = await session.request_context(
                     uri,
                     while_typing=self.while_typing,
-                    local=self.local or self.make_parts is not None,
+                    local=self.local or self.make_parts is not None or self.on_worker,
                     sent=sent,
                     maps_positions=self.maps_positions,
                     depth=self.reads,
@@ -189,6 +195,8 @@ class DocumentRequest(Generic[P, R]):
                     return self.empty(params)
                 if self.make_parts is not None:
                     await session.off_loop(partial(self.make_parts, ctx, params))
+                if self.on_worker:
+                    return await session.off_loop(partial(self.handle, ctx, params))
                 return self.handle(ctx, params)
             except Refusal as refusal:
                 raise RequestFailed(str(refusal)) from None
@@ -396,6 +404,7 @@ def routes() -> list[Route]:
             semantic_tokens_full.empty,
             legend,
             while_typing=True,
+            on_worker=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_SEMANTIC_TOKENS_FULL_DELTA,
@@ -403,6 +412,7 @@ def routes() -> list[Route]:
             semantic_tokens_delta.empty,
             legend,
             while_typing=True,
+            on_worker=True,
         ),
         DocumentRequest(
             types.TEXT_DOCUMENT_SEMANTIC_TOKENS_RANGE,

@@ -39,7 +39,7 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, BinaryIO, TypeVar
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -64,6 +64,7 @@ if TYPE_CHECKING:
     from wf_core.workspace.catalog import Workspace
     from wfls.features.run import LastRun
     from wfls.store import Depth, DocumentStore, TextVersion
+T = TypeVar("T")
 
 # What a document's first diagnostics need (the parsers, the model's validators, the
 # validation, the workspace index): imported once ``initialize`` is answered
@@ -223,9 +224,10 @@ class WflsServer(LanguageServer):
             self._last_runs.get(uri),
         )
 
-    async def off_loop(self, work: Callable[[], object]) -> None:
-        """Run ``work`` on the analysis worker (one at a time with the analyses) and wait."""
-        await self.scheduler.in_worker(work)
+    async def off_loop(self, work: Callable[[], T]) -> T:
+        """Run ``work`` on the analysis worker (one at a time with the analyses): its result."""
+        done: T = await self.scheduler.in_worker(work)
+        return done
 
     def remember_run(self, uri: str, run: LastRun) -> None:
         """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""

@@ -222,16 +222,36 @@ class EditedParts(WrittenParts):
         return self._base.count(kind)
 
     def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
-        shift = self._shift
         if (kind, index) != self._edited:
-            part, base = self._base.part(kind, index)
-            if base >= shift.old_end:
-                return part, base + shift.delta
-            extent = part.extent
-            if extent is None or base + extent.end < shift.start:
-                return part, base
-            # Placed at a base before the edit but written after it (elements of one
-            # ``edges = [...]`` share the pair's base): written again from the new text.
+            seen = self._seen_through(*self._base.part(kind, index))
+            if seen is not None:
+                return seen
+        return self._written(kind, index)
+
+    def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
+        """``part`` of each element, the analysed version's found at once (``every``)."""
+        edited = self._edited[1] if self._edited is not None and self._edited[0] == kind else -1
+        return [
+            seen
+            if index != edited and (seen := self._seen_through(part, base)) is not None
+            else self._written(kind, index)
+            for index, (part, base) in enumerate(self._base.every(kind))
+        ]
+
+    def _seen_through(self, part: IndexPart, base: int) -> tuple[IndexPart, int] | None:
+        """The analysed version's part of an element the edit did not touch, placed in the
+        new text; None when it must be written again."""
+        shift = self._shift
+        if base >= shift.old_end:
+            return part, base + shift.delta
+        extent = part.extent
+        if extent is None or base + extent.end < shift.start:
+            return part, base
+        # Placed at a base before the edit but written after it (elements of one
+        # ``edges = [...]`` share the pair's base): written again from the new text.
+        return None
+
+    def _written(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
         with self._lock:
             fresh = self._fresh.get((kind, index))
             if fresh is None:

@@ -3,7 +3,9 @@
 The last result of each document is kept (its id and data), so that the next
 request can be answered with the edits from it. Result ids are unique in the
 process, so an id from another session or an older result simply gets a full
-answer. Only the most recent documents are remembered.
+answer. Only the most recent documents are remembered. Both requests are answered on the
+analysis worker (the route's ``on_worker``), one at a time: so are these results read and
+kept.
 """
 
 from __future__ import annotations
