@@ -30,6 +30,7 @@ all the same.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
+from functools import partial
 from itertools import repeat
 from typing import Any, TypeVar
 
@@ -111,23 +112,27 @@ class Run:
         self.keep_all(keys, values)
         return values
 
-    def at_all(
-        self, keys: Sequence[Hashable | None], count: int, make: Callable[[int], T]
-    ) -> list[T]:
-        """``at(i, keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
+    def found_at_all(self, keys: Sequence[Hashable | None], count: int) -> list[Any]:
+        """For each ``i`` below ``count``: the value the last run made at ``i`` for an equal
+        key (kept for the next run, as ``at`` keeps it), or MISSING, for the caller to make
+        with ``at`` (one at a time: a lock held per element stays short)."""
         keys = _exactly(keys, count)
         entries = list(map(self._before.get, range(count)))
         values = [
             entry[1] if entry is not None and (entry[0] is key or entry[0] == key) else MISSING
             for entry, key in zip(entries, keys, strict=True)
         ]
+        self._kept.update((i, entries[i]) for i, value in enumerate(values) if value is not MISSING)
+        return values
+
+    def at_all(
+        self, keys: Sequence[Hashable | None], count: int, make: Callable[[int], T]
+    ) -> list[T]:
+        """``at(i, keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
+        values = self.found_at_all(keys, count)
+        keys = _exactly(keys, count)
         for i in [i for i, value in enumerate(values) if value is MISSING]:
-            key, value = keys[i], make(i)
-            values[i], entries[i] = value, (key, value) if key is not None else None
-        if None in keys:  # a None key's value is kept for no one (``at``)
-            self._kept.update((i, entry) for i, entry in enumerate(entries) if entry is not None)
-        else:
-            self._kept.update(zip(range(count), entries, strict=True))
+            values[i] = self.at(i, keys[i], partial(make, i))
         return values
 
 

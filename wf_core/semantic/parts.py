@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from wf_core.base.derived import Derivations
+from wf_core.base.derived import MISSING, Derivations
 from wf_core.base.spans import Span
 from wf_core.documents.source_map import ElementKey, key_at, shift_literal
 from wf_core.semantic.occurrences import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
@@ -301,8 +301,10 @@ class SnapshotParts(WrittenParts):
         return part, base
 
     def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
-        """``part`` of each element, the ones found again looked up at once (``at_all``):
-        a whole-document question after an edit (every token) finds thousands."""
+        """``part`` of each element, the ones found again looked up at once
+        (``found_at_all``): a whole-document question after an edit (every token) finds
+        thousands. The others are made one by one, as ``part`` makes them: a request on
+        the loop asking for one part never waits for all of them."""
         count = self._counts[kind]
         found = self._keys[kind]
         keys: list[object] = [*found[:count], *[None] * (count - len(found))]
@@ -311,9 +313,10 @@ class SnapshotParts(WrittenParts):
             written = self._bases[kind]
             bases = [written[i] if key is not None else 0 for i, key in enumerate(keys)]
             keys = [key if key is not None else self._unkeyed for key in keys]
-        write = self._writer.write
         with self._lock:
-            parts = self._runs[kind].at_all(keys, count, lambda i: write(kind, i, bases[i]))
+            parts = self._runs[kind].found_at_all(keys, count)
+        for index in [i for i, part in enumerate(parts) if part is MISSING]:
+            parts[index] = self.part(kind, index)[0]  # each made under the lock on its own
         return list(zip(parts, bases, strict=True))
 
 
