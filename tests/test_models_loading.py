@@ -486,3 +486,20 @@ def test_written_keys_are_left_out_of_missing_key_errors() -> None:
     result = load_workflow(document, written=frozenset({("start",), ("nodes", 2, "node")}))
     assert result.issues == ()
     assert result.invalid_node_ids == {"charge"}
+
+
+def test_a_node_that_fails_to_load_leaves_no_garbage_in_reference_cycles() -> None:
+    """The loader keeps a failing element's error to report it after the others are
+    loaded, not the error's traceback: that holds the loader's frame, which holds the
+    errors, a cycle that kept the document's values alive until the cyclic collector
+    ran, and for ever once frozen (``wf_core.base.collector``)."""
+    import gc
+    import tomllib
+    from pathlib import Path
+
+    text = (Path(__file__).parents[1] / "examples" / "billing.wf.toml").read_text()
+    values = tomllib.loads(text.replace('type = "node"', 'type = "node"\nretry = "twice"', 1))
+    load_workflow(values)  # what a first load leaves once (caches of the libraries)
+    gc.collect()
+    assert load_workflow(values).issues, "a node fails to load"
+    assert gc.collect() == 0

@@ -508,7 +508,10 @@ def load_workflow(
             try:
                 models[index] = validate(raw_list[index])
             except ValidationError as exc:
-                failed[index] = exc
+                # Kept without its traceback: the traceback holds this frame, which holds
+                # ``failed``, a cycle that kept the document's values alive until the
+                # cyclic collector ran (and never, once frozen: ``collector``).
+                failed[index] = exc.with_traceback(None)
         if run is not None:
             run.keep_all(element_keys, models)  # not an element that failed
         kept_models: list[object] = models
