@@ -91,13 +91,13 @@ class Run:
     def found_all(self, keys: Sequence[Hashable | None], count: int) -> list[Any]:
         """``found`` of each of the first ``count`` ``keys`` (None past their end); MISSING
         for a None key. What the caller makes of the rest, it keeps with ``keep_all``."""
-        return list(map(self._before.get, _exactly(keys, count), repeat(MISSING, count)))
+        return list(map(self._before.get, exactly(keys, count), repeat(MISSING, count)))
 
     def keep_all(self, keys: Sequence[Hashable | None], values: Sequence[Any]) -> None:
         """``keep`` each of ``values`` under its key, but for a None key or a MISSING value
         (nothing made there: an element that failed)."""
         kept = self._kept
-        keys = _exactly(keys, len(values))
+        keys = exactly(keys, len(values))
         kept.update(zip(keys, values, strict=True))
         for i in [i for i, value in enumerate(values) if value is MISSING or keys[i] is None]:
             kept.pop(keys[i], None)
@@ -116,7 +116,7 @@ class Run:
         """For each ``i`` below ``count``: the value the last run made at ``i`` for an equal
         key (kept for the next run, as ``at`` keeps it), or MISSING, for the caller to make
         with ``at`` (one at a time: a lock held per element stays short)."""
-        keys = _exactly(keys, count)
+        keys = exactly(keys, count)
         entries = list(map(self._before.get, range(count)))
         values = [
             entry[1] if entry is not None and (entry[0] is key or entry[0] == key) else MISSING
@@ -130,7 +130,7 @@ class Run:
     ) -> list[T]:
         """``at(i, keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
         values = self.found_at_all(keys, count)
-        keys = _exactly(keys, count)
+        keys = exactly(keys, count)
         for i in [i for i, value in enumerate(values) if value is MISSING]:
             values[i] = self.at(i, keys[i], partial(make, i))
         return values
@@ -182,8 +182,9 @@ class Derivations:
         return Run(before, kept)
 
 
-def _exactly(keys: Sequence[Hashable | None], count: int) -> Sequence[Hashable | None]:
-    """The first ``count`` keys, None for those past the end (``key_at``)."""
+def exactly(keys: Sequence[Hashable | None], count: int) -> Sequence[Hashable | None]:
+    """The first ``count`` keys, None for those past the end: ``key_at`` of each index below
+    ``count`` (``SourceMap.element_keys`` ends at the last element read from statements)."""
     if len(keys) == count:
         return keys
     return keys[:count] if len(keys) > count else [*keys, *repeat(None, count - len(keys))]

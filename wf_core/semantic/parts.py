@@ -28,9 +28,9 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from wf_core.base.derived import MISSING, Derivations
+from wf_core.base.derived import MISSING, Derivations, exactly
 from wf_core.base.spans import Span
-from wf_core.documents.source_map import ElementKey, key_at, shift_literal
+from wf_core.documents.source_map import shift_literal
 from wf_core.semantic.occurrences import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
 
 if TYPE_CHECKING:
@@ -270,18 +270,25 @@ class SnapshotParts(WrittenParts):
             "nodes": len(resolver.nodes),
             "edges": len(_list(values.get("edges"))),
         }
-        self._keys: dict[str, Sequence[ElementKey | None]] = {}
+        # Each element's part is found again under its key, and placed at its base.
+        self._keys: dict[str, Sequence[object]] = {}
         self._bases: dict[str, Sequence[int]] = {}
         self._runs: dict[str, Run] = {}
         # A version analysed on its own (no document's derivations) keeps its parts too.
         derived = derived if derived is not None else Derivations()
-        # The key of an element not read from statements of its own (``element_keys`` has
-        # None): its part is found again within this version only.
-        self._unkeyed = object()
         dependencies = _dependencies(values, context, derived, source_map, resolver)
         for kind in PART_KINDS:
-            self._keys[kind] = source_map.element_keys(kind)
-            self._bases[kind] = source_map.element_bases(kind)
+            count = self._counts[kind]
+            keys: Sequence[object] = exactly(source_map.element_keys(kind), count)
+            bases = source_map.element_bases(kind)[:count]
+            if None in keys:
+                # An element not read from statements of its own: its part is found again
+                # within this version only (under a key of its own), its offsets absolute.
+                unkeyed = object()
+                written = source_map.element_bases(kind)
+                bases = [written[i] if key is not None else 0 for i, key in enumerate(keys)]
+                keys = [key if key is not None else unkeyed for key in keys]
+            self._keys[kind], self._bases[kind] = keys, bases
             self._runs[kind] = derived.begin(f"index:{kind}", dependencies, lazy=True)
 
     @property
@@ -292,12 +299,10 @@ class SnapshotParts(WrittenParts):
         return self._counts[kind]
 
     def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
-        found = key_at(self._keys[kind], index)
-        key: object = found if found is not None else self._unkeyed
-        base = self._bases[kind][index] if found is not None else 0
+        base = self._bases[kind][index]
         make: Callable[[], IndexPart] = partial(self._writer.write, kind, index, base)
         with self._lock:
-            part = self._runs[kind].at(index, key, make)
+            part = self._runs[kind].at(index, self._keys[kind][index], make)
         return part, base
 
     def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
@@ -305,19 +310,11 @@ class SnapshotParts(WrittenParts):
         (``found_at_all``): a whole-document question after an edit (every token) finds
         thousands. The others are made one by one, as ``part`` makes them: a request on
         the loop asking for one part never waits for all of them."""
-        count = self._counts[kind]
-        found = self._keys[kind]
-        keys: list[object] = [*found[:count], *[None] * (count - len(found))]
-        bases: Sequence[int] = self._bases[kind][:count]
-        if None in keys:  # an element of no statements of its own: at offset 0
-            written = self._bases[kind]
-            bases = [written[i] if key is not None else 0 for i, key in enumerate(keys)]
-            keys = [key if key is not None else self._unkeyed for key in keys]
         with self._lock:
-            parts = self._runs[kind].found_at_all(keys, count)
+            parts = self._runs[kind].found_at_all(self._keys[kind], self._counts[kind])
         for index in [i for i, part in enumerate(parts) if part is MISSING]:
             parts[index] = self.part(kind, index)[0]  # each made under the lock on its own
-        return list(zip(parts, bases, strict=True))
+        return list(zip(parts, self._bases[kind], strict=True))
 
 
 def holder_of(location: Sequence[object]) -> tuple[PartKind, int] | None:
