@@ -587,9 +587,9 @@ class SourceMap:
             for p in self._placements[k + 1 :]
         )
         spliced = SourceMap(entries, strings, occurrences, placements)
-        if index is not None:
-            spliced._bases = [p.base for p in placements]
-            spliced._index = index.moved(occurrences)
+        moved_index = index.moved(occurrences) if index is not None else None
+        if moved_index is not None:
+            spliced._prepared(moved_index)
         if self._element_keys is not None:
             spliced._element_keys = self._spliced_elements(old, chunk, old_end, delta)
         return spliced
@@ -883,9 +883,13 @@ class SourceMap:
         build calls this, so that the first request to locate an offset in this version
         does not pay for it (60 ms at 16,000 nodes) while the user waits."""
         if self._index is None:
-            # ``_bases`` first: ``locate`` on another thread reads both once ``_index`` is set
-            self._bases = [p.base for p in self._placements]
-            self._index = _Index(self._occ)
+            self._prepared(_Index(self._occ))
+
+    def _prepared(self, index: _Index) -> None:
+        """Set what ``locate`` reads: the placements' bases, then ``index`` (``_bases``
+        first: ``locate`` on another thread reads both once ``_index`` is set)."""
+        self._bases = [p.base for p in self._placements]
+        self._index = index
 
     @property
     def locate_prepared(self) -> bool:
