@@ -4,6 +4,7 @@ the findings the edit moved, and says exactly what a validation from scratch say
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,25 @@ def edit_of(text: str, where: float, in_string: bool, delete: int, insert: str) 
     else:
         at = int(where * (len(text) + 1))
     return Edit(at, min(at + delete, len(text)), insert)
+
+
+def edited_versions(
+    text: str, syntax: str, steps: Sequence[tuple[float, bool, int, str]]
+) -> Iterator[DocumentSnapshot]:
+    """The analysis of ``text``, then of each version ``steps`` edit it into (``edit_of``),
+    each made as the server makes it: parsed from the last one through the edit's region,
+    its values derived again only where the edit changed them."""
+    from wf_core.base.derived import Derivations
+    from wf_core.base.edits import apply_in_order
+    from wf_core.base.spans import LineIndex
+    from wf_core.documents.parser import DocumentParser
+
+    parser, derived = DocumentParser(syntax), Derivations()
+    lines, region = LineIndex(text), None
+    for step in [None, *steps]:
+        if step is not None:
+            lines, region = apply_in_order(lines, [edit_of(lines.text, *step)])
+        yield DocumentSnapshot(parser.parse(lines.text, region), derived=derived)
 
 
 def apply(text: str, where: float, in_string: bool, delete: int, insert: str) -> str:

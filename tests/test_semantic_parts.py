@@ -8,7 +8,12 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_incremental_validation import DOCUMENTS, edit_of, edit_sequences, syntax_of
+from test_incremental_validation import (
+    DOCUMENTS,
+    edit_sequences,
+    edited_versions,
+    syntax_of,
+)
 from test_store import index_contents
 
 from wf_core.base.derived import Derivations
@@ -33,16 +38,11 @@ def test_any_chain_of_edits_indexes_as_a_fresh_index_of_its_text(
     part there), then is completed; every version's index, and the answer at every
     offset of the last, are what a fresh index gives."""
     name, steps = sequence
-    text, syntax = DOCUMENTS[name], syntax_of(name)
-    parser, derived = DocumentParser(syntax), Derivations()
-    lines, region = LineIndex(text), None
-    for step in [None, *steps]:
-        if step is not None:
-            lines, region = apply_in_order(lines, [edit_of(lines.text, *step)])
-        snapshot = DocumentSnapshot(parser.parse(lines.text, region), derived=derived)
+    syntax = syntax_of(name)
+    for snapshot in edited_versions(DOCUMENTS[name], syntax, steps):
         for where in asked:
-            snapshot.index.occurrence_at(int(where * len(lines.text)))
-        fresh = analyze_text(lines.text, syntax)
+            snapshot.index.occurrence_at(int(where * len(snapshot.text)))
+        fresh = analyze_text(snapshot.text, syntax)
         assert index_contents(snapshot.index) == index_contents(fresh.index)
     assert at_each_offset(snapshot) == at_each_offset(fresh)
 

@@ -13,7 +13,7 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from test_incremental_validation import DOCUMENTS, edit_of, syntax_of
+from test_incremental_validation import DOCUMENTS, edited_versions, syntax_of
 
 from wf_core.base.derived import Derivations
 from wf_core.base.edits import Edit, apply_in_order
@@ -79,13 +79,7 @@ def test_any_chain_of_edits_encodes_by_part_as_at_once(
     """Each version's parts are mostly the last one's, with their kept encodings; placed
     where the version has them, they must give what the version's tokens give (on one
     line of JSON, a node's tokens move along its line with every edit before them)."""
-    text, syntax = ALL[name], syntax_of(name)
-    parser, derived = DocumentParser(syntax), Derivations()
-    lines, region = LineIndex(text), None
-    for step in [None, *steps]:
-        if step is not None:
-            lines, region = apply_in_order(lines, [edit_of(lines.text, *step)])
-        snapshot = DocumentSnapshot(parser.parse(lines.text, region), derived=derived)
+    for snapshot in edited_versions(ALL[name], syntax_of(name), steps):
         found = by_part(snapshot, encoding, multiline)
         if found is not None:  # None: parts overlap, and the tokens are encoded at once
             assert found == at_once(snapshot, encoding, multiline)
