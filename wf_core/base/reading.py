@@ -33,15 +33,26 @@ def analysable(text: str) -> str:
 
     A leading byte-order mark is no part of the document (``decode`` drops it): it is
     read as a space, one code point for one, so every offset, and so every position
-    the analysis answers with, stays that of the editor's text. A JSON string may carry
+    the analysis answers with, stays that of the editor's text. So are the marks that
+    follow it, as ``decode`` reads them (``_spaced_marks``). A JSON string may carry
     a lone surrogate (``"\\udc80"``), so a client may send one, but nothing can encode it
     in UTF-8: it is read as U+FFFD, as ``decode`` reads bytes that are not UTF-8.
     """
-    if text.startswith(BOM):
-        text = " " + text[1:]
+    text = _spaced_marks(text)
     if text.isascii() or _LONE_SURROGATE.search(text) is None:
         return text
     return _LONE_SURROGATE.sub(REPLACEMENT, text)
+
+
+def _spaced_marks(text: str) -> str:
+    """``text`` with its leading byte-order marks read as spaces. The parsers would skip
+    one at the very start and take a second for a mistake, so a file that starts with
+    two (the first dropped by ``decode``) and its editor's text (the first read as a
+    space) would not read alike."""
+    if not text.startswith(BOM):
+        return text
+    marks = len(text) - len(text.lstrip(BOM))
+    return " " * marks + text[marks:]
 
 
 def syntax_for_path(path: str) -> Syntax | None:
@@ -74,9 +85,9 @@ def decode(data: bytes) -> tuple[str, Issue | None]:
     if data.startswith(b"\xef\xbb\xbf"):
         data = data[3:]
     try:
-        return data.decode("utf-8"), None
+        return _spaced_marks(data.decode("utf-8")), None
     except UnicodeDecodeError as error:
-        text = data.decode("utf-8", errors="replace")
+        text = _spaced_marks(data.decode("utf-8", errors="replace"))
         offset = len(data[: error.start].decode("utf-8", errors="replace"))
         issue = Issue(
             code=ProjectCode.SYNTAX_ERROR,
