@@ -24,10 +24,11 @@ from wfls.convert import PositionCodec
 from wfls.settings import Settings
 
 if TYPE_CHECKING:
+    from wfls.contexts import RequestContexts
     from wfls.diagnostics import DiagnosticsResult
     from wfls.features.run import LastRun
     from wfls.features.test_documents import TestDocumentView
-    from wfls.store import Depth, DocumentStore, TextVersion
+    from wfls.store import DocumentStore
     from wfls.test_documents import TestDocuments
 
 
@@ -116,16 +117,8 @@ class Session(Protocol):
     async def fetch_configuration(self) -> None: ...
     def cancel_pending(self) -> None: ...
     async def diagnostics_async(self, uri: str) -> DiagnosticsResult | None: ...
-    async def request_context(
-        self,
-        uri: str,
-        *,
-        while_typing: bool = False,
-        local: bool = False,
-        sent: TextVersion | None = None,
-        maps_positions: bool = False,
-        depth: Depth = "model",
-    ) -> RequestContext | None: ...
+    @property
+    def contexts(self) -> RequestContexts: ...
     async def off_loop(self, work: Callable[[], T]) -> T:
         """Run ``work`` on the analysis worker and wait for its result."""
         ...

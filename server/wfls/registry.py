@@ -142,25 +142,41 @@ class DocumentRequest(Generic[P, R]):
     # through them (``MappedCodec``); any other request gets ``ContentModified`` then.
     maps_positions: bool = False
     # How far the analysis it reads is made first (``DocumentStore.analyse``): every
-    # finding for code actions, which fix them; the parse alone for folding and
-    # formatting, which read the text and its syntax; the model and context model for
-    # any other.
+    # finding for code actions, which fix them (placed: to resolve one); the parse alone
+    # for folding and formatting, which read the text and its syntax; the model and
+    # context model for any other.
     reads: Depth = "model"
     # What the answer reads of the semantic index beyond one place (the parts that may
     # hold a symbol, the parts of a range), made off the event loop before the handler
     # runs: only those parts, where a request that is not ``local`` waits for every one.
     make_parts: Callable[[RequestContext, P], object] | None = None
-    # The handler runs on the analysis worker, one job among the analyses (semantic
-    # tokens of the whole document): a whole-document answer made there is made before a
-    # version's findings, which follow its model as a job of their own, rather than share
-    # the interpreter lock with them on the loop; what it reads of the semantic index it
-    # makes itself, on the worker.
+    # The handler runs on the analysis worker, in one job with the analysis it reads
+    # (semantic tokens of the whole document, code actions): a version's findings, which
+    # follow its model as a job of their own, neither come between the two nor share the
+    # interpreter lock with the answer on the loop; what it reads of the semantic index
+    # it makes itself, on the worker.
     on_worker: bool = False
     # Where the document's URI is (``codeAction/resolve`` keeps it in the action's data).
     uri_of: Callable[[P], str | None] = text_document_uri
     # The answer about a workflow test document (``wfls.test_documents``), which the
     # document store does not hold; None: such a document gets ``empty``.
     tests: Callable[[TestRequestContext, P], R] | None = None
+
+    def _here(self, session: Session, uri: str, params: P, sent: TextVersion | None) -> R:
+        """The answer of a route ``on_worker``, made on the worker: its analysis, its
+        context and its answer in one job (``RequestContexts.context_here``)."""
+        ctx = session.contexts.context_here(
+            uri,
+            while_typing=self.while_typing,
+            sent=sent,
+            maps_positions=self.maps_positions,
+            depth=self.reads,
+        )
+        if ctx is None:
+            return self.empty(params)
+        if self.make_parts is not None:
+            self.make_parts(ctx, params)
+        return self.handle(ctx, params)
 
     def registered(self, session: Session) -> Registered:
         """Builds the context, then runs the handler. A refusal becomes a
@@ -183,10 +199,12 @@ class DocumentRequest(Generic[P, R]):
                     test = await session.test_documents.context(uri)
                     if test is not None:
                         return self.tests(test, params) if self.tests else self.empty(params)
-                ctx = await session.request_context(
+                if self.on_worker:
+                    return await session.off_loop(partial(self._here, session, uri, params, sent))
+                ctx = await session.contexts.request_context(
                     uri,
                     while_typing=self.while_typing,
-                    local=self.local or self.make_parts is not None or self.on_worker,
+                    local=self.local or self.make_parts is not None,
                     sent=sent,
                     maps_positions=self.maps_positions,
                     depth=self.reads,
@@ -195,8 +213,6 @@ class DocumentRequest(Generic[P, R]):
                     return self.empty(params)
                 if self.make_parts is not None:
                     await session.off_loop(partial(self.make_parts, ctx, params))
-                if self.on_worker:
-                    return await session.off_loop(partial(self.handle, ctx, params))
                 return self.handle(ctx, params)
             except Refusal as refusal:
                 raise RequestFailed(str(refusal)) from None
@@ -378,7 +394,8 @@ def routes() -> list[Route]:
             types.RenameOptions(prepare_provider=True),
             make_parts=references.make_parts,
         ),
-        # The view is always a full snapshot, which has the issues the actions fix. What
+        # The view is always a full snapshot, which has the issues the actions fix: every
+        # one made, those in the range placed by the handler (``issues_touching``). What
         # the fixes read of the semantic index lies in the range (an alias renamed with
         # its reads, for a client that does not resolve it lazily, finds those on demand).
         DocumentRequest(
@@ -387,8 +404,8 @@ def routes() -> list[Route]:
             code_action.empty,
             code_actions,
             when=takes_code_actions,
-            reads="findings",
-            make_parts=make_range_parts,
+            reads="report",
+            on_worker=True,
         ),
         DocumentRequest(
             types.CODE_ACTION_RESOLVE,

@@ -44,12 +44,11 @@ from typing import TYPE_CHECKING, BinaryIO, TypeVar
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
-from wf_core.base.collector import collector_paused
 from wfls import __version__, client_log, convert
 from wfls.capabilities import ClientFlags
 from wfls.capabilities import resolve as resolve_flags
 from wfls.connection import ClientConnection
-from wfls.context import RequestContext
+from wfls.contexts import RequestContexts
 from wfls.diagnostics import Diagnostics, DiagnosticsResult
 from wfls.indexing import WorkspaceIndexing
 from wfls.protocol import WflsProtocol
@@ -63,7 +62,7 @@ if TYPE_CHECKING:
     from wf_core.version.view import AnalysisView
     from wf_core.workspace.catalog import Workspace
     from wfls.features.run import LastRun
-    from wfls.store import Depth, DocumentStore, TextVersion
+    from wfls.store import DocumentStore
 T = TypeVar("T")
 
 # What a document's first diagnostics need (the parsers, the model's validators, the
@@ -98,12 +97,13 @@ class WflsServer(LanguageServer):
         )
         self._store: DocumentStore | None = None
         self._lazily = threading.Lock()  # creates the store once
-        self._last_runs: dict[str, LastRun] = {}  # per open document, for hover
+        self.last_runs: dict[str, LastRun] = {}  # per open document, for hover
         self.flags = ClientFlags()
         self.settings = Settings()
         self._settings_problems = ProblemReports()
         self.scheduler = Scheduler(self)
         self.diagnostics = Diagnostics(self)
+        self.contexts = RequestContexts(self)
         self.indexing = WorkspaceIndexing(self)
         self.connection = ClientConnection(self)
         self.test_documents = TestDocuments(self)  # the open workflow test documents
@@ -139,90 +139,20 @@ class WflsServer(LanguageServer):
 
     async def analysed(self, uri: str) -> DocumentSnapshot | None:
         """The full analysis of the latest version of ``uri``."""
-        analysed = await self._analysed(uri, "findings")
+        analysed = await self.contexts.analysed(uri, "findings")
         return analysed[1] if analysed is not None else None
 
     async def parsed(self, uri: str) -> AnalysisView | None:
         """The latest text of ``uri`` parsed (the editor's, else the disk's), made off the
         loop: all that what reads every document of the workspace needs."""
         if uri in self.store:
-            analysed = await self._analysed(uri, "parse")
+            analysed = await self.contexts.analysed(uri, "parse")
             return analysed[1] if analysed is not None else None
         document = self.indexing.workflows.document(uri)
         if document is None:
             return None
         view: AnalysisView = await self.scheduler.in_worker(lambda: document.snapshot)
         return view
-
-    async def _analysed(self, uri: str, depth: Depth) -> tuple[int, DocumentSnapshot] | None:
-        """The latest version's analysis with its revision, made off the loop as far as
-        ``depth`` unless it is (``DocumentStore.analyse``)."""
-        current = self.store.current_snapshot(uri, depth)
-        if current is not None:
-            return current
-        store = self.store
-
-        def analyse() -> tuple[int, DocumentSnapshot] | None:
-            # As the diagnostics' analysis (``Diagnostics.compute``): what a first
-            # analysis makes lives as long as the document.
-            with collector_paused(lasting=not store.has_analysed(uri)):
-                return store.analyse(uri, depth)
-
-        analysed: tuple[int, DocumentSnapshot] | None = await self.scheduler.in_worker(analyse)
-        return analysed
-
-    async def request_context(
-        self,
-        uri: str,
-        *,
-        while_typing: bool = False,
-        local: bool = False,
-        sent: TextVersion | None = None,
-        maps_positions: bool = False,
-        depth: Depth = "model",
-    ) -> RequestContext | None:
-        """The context of a request about ``uri``; None when it is not an open workflow.
-
-        With ``while_typing``, an edit confined to one string literal is answered from
-        the latest analysis seen through that edit (``DocumentStore.editing_snapshot``)
-        while the full analysis of the latest version is pending; otherwise the
-        request waits for that analysis, which runs off the event loop. A ``local``
-        request (about one place) reads the parts of the semantic index there, made on
-        the spot; any other first has every part made, off the loop, unless they are.
-
-        ``sent`` is the text the request was sent for. When the analysis answering is of
-        a later text, a request that ``maps_positions`` reads and answers positions of
-        the text it was sent for, mapped through the edits since (``MappedCodec``); any
-        other gets ``ContentModified``.
-
-        The view is analysed as far as ``depth`` first: its findings only for a request
-        that reads them (code actions); any other is answered as soon as what it reads
-        is made, the findings following for the diagnostics.
-        """
-        found = self.store.editing_snapshot(uri) if while_typing else None
-        analysed: tuple[int, AnalysisView] | None = found or await self._analysed(uri, depth)
-        if analysed is None:
-            return None
-        revision, view = analysed
-        if not local and not view.index.is_complete:
-            await self.scheduler.in_worker(view.index.complete)
-        encoding = self.flags.position_encoding
-        codec = convert.PositionCodec(view.lines, encoding)
-        if sent is not None and sent.revision != revision:
-            region = self.store.region_between(uri, sent.revision, revision)
-            if region is None or not maps_positions:
-                raise convert.ContentModified()
-            codec = convert.MappedCodec(sent.lines, view.lines, region, encoding)
-        return RequestContext(
-            uri,
-            view,
-            codec,
-            self.flags,
-            self.settings,
-            self,
-            self.indexing.workflows,
-            self._last_runs.get(uri),
-        )
 
     async def off_loop(self, work: Callable[[], T]) -> T:
         """Run ``work`` on the analysis worker (one at a time with the analyses): its result."""
@@ -231,7 +161,7 @@ class WflsServer(LanguageServer):
 
     def remember_run(self, uri: str, run: LastRun) -> None:
         """Keep what a run of ``uri`` saw, for hover, until the next run or closing."""
-        self._last_runs[uri] = run
+        self.last_runs[uri] = run
 
     def codec_for(self, uri: str) -> convert.PositionCodec | None:
         """The codec of an open document, or of one the workspace index read from disk."""
@@ -286,7 +216,7 @@ class WflsServer(LanguageServer):
         reads it from disk now), and clear its pushed diagnostics."""
         self.scheduler.forget(uri)
         self.diagnostics.forget(uri)
-        self._last_runs.pop(uri, None)
+        self.last_runs.pop(uri, None)
         self.diagnostics.dependencies_changed(self.indexing.close(uri) - {uri})
         if not self.flags.pull_diagnostics:
             self.text_document_publish_diagnostics(

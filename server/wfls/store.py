@@ -70,14 +70,17 @@ def workflow_syntax(uri: str) -> Syntax | None:
     return syntax_for_path(path)
 
 
-Depth = Literal["parse", "model", "findings"]
+Depth = Literal["parse", "model", "report", "findings"]
 """How far an analysis is made: the text parsed; its model and context model too; every
-finding too."""
+finding made too (placed where a request asks: ``DocumentSnapshot.issues_touching``);
+every finding placed too."""
 
 
 def _reached(snapshot: DocumentSnapshot, depth: Depth) -> bool:
     if depth == "findings":
         return snapshot.diagnosed
+    if depth == "report":
+        return snapshot.reported
     return depth == "parse" or snapshot.modelled
 
 
@@ -263,7 +266,8 @@ class DocumentStore:
         """The latest revision of ``uri`` and its analysis, built on first use (any thread),
         as far as ``depth``: every finding placed; or as far as a request about the
         document reads (``"model"``: its model and context model; what else it reads,
-        the semantic index, is made part by part when asked); or its parse alone. What
+        the semantic index, is made part by part when asked; ``"report"``: every finding
+        made, for code actions to place those in their range); or its parse alone. What
         is left is made by the next caller that needs it, under the document's lock as
         everything it derives."""
         document = self._documents.get(uri)
@@ -282,6 +286,9 @@ class DocumentStore:
                 snapshot = self._new_snapshot(document, current)
             if depth == "findings":
                 snapshot.issues  # noqa: B018 - the whole analysis, done here rather than by a reader
+            elif depth == "report":
+                snapshot.report  # noqa: B018 - every finding, to be placed where asked
+                snapshot.document_checks  # noqa: B018
             elif depth == "model":
                 snapshot.context  # noqa: B018 - what a request reads first
             if document.analysed is None or document.analysed[0] <= revision:

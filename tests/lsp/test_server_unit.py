@@ -542,14 +542,14 @@ async def test_an_edits_analysis_waits_for_a_request_being_answered(monkeypatch)
     did_open(server, uri, text)
     await until(sink, lambda: index_complete(server, uri), "the first push and index")
     answered = answers_before_each_analysis(server, sink, 8)
-    context = server.request_context
+    context = server.contexts.request_context
     proceed = asyncio.Event()
 
     async def held(*args, **kwargs):
         await proceed.wait()  # still being answered when the grace ends
         return await context(*args, **kwargs)
 
-    monkeypatch.setattr(server, "request_context", held)
+    monkeypatch.setattr(server.contexts, "request_context", held)
     monkeypatch.setattr(scheduling, "EDIT_GRACE", 0.05)
     monkeypatch.setattr(scheduling, "EDIT_GRACE_LIMIT", 60.0)
     edited = text.replace("customers.item.name", "customers.item.", 1)

@@ -1,6 +1,7 @@
 """References, highlights, definition and inlay hints read only the parts of the semantic
-index they need (made off the event loop), never wait for the whole index; and an index
-built ahead stops for any job the worker is given, then goes on."""
+index they need (made off the event loop), never wait for the whole index; code actions
+place only the findings in their range; and an index built ahead stops for any job the
+worker is given, then goes on."""
 
 from __future__ import annotations
 
@@ -8,7 +9,15 @@ import asyncio
 import threading
 
 from lsprotocol import types
-from test_server_unit import _answer, _position, did_open, initialized_server, published, until
+from test_server_unit import (
+    _answer,
+    _position,
+    did_change,
+    did_open,
+    initialized_server,
+    published,
+    until,
+)
 
 from wf_core.authoring.generate import generate_toml
 
@@ -156,3 +165,38 @@ async def test_code_actions_at_the_cursor_make_only_the_parts_there():
     titles = [action["title"] for action in _answer(sink, 13)["result"]]
     assert titles == [f"Read {finding.issue.data['replacement']!r}", "Migrate convenience keys"]
     assert not snapshot.index.is_complete
+
+
+async def test_code_actions_right_behind_an_edit_place_only_the_findings_there():
+    """Sent right behind an edit, code actions are answered, in one job of the worker, from
+    the edited version's findings made but not all placed: the diagnostics' analysis of the
+    edit is held at its start until the answer is in (it never would be, were the answer
+    made behind it), and the version is not diagnosed when it is."""
+    server, sink = await _opened_without_index_ahead()
+    finding = next(
+        i for i in server.store.snapshot(URI).issues if i.code == "deprecated_context_key"
+    )
+    answered = threading.Event()
+    held: list[bool] = []
+    server.scheduler.on_analysis = lambda uri: held.append(answered.wait(10))
+    edited = TEXT + "\n"  # after every finding: none of them moves
+    did_change(server, URI, 2, edited)
+    at = _position(edited, finding.span.start)
+    server.protocol.handle_message(
+        types.CodeActionRequest(
+            id=14,
+            params=types.CodeActionParams(
+                text_document=_document(),
+                range=types.Range(start=at, end=at),
+                context=types.CodeActionContext(diagnostics=[]),
+            ),
+        )
+    )
+    await until(sink, lambda: _answer(sink, 14) is not None, "the actions")
+    assert server.store.current_snapshot(URI, "report") is not None
+    assert server.store.current_snapshot(URI, "findings") is None
+    answered.set()
+    await until(sink, lambda: published(sink, 2), "the diagnostics of the edit")
+    assert held == [True]
+    titles = [action["title"] for action in _answer(sink, 14)["result"]]
+    assert titles == [f"Read {finding.issue.data['replacement']!r}", "Migrate convenience keys"]

@@ -24,6 +24,7 @@ from pathlib import Path
 from wf_core.base.locations import Location
 from wf_core.base.reading import decode
 from wf_core.base.records import record
+from wf_core.base.spans import Span
 from wf_core.documents import syntax_for_path
 from wf_core.documents.toml_chunks import first_section
 from wf_core.models.steps import ARTIFACT_REF
@@ -334,15 +335,18 @@ class Workspace:
                 if use.name == name
             ]
 
-    def issues_of(self, uri: str, snapshot: object) -> tuple[PlacedIssue, ...] | None:
+    def issues_of(
+        self, uri: str, snapshot: object, touching: Span | None = None
+    ) -> tuple[PlacedIssue, ...] | None:
         """The findings of ``uri`` in the workspace when the index holds this very
-        ``snapshot`` of it (None otherwise: the caller falls back to its own findings)."""
+        ``snapshot`` of it (None otherwise: the caller falls back to its own findings);
+        those whose range touches ``touching`` alone, when given (see ``document_issues``)."""
         from wf_core.workspace.checks import document_issues  # checks builds on the index
 
         document = self.document(uri)
         if document is None or document.snapshot is not snapshot:
             return None
-        return document_issues(self, uri)
+        return document_issues(self, uri, touching)
 
     def calls(self) -> dict[str, set[str]]:
         """Workflow name → the names its subgraphs call (across all its documents)."""

@@ -42,16 +42,24 @@ from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue
 from wf_core.workspace.catalog import SubgraphUse, Workspace, WorkspaceDocument
 
 
-def document_issues(workspace: Workspace, uri: str) -> tuple[PlacedIssue, ...]:
-    """The findings of ``uri`` in its workspace: its own, adjusted, plus the cross-file ones."""
+def document_issues(
+    workspace: Workspace, uri: str, touching: Span | None = None
+) -> tuple[PlacedIssue, ...]:
+    """The findings of ``uri`` in its workspace: its own, adjusted, plus the cross-file ones;
+    with ``touching``, those whose range touches it alone (its own placed alone:
+    ``DocumentSnapshot.issues_touching``; adjusting one keeps its range)."""
     document = workspace.document(uri)
     if document is None:
         return ()
     snapshot = document.snapshot
     checker = _Checker(workspace, document)
-    extra = list(checker.issues())
-    own = [checker.adjust(placed) for placed in snapshot.issues]
-    placed = own + [_place(snapshot, issue) for issue in extra]
+    extra = [_place(snapshot, issue) for issue in checker.issues()]
+    if touching is None:
+        own = [checker.adjust(placed) for placed in snapshot.issues]
+    else:
+        own = [checker.adjust(placed) for placed in snapshot.issues_touching(touching)]
+        extra = [p for p in extra if p.span.start <= touching.end and touching.start <= p.span.end]
+    placed = own + extra
     order = {"error": 0, "warning": 1, "information": 2, "hint": 3}
     placed.sort(key=lambda p: (p.span.start, p.span.end, order[p.severity.value]))
     return tuple(placed)

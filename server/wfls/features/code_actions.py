@@ -75,10 +75,11 @@ def code_actions(
     migration when the document reads any convenience key. ``only`` filters by kind
     (LSP's hierarchy: ``source`` takes ``source.migrateConvenienceKeys.wfls``);
     ``lazy`` leaves the costly edits to ``resolve_code_action``. ``issues``: the
-    document's findings in its workspace (cross-file ones included), else its own."""
+    document's findings in its workspace that touch ``span`` (cross-file ones
+    included), else its own (``issues_touching``: those alone are placed)."""
     actions: list[CodeAction] = []
     if _wanted(QUICK_FIX, only):
-        for issue in view.issues if issues is None else issues:
+        for issue in view.issues_touching(span) if issues is None else issues:
             if shown(issue) and issue.span.start <= span.end and span.start <= issue.span.end:
                 actions.extend(quick_fixes(view, issue, lazy=lazy))
     if _wanted(MIGRATE_CONVENIENCE_KEYS, only):
@@ -227,7 +228,9 @@ def _invalid_model(view: DiagnosedView, issue: PlacedIssue, lazy: bool) -> list[
 def migrate_action(view: DiagnosedView, *, lazy: bool = False) -> CodeAction | None:
     """Every convenience key of the document → its structured path (None when none)."""
     if lazy:
-        if not any(True for _ in _convenience_issues(view)):
+        # Whether there is one: the findings of its code alone are placed, one at a time.
+        found = view.issues_with_code(ProjectCode.DEPRECATED_CONTEXT_KEY)
+        if not any(path_text(view, issue.span.start) for issue in found):
             return None
         return CodeAction(MIGRATE_TITLE, MIGRATE_CONVENIENCE_KEYS, None, data={"fix": MIGRATE})
     edits = _migration_edits(view)

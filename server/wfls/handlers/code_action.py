@@ -33,7 +33,7 @@ def handle(ctx: RequestContext, params: types.CodeActionParams) -> list[types.Co
         only=only,
         lazy=ctx.flags.code_action_lazy_edit,
         shown=lambda issue: ctx.settings.severity_of(issue.code, issue.severity) is not None,
-        issues=ctx.workspace.issues_of(ctx.uri, view) if ctx.workspace is not None else None,
+        issues=ctx.workspace.issues_of(ctx.uri, view, span) if ctx.workspace is not None else None,
     )
     return [
         convert.code_action(a, ctx.uri, view.version, ctx.codec, ctx.flags, ctx.settings)

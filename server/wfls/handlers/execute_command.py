@@ -108,7 +108,7 @@ async def run_workflow(session: Session, arguments: Any) -> Any:
     from wfls.features.run import RunRefused, run_document
 
     uri, value, outcomes = _run_arguments(arguments)
-    ctx = await session.request_context(uri)
+    ctx = await session.contexts.request_context(uri)
     view = await session.analysed(uri) if ctx is not None else None
     if ctx is None or view is None:
         raise JsonRpcInvalidParams(f"{uri} is not an open workflow document")
@@ -207,7 +207,7 @@ async def handle(session: Session, params: types.ExecuteCommandParams) -> Any:
     if feature is None:
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
     uri, position = _target(params.arguments)
-    ctx = await session.request_context(uri, while_typing=True)
+    ctx = await session.contexts.request_context(uri, while_typing=True)
     if ctx is None:
         return None
     return feature(ctx.view, ctx.offset(position))
