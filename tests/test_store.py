@@ -251,7 +251,7 @@ def test_edits_are_applied_one_after_the_other_and_read_with_the_text_before_the
         ("bom.wf.json", '\ufeff{"name": 1} x'),
         ("bom.wf.toml", '\ufeffname = "flow"\nstart = 1\n'),
         # The parsers skip one mark at the start and take a second for a mistake.
-        ("boms.wf.toml", '\ufeff\ufeff'),
+        ("boms.wf.toml", "\ufeff\ufeff"),
         ("boms.wf.json", '\ufeff\ufeff\ufeff{"name": 1} x'),
         ("crlf.wf.toml", 'name = "flow"\r\n[[nodes]\r\nid = "a"\r\nstart = [\r\n'),
         ("cr.wf.toml", 'name = "flow"\rstart = "a"\r[[nodes]]\rid = "a"\r'),
