@@ -66,22 +66,29 @@ SPLICED: list[bool] = []  # every example's, for the test after this one
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(_edits, st.booleans())
-def test_spliced_versions_equal_fresh_ones(edits, keys_first: bool) -> None:
-    text = DOCUMENT
+@given(_edits, st.booleans(), st.booleans(), st.booleans())
+def test_spliced_versions_equal_fresh_ones(
+    edits, keys_first: bool, each: bool, line_break: bool
+) -> None:
+    """``each``: every version compared (which builds what ``locate`` reads in each, and a
+    version spliced from it shares that), or only the last (which builds it from the
+    ranges of the version the chain began with); ``line_break``: whether the text ends
+    with one (without, the last section's range ends where the text does)."""
+    text = DOCUMENT if line_break else DOCUMENT.rstrip("\n")
     parser = DocumentParser("toml")
     previous = parser.parse(text)
     if keys_first:  # carried over when made, made afresh when not
         previous.source_map.element_keys("nodes")
     spy = _Spy()
-    for edit in edits:
+    for i, edit in enumerate(edits):
         change = _edit(text, edit)
         text = change.apply(text)
         snapshot = repr(previous.values)
         with spy.patch():
             current = parser.parse(text, change.region)
         spliced = bool(spy.results) and spy.results[-1]
-        _same(current, parse_document(text, "toml"), spliced=spliced)
+        if each or i == len(edits) - 1:
+            _same(current, parse_document(text, "toml"), spliced=spliced)
         assert repr(previous.values) == snapshot
         if keys_first:
             current.source_map.element_keys("nodes")
@@ -119,3 +126,22 @@ def test_typing_in_a_path_is_spliced_and_breaking_a_statement_is_not() -> None:
             current = parser.parse(text, change.region)
         _same(current, parse_document(text, "toml"), spliced=spy.results[-1])
     assert spy.results == [True, True, False, False, False]
+
+
+def test_a_last_section_without_a_line_break_still_ends_with_the_text() -> None:
+    """The range of a section that ends the text without a line break ends at the text's
+    end, also once its last pair no longer does (commented out): the section's end and
+    the text's end are two offsets that were one."""
+    text = DOCUMENT.rstrip("\n")
+    parser = DocumentParser("toml")
+    parser.parse(text)
+    last = text.rindex("\n") + 1
+    spy = _Spy()
+    for change in (Edit(last, last, "x = 1 # "), Edit(last + 4, last + 5, "2")):
+        text = change.apply(text)
+        with spy.patch():
+            current = parser.parse(text, change.region)
+        fresh = parse_document(text, "toml")
+        _same(current, fresh, spliced=True)
+        assert current.source_map.locate(len(text)) == fresh.source_map.locate(len(text))
+    assert spy.results == [True, True]

@@ -229,9 +229,7 @@ class DocumentParser:
             return None
         assert region is not None  # ``_fits`` says so
         with collector_paused():
-            spliced = read_spliced(
-                old_text, previous.values, previous.source_map, text, region, self._chunks
-            )
+            spliced = read_spliced(previous.values, previous.source_map, text, region, self._chunks)
         if spliced is None:
             return None
         values, source_map, _problems, used = spliced
