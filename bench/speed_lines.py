@@ -54,7 +54,6 @@ SPEED_ONLY: tuple[tuple[str, str | None, str], ...] = (
     ("wf_core/documents/source_map.py", "SourceMap.spliced", ""),
     ("wf_core/documents/source_map.py", "SourceMap._spliced_elements", ""),
     ("wf_core/documents/source_map.py", "SourceMap._offset", ""),
-    ("wf_core/documents/source_map.py", "SourceMap._value_end", ""),
     ("wf_core/documents/source_map.py", "SourceMap._global", ""),
     ("wf_core/documents/source_map.py", "_section_end", ""),
     ("wf_core/documents/source_map.py", "SourceMap.ranges_of", "ranges without entries made"),

@@ -559,28 +559,29 @@ class SourceMap:
         i = bisect.bisect_right(starts, offset) - 1
         return offset if i < 0 else offset - starts[i] + self._starts[i]
 
-    def _value_end(self, end: int) -> int:
-        """A global entry's value ``end`` in this version's text (``_offset``): the end of a
-        section whose chunk was replaced is where its new chunk's section ends."""
-        if self._origin is not None:
-            placements, starts = self._origin
-            i = bisect.bisect_right(starts, end - 1) - 1
-            if (
-                0 <= i < len(placements)
-                and placements[i] is not self._placements[i]
-                and end == _section_end(placements[i].chunk, starts[i])
-            ):
-                return _section_end(self._placements[i].chunk, self._starts[i])
-        return self._offset(end)
-
     def _global(self, compact: Compact) -> Compact:
-        """A global entry in this version's text (``_offset``)."""
+        """A global entry in this version's text (``_offset``). Its key and start lie in one
+        header, and its end in that section or a later one (see ``spliced``); the end of a
+        section whose chunk was replaced is where the new chunk's section ends."""
         if self._origin is None:
             return compact
+        placements, starts = self._origin
         ks, ke, vs, ve, kind, lit = compact
+        i = bisect.bisect_right(starts, vs) - 1
+        shift = self._starts[i] - starts[i] if i >= 0 else 0
         if ks >= 0:
-            ks, ke = self._offset(ks), self._offset(ke)
-        return ks, ke, self._offset(vs), self._value_end(ve), kind, lit
+            ks, ke = ks + shift, ke + shift
+        vs += shift
+        if not 0 <= i < len(placements) or ve > starts[i + 1]:
+            i = bisect.bisect_right(starts, ve - 1) - 1  # the section ``ve - 1`` lies in
+            shift = self._starts[i] - starts[i] if i >= 0 else 0
+        if (
+            0 <= i < len(placements)
+            and placements[i] is not self._placements[i]
+            and ve == _section_end(placements[i].chunk, starts[i])
+        ):
+            return ks, ke, vs, _section_end(self._placements[i].chunk, self._starts[i]), kind, lit
+        return ks, ke, vs, ve + shift, kind, lit
 
     def _spliced_elements(
         self, k: int, chunk: Chunk, old_end: int, delta: int
