@@ -594,9 +594,12 @@ class SourceMap:
         keys, bases = self._element_keys
         old = self._placements[k]
         keys = dict(keys)
-        moved: dict[str, Sequence[int]] = {
-            kind: [b + delta if b >= old_end else b for b in found] for kind, found in bases.items()
-        }
+        moved: dict[str, Sequence[int]] = {}
+        for kind, written in bases.items():  # ascending: those after the change, moved
+            i = bisect.bisect_left(written, old_end)
+            moved[kind] = (
+                written if i == len(written) else [*written[:i], *map(delta.__add__, written[i:])]
+            )
         if chunk.header is not None:
             name, index = old.table_loc[0], old.table_loc[1]
             found = keys.get(str(name))
@@ -632,7 +635,8 @@ class SourceMap:
 
     def element_bases(self, kind: str) -> Sequence[int]:
         """Where the text each of ``element_keys(kind)`` names begins (its first
-        statement's offset); meaningful only where the key is not None."""
+        statement's offset); meaningful only where the key is not None. In ascending
+        order, which ``_spliced_elements`` relies on."""
         return self._elements()[1].get(kind, ())
 
     def _elements(
@@ -670,12 +674,15 @@ class SourceMap:
         for kind, texts in sections.items():
             if kind in pairs:
                 continue
-            size = max(texts) + 1
-            found: list[ElementKey | None] = [None] * size
-            starts = [0] * size
-            for index, (text, base) in texts.items():
-                found[index] = text
-                starts[index] = base
+            # Elements in the order of their headers, so their bases ascend; one that no
+            # statement of its own began (no key) gets the base before it.
+            found: list[ElementKey | None] = []
+            starts: list[int] = []
+            base = 0
+            for index in range(max(texts) + 1):
+                text, base = texts.get(index, (None, base))
+                found.append(text)
+                starts.append(base)
             keys[kind], bases[kind] = found, starts
         for (kind, index), parts in extended.items():
             found_keys = keys.get(kind)
