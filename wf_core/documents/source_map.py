@@ -24,9 +24,9 @@ Invariants:
   from (the map a chain of splices began with, its ``_origin``). A global
   offset is read through the start of the placement it lies in, moved as that
   start moved (``_offset``), which is exact because every global offset of a
-  map read clean is a placement's start, inside its header, its section's end,
-  or the text's end (see ``spliced``). A keystroke thus makes nothing per
-  global entry, and a chain of them never has to be made up again.
+  map read clean is the text's start or end, a placement's start, inside its
+  header, or its section's end (see ``spliced``). A keystroke thus makes nothing
+  per global entry, and a chain of them never has to be made up again.
 """
 
 from __future__ import annotations
@@ -456,7 +456,7 @@ class Placement:
         self.position = position
 
 
-Origin = tuple[list[Placement], list[int]]
+_Origin = tuple[list[Placement], list[int]]
 """The map a spliced map's global entries were read for: its placements and starts."""
 
 
@@ -492,7 +492,7 @@ class SourceMap:
         self._starts = starts
         # None: the global entries are this map's own; else the map they were read for
         # (``spliced``).
-        self._origin: Origin | None = None
+        self._origin: _Origin | None = None
         # Where a location's chunk is found (the placement's index): a top-level pair's
         # chunk under its key, any other chunk (a section, a JSON value) under its table
         # location.
@@ -528,11 +528,13 @@ class SourceMap:
         ranges and ``locate`` index are this map's, read through ``_offset``.
 
         The global ranges of a map read clean (every statement a placed chunk) are
-        made by headers and sections (``TomlBuilder``): each of their offsets is a
-        placement's start, lies inside its header, is the end of its section (its header
-        through its last pair: the end of the entries that section closes), or is the
-        text's end. A change after a statement's first character that keeps its header
-        moves none of them but its section's end, which the new chunk tells."""
+        made by headers and sections (``TomlBuilder``): each of their offsets is the text's
+        start or end, a placement's start, lies inside its header, or is the end of its
+        section (its header through its last pair: the end of the entries that section
+        closes). A change after a statement's first character that keeps its header moves
+        none of them but its section's end, which the new chunk tells. (Nor does a clean
+        read have string literals of its own: only pairs read one by one do.)"""
+        assert not self._strings
         delta = new_end - old_end
         old = self._placements[k]
         placements = list(self._placements)
@@ -653,6 +655,7 @@ class SourceMap:
         sections: dict[str, dict[int, tuple[str, int]]] = {}
         extended: dict[tuple[str, int], list[tuple[Location, str, int]]] = {}
         pairs: dict[str, tuple[Chunk, int]] = {}
+        # (``_starts`` ends with the text's end, after the last placement's start.)
         for placement, base in zip(self._placements, self._starts, strict=False):
             loc, chunk = placement.table_loc, placement.chunk
             if not loc:
@@ -762,7 +765,7 @@ class SourceMap:
         text's start by default; the semantic index's parts ask for theirs relative to
         their element's start, made so at once rather than placed and moved back)."""
         loc = tuple(location)
-        literal = self._strings.get(loc)  # (none in a spliced map: a clean read has none)
+        literal = self._strings.get(loc)
         if literal is not None or loc in self._entries:
             return shift_literal(literal, -origin) if literal is not None else None
         found = self._find(loc)
