@@ -176,7 +176,8 @@ class DocumentParser:
         self._data = b""
         self._tree: tree_sitter.Tree | None = None
         self._result: ParsedDocument | None = None
-        # Converted top-level statements of the previous version, by their text.
+        # Converted top-level statements of the previous version, by their text; this
+        # parser's alone (``read_spliced`` updates them in place).
         self._chunks: dict[str, Chunk] = {}
 
     def parse(self, text: str, region: Region | None = None) -> ParsedDocument:

@@ -543,6 +543,10 @@ def read_spliced(
     value put in the element's or key's place, the rest moved, not read or placed
     again. None when that does not hold, and the text is read in full.
 
+    ``chunks``, the previous version's, are its caller's alone (``DocumentParser``): on
+    success they are updated in place into this version's and returned, not copied (a
+    copy was 0.3 ms at 16,000 nodes, and as much again for the collector to scan it).
+
     Why it gives the same: the text is the same statements but that one (its piece still
     splits as one statement, and the text after it is unchanged, so the pieces after it
     start where they did, moved); what the table rules make of the others does not
@@ -589,8 +593,7 @@ def read_spliced(
             return None
         new_values[key] = chunk.table[key]
     new_map = source_map.spliced(k, chunk, region.old_end, region.new_end)
-    used = dict(chunks)
-    if used.get(old.text) is old:
-        del used[old.text]
-    used[source] = chunk
-    return new_values, new_map, [], used
+    if chunks.get(old.text) is old:
+        del chunks[old.text]
+    chunks[source] = chunk
+    return new_values, new_map, [], chunks
