@@ -13,8 +13,9 @@ from test_documents_properties import _edit, _same_in_full
 
 from wf_core.authoring.generate import generate_toml
 from wf_core.base.edits import Edit
+from wf_core.base.locations import Location
 from wf_core.documents import DocumentParser, ParsedDocument, parse_document, toml_chunks
-from wf_core.documents.source_map import ELEMENT_LISTS
+from wf_core.documents.source_map import ELEMENT_LISTS, Kind, SourceMap
 
 DOCUMENT = generate_toml(12)
 
@@ -35,11 +36,25 @@ _edits = st.lists(
 
 
 def _same(a: ParsedDocument, b: ParsedDocument, *, spliced: bool = False) -> None:
-    """``_same_in_full``, every 200th of the text located, and, for a version read from
-    the previous one, its element keys and bases."""
+    """``_same_in_full``, every other question the source map answers, every 200th of the
+    text located, and, for a version read from the previous one, its element keys and
+    bases."""
     _same_in_full(a, b)
+    mine, theirs = a.source_map, b.source_map
+    assert len(mine) == len(theirs)
+    assert list(mine.ranges_of(frozenset(Kind))) == list(theirs.ranges_of(frozenset(Kind)))
+    assert mine.keys_without_value() == theirs.keys_without_value()
+    for loc in theirs.locations():
+        assert loc in mine
+        entry = theirs.get(loc)
+        assert entry is not None and mine.get(loc) == entry
+        origin = entry.value.start if entry.key is None else min(entry.key.start, entry.value.start)
+        assert mine.get(loc, origin) == theirs.get(loc, origin)  # as the index's parts ask
+        assert mine.plain_string(loc) == theirs.plain_string(loc)
+        assert _chunk_at(mine, loc) == _chunk_at(theirs, loc)
     for offset in range(0, len(a.text) + 1, max(1, len(a.text) // 200)):
-        assert a.source_map.locate(offset) == b.source_map.locate(offset)
+        assert mine.locate(offset) == theirs.locate(offset)
+        assert _placement_at(mine, offset) == _placement_at(theirs, offset)
     if not spliced or toml_chunks.read_clean(b.text, {}) is None:
         # (A statement read from a tree may be keyed with fewer trailing blanks; and a text
         # the fast reader read only with the chunks of a version read from a tree, such as
@@ -48,6 +63,19 @@ def _same(a: ParsedDocument, b: ParsedDocument, *, spliced: bool = False) -> Non
     for kind in ELEMENT_LISTS:
         assert a.source_map.element_keys(kind) == b.source_map.element_keys(kind)
         assert a.source_map.element_bases(kind) == b.source_map.element_bases(kind)
+
+
+def _chunk_at(source_map: SourceMap, loc: Location) -> tuple[str, int] | None:
+    found = source_map.chunk_at(loc)
+    return None if found is None else (found[0].text, found[1])
+
+
+def _placement_at(source_map: SourceMap, offset: int) -> tuple[object, ...] | None:
+    found = source_map.placement_at(offset)
+    if found is None:
+        return None
+    k, placement, base = found
+    return k, placement.chunk.text, placement.table_loc, base, source_map.next_base(k)
 
 
 class _Spy:
