@@ -282,7 +282,7 @@ class _Chunks:
 class _Sink:
     """Collects values, entries, strings and ranges for both readers."""
 
-    __slots__ = ("entries", "occ", "placements", "problems", "strings")
+    __slots__ = ("entries", "occ", "placements", "problems", "starts", "strings")
 
     def __init__(self) -> None:
         # Entries as compacts; their literal is also in ``strings``.
@@ -291,6 +291,7 @@ class _Sink:
         self.occ: list[Occurrence] = []
         self.problems: list[JsonProblem] = []
         self.placements: list[Placement] = []
+        self.starts: list[int] = []  # where each placement begins
 
     def problem(self, span: Span, message: str, first: Span | None = None) -> None:
         self.problems.append((span, message, first))
@@ -330,7 +331,8 @@ class _Sink:
             self.strings[loc] = literal
 
     def place(self, chunk: Chunk, base: int, loc: Location) -> None:
-        self.placements.append(Placement(base, chunk, loc, len(self.entries)))
+        self.placements.append(Placement(chunk, loc, len(self.entries)))
+        self.starts.append(base)
         for start, end, message, first in chunk.problems:
             self.problems.append(
                 (
@@ -355,7 +357,7 @@ def parse_json(
         # One mistake (the wrong format, or the wrong file name), one error: reading
         # the text as JSON anyway would report every line of it.
         sink.problem(*not_json)
-        return {}, SourceMap({}, {}, []), sink.problems, {}
+        return {}, SourceMap({}, {}, [], [], [len(text)]), sink.problems, {}
     cache = _Chunks(text, chunks or {})
     root = tree.root_node
     offsets = ByteOffsets(text)
@@ -373,7 +375,8 @@ def parse_json(
             sink.problem(Span(top[2], top[3]), "a workflow document must be a JSON object")
     elif not sink.problems:
         sink.problem(Span(0, len(text)), "expected a JSON object")
-    source_map = SourceMap(sink.entries, sink.strings, sink.occ, sink.placements)
+    starts = [*sink.starts, len(text)]
+    source_map = SourceMap(sink.entries, sink.strings, sink.occ, sink.placements, starts)
     return values, source_map, sink.problems, cache.used
 
 

@@ -176,7 +176,8 @@ class DocumentParser:
         self._data = b""
         self._tree: tree_sitter.Tree | None = None
         self._result: ParsedDocument | None = None
-        # Converted top-level statements of the previous version, by their text.
+        # Converted top-level statements of the previous version, by their text; this
+        # parser's alone (``read_spliced`` updates them in place).
         self._chunks: dict[str, Chunk] = {}
 
     def parse(self, text: str, region: Region | None = None) -> ParsedDocument:
@@ -229,9 +230,7 @@ class DocumentParser:
             return None
         assert region is not None  # ``_fits`` says so
         with collector_paused():
-            spliced = read_spliced(
-                old_text, previous.values, previous.source_map, text, region, self._chunks
-            )
+            spliced = read_spliced(previous.values, previous.source_map, text, region, self._chunks)
         if spliced is None:
             return None
         values, source_map, _problems, used = spliced

@@ -12,12 +12,21 @@ Invariants:
 - A map is assembled per document version from global entries (absolute
   offsets) and placed ``Chunk``s: the converted text of one top-level TOML
   statement or one JSON unit value, in offsets relative to its start, shared by
-  every version that contains the same text. A placement adds its base offset
-  when an answer is materialised, so reusing a chunk after an edit costs
-  nothing per entry. Every location belongs to the global entries or to exactly
-  one placed chunk, and the ranges of a chunk nest inside the global ranges of
-  its section or JSON value (never partially overlap them), so ``locate`` may
-  answer from both separately.
+  every version that contains the same text. Where each placement begins is the
+  map's (``_starts``), added when an answer is materialised, so reusing a chunk
+  after an edit costs nothing per entry. Every location belongs to the global
+  entries or to exactly one placed chunk, and the ranges of a chunk nest inside
+  the global ranges of its section or JSON value (never partially overlap them),
+  so ``locate`` may answer from both separately.
+- A map spliced from another (``SourceMap.spliced``: one statement read again
+  after a keystroke) shares its placements but one, and its global entries,
+  ranges and ``locate`` index, all in the offsets of the text they were read
+  from (the map a chain of splices began with, its ``_origin``). A global
+  offset is read through the start of the placement it lies in, moved as that
+  start moved (``_offset``), which is exact because every global offset of a
+  map read clean is the text's start or end, a placement's start, inside its
+  header, or its section's end (see ``spliced``). A keystroke thus makes nothing
+  per global entry, and a chain of them never has to be made up again.
 """
 
 from __future__ import annotations
@@ -205,10 +214,6 @@ def shift_literal(literal: StringLiteral, delta: int) -> StringLiteral:
     )
 
 
-class _Unexplained(Exception):
-    """A range ends inside a change that the changed statement does not explain."""
-
-
 def _section_end(chunk: Chunk, base: int) -> int:
     """Where a section's table entry ends: its header, or its last pair (-1 for a pair)."""
     if chunk.header is None:
@@ -244,29 +249,14 @@ class _Index:
             stack.append(i)
         self.occ, self.starts, self.ends, self.parents = occ, starts, ends, parents
 
-    def moved(self, occurrences: list[Occurrence]) -> _Index | None:
-        """The index of ``occurrences``, these occurrences each moved by an edit that keeps
-        their order (``SourceMap.spliced``), or None when it did not keep it: the sort and
-        the parents are this index's, found again rather than made (30 ms at 16,000
-        nodes). The order and every parent are kept when the moved starts are still in
-        order and neither the starts nor the ends have a tie they did not have."""
-        starts = [o[0] for o in occurrences]
-        ends = [o[1] for o in occurrences]
-        if (
-            starts != sorted(starts)
-            or len(set(starts)) != len(set(self.starts))
-            or len(set(ends)) != len(set(self.ends))
-        ):
-            return None
-        moved = _Index.__new__(_Index)
-        moved.occ, moved.starts, moved.ends, moved.parents = occurrences, starts, ends, self.parents
-        return moved
-
-    def find(self, offset: int) -> Occurrence | None:
-        """The innermost range containing ``offset`` (end inclusive)."""
-        i = bisect.bisect_right(self.starts, offset) - 1
+    def find(self, offset: int, moved: Callable[[int], int] | None = None) -> Occurrence | None:
+        """The innermost range containing ``offset`` (end inclusive); ``moved``: where each
+        offset of these ranges is in the text ``offset`` is in (``SourceMap._offset``,
+        which keeps their order, so the order and parents found here hold there too)."""
+        i = bisect.bisect_right(self.starts, offset, key=moved) - 1
         while i >= 0:
-            if self.ends[i] >= offset:
+            end = self.ends[i]
+            if (end if moved is None else moved(end)) >= offset:
                 return self.occ[i]
             # Everything between the parent and i lies inside the parent and
             # ends before i starts, so it cannot contain the offset either.
@@ -450,19 +440,24 @@ class Chunk:
 
 
 class Placement:
-    """A chunk placed in one version: at ``base``, under ``table_loc``.
+    """A chunk placed in one version, under ``table_loc``; where it begins is the map's
+    (``SourceMap._starts``), so a version spliced from another shares every placement but
+    the one it replaced.
 
     ``position`` is how many global entries came before it, which keeps
     ``items()`` in the order a single pass over the document would produce.
     """
 
-    __slots__ = ("base", "chunk", "position", "table_loc")
+    __slots__ = ("chunk", "position", "table_loc")
 
-    def __init__(self, base: int, chunk: Chunk, table_loc: Location, position: int) -> None:
-        self.base = base
+    def __init__(self, chunk: Chunk, table_loc: Location, position: int) -> None:
         self.chunk = chunk
         self.table_loc = table_loc
         self.position = position
+
+
+_Origin = tuple[list[Placement], list[int]]
+"""The map a spliced map's global entries were read for: its placements and starts."""
 
 
 class SourceMap:
@@ -471,12 +466,13 @@ class SourceMap:
     __slots__ = (
         "_anchor_sizes",
         "_anchors",
-        "_bases",
         "_element_keys",
         "_entries",
         "_index",
         "_occ",
+        "_origin",
         "_placements",
+        "_starts",
         "_strings",
     )
 
@@ -485,117 +481,112 @@ class SourceMap:
         entries: Mapping[Location, Entry | Compact],
         strings: dict[Location, StringLiteral],
         occurrences: list[Occurrence],
-        placements: list[Placement] | None = None,
+        placements: list[Placement],
+        starts: list[int],
     ) -> None:
+        """``starts``: where each of ``placements`` begins, then where the text ends."""
         self._entries = entries
         self._strings = strings
         self._occ = occurrences
-        self._placements = placements or []
-        # Where a location's chunk is found: a top-level pair's chunk under its
-        # key, any other chunk (a section, a JSON value) under its table location.
-        self._anchors: dict[Location, Placement] = {}
-        for placement in self._placements:
+        self._placements = placements
+        self._starts = starts
+        # None: the global entries are this map's own; else the map they were read for
+        # (``spliced``).
+        self._origin: _Origin | None = None
+        # Where a location's chunk is found (the placement's index): a top-level pair's
+        # chunk under its key, any other chunk (a section, a JSON value) under its table
+        # location.
+        self._anchors: dict[Location, int] = {}
+        for i, placement in enumerate(placements):
             if placement.chunk.key is not None:
-                self._anchors[(*placement.table_loc, placement.chunk.key)] = placement
+                self._anchors[(*placement.table_loc, placement.chunk.key)] = i
             else:
-                self._anchors[placement.table_loc] = placement
+                self._anchors[placement.table_loc] = i
         # The lengths anchors have, longest first: ``_find`` tries only prefixes of those
         # (a path under a ``[[nodes]]`` section is five or six long; its anchor, two).
         self._anchor_sizes = sorted({len(anchor) for anchor in self._anchors}, reverse=True)
         self._index: _Index | None = None
-        self._bases: list[int] | None = None
         self._element_keys: (
             tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]] | None
         ) = None
 
-    def placement_at(self, offset: int) -> tuple[int, Placement] | None:
-        """The last placement starting at or before ``offset``, and its index."""
-        placements = self._placements
-        k = bisect.bisect_right(placements, offset, key=lambda p: p.base) - 1
-        return (k, placements[k]) if k >= 0 else None
+    def placement_at(self, offset: int) -> tuple[int, Placement, int] | None:
+        """The last placement starting at or before ``offset``, its index and its base."""
+        k = bisect.bisect_right(self._starts, offset, 0, len(self._placements)) - 1
+        return (k, self._placements[k], self._starts[k]) if k >= 0 else None
 
-    def next_base(self, k: int, text_end: int) -> int:
+    def next_base(self, k: int) -> int:
         """Where the placement after the ``k``-th begins (the text's end after the last)."""
-        placements = self._placements
-        return placements[k + 1].base if k + 1 < len(placements) else text_end
+        return self._starts[k + 1]
 
-    def spliced(
-        self, k: int, chunk: Chunk, start: int, old_end: int, new_end: int
-    ) -> SourceMap | None:
+    def spliced(self, k: int, chunk: Chunk, old_end: int, new_end: int) -> SourceMap:
         """This map with the ``k``-th placement's chunk replaced by ``chunk``, read from the
-        same statement after ``[start, old_end)`` of it became ``[start, new_end)``: every
-        global range after the change moved by its length, nothing else made again. None
-        when a global range ends inside the change in a way the new chunk does not
-        explain (the caller reads the text afresh instead).
+        same statement (the same header, or the same key) after a change inside it that
+        ended at ``old_end`` and now ends at ``new_end``; only for a map read clean or
+        spliced from one (``toml_chunks.read_spliced``). The placements after it begin
+        later by the change's length; nothing else is made again: the global entries,
+        ranges and ``locate`` index are this map's, read through ``_offset``.
 
-        The one global range a section's chunk decides is its table's entry, from its
-        header through its last pair (``TomlBuilder._close_section``); every range that
-        ended there ends at the new chunk's last pair, and any other must lie outside
-        the change."""
+        The global ranges of a map read clean (every statement a placed chunk) are
+        made by headers and sections (``TomlBuilder``): each of their offsets is the text's
+        start or end, a placement's start, lies inside its header, or is the end of its
+        section (its header through its last pair: the end of the entries that section
+        closes). A change after a statement's first character that keeps its header moves
+        none of them but its section's end, which the new chunk tells. (Nor does a clean
+        read have string literals of its own: only pairs read one by one do.)"""
+        assert not self._strings
+        delta = new_end - old_end
         old = self._placements[k]
-        base, delta = old.base, new_end - old_end
-        was = _section_end(old.chunk, base)
-        now = _section_end(chunk, base)
-
-        def moved(offset: int) -> int:
-            if offset == was:
-                return now
-            if offset <= start:
-                return offset
-            if offset >= old_end:
-                return offset + delta
-            raise _Unexplained
-
-        try:
-            entries: dict[Location, Entry | Compact] = {}
-            for loc, item in self._entries.items():
-                if type(item) is not tuple or item[5] is not None:
-                    return None
-                ks, ke, vs, ve, kind, _ = item
-                if ve <= start and ve != was:  # before the change: kept as it is
-                    entries[loc] = item
-                elif ks < 0 and vs >= old_end and ve != was:  # after it: moved
-                    entries[loc] = (-1, -1, vs + delta, ve + delta, kind, None)
-                elif ks < 0:
-                    entries[loc] = (-1, -1, moved(vs), moved(ve), kind, None)
-                else:
-                    entries[loc] = (moved(ks), moved(ke), moved(vs), moved(ve), kind, None)
-            # In the order ``locate`` sorted them, when it did: moved, they keep it.
-            index = self._index
-            occurrences = [
-                occ
-                if occ[1] <= start and occ[1] != was
-                else (occ[0] + delta, occ[1] + delta, occ[2], occ[3])
-                if occ[0] >= old_end and occ[1] != was
-                else (moved(occ[0]), moved(occ[1]), occ[2], occ[3])
-                for occ in (index.occ if index is not None else self._occ)
-            ]
-            strings: dict[Location, StringLiteral] = {}
-            for loc, literal in self._strings.items():
-                if literal.span.end <= start:
-                    strings[loc] = literal
-                elif literal.span.start >= old_end:
-                    strings[loc] = shift_literal(literal, delta)
-                else:
-                    return None
-        except _Unexplained:
-            return None
-        placements = self._placements[:k]
-        placements.append(Placement(base, chunk, old.table_loc, old.position))
-        placements.extend(
-            Placement(p.base + delta, p.chunk, p.table_loc, p.position)
-            for p in self._placements[k + 1 :]
-        )
-        spliced = SourceMap(entries, strings, occurrences, placements)
-        moved_index = index.moved(occurrences) if index is not None else None
-        if moved_index is not None:
-            spliced._prepared(moved_index)
+        placements = list(self._placements)
+        placements[k] = Placement(chunk, old.table_loc, old.position)
+        starts = self._starts[: k + 1]
+        starts.extend(map(delta.__add__, self._starts[k + 1 :]))
+        spliced = SourceMap.__new__(SourceMap)
+        spliced._entries, spliced._strings, spliced._occ = self._entries, self._strings, self._occ
+        spliced._placements, spliced._starts = placements, starts
+        spliced._origin = self._origin or (self._placements, self._starts)
+        spliced._anchors, spliced._anchor_sizes = self._anchors, self._anchor_sizes
+        spliced._index = self._index
+        spliced._element_keys = None
         if self._element_keys is not None:
-            spliced._element_keys = self._spliced_elements(old, chunk, old_end, delta)
+            spliced._element_keys = self._spliced_elements(k, chunk, old_end, delta)
         return spliced
 
+    def _offset(self, offset: int) -> int:
+        """A global range's ``offset`` (in its map's text, ``_origin``) in this version's:
+        moved as the start of the placement it lies in (or the text's end) moved."""
+        if self._origin is None:
+            return offset
+        starts = self._origin[1]
+        i = bisect.bisect_right(starts, offset) - 1
+        return offset if i < 0 else offset - starts[i] + self._starts[i]
+
+    def _global(self, compact: Compact) -> Compact:
+        """A global entry in this version's text (``_offset``). Its key and start lie in one
+        header, and its end in that section or a later one (see ``spliced``); the end of a
+        section whose chunk was replaced is where the new chunk's section ends."""
+        if self._origin is None:
+            return compact
+        placements, starts = self._origin
+        ks, ke, vs, ve, kind, lit = compact
+        i = bisect.bisect_right(starts, vs) - 1
+        shift = self._starts[i] - starts[i] if i >= 0 else 0
+        if ks >= 0:
+            ks, ke = ks + shift, ke + shift
+        vs += shift
+        if not 0 <= i < len(placements) or ve > starts[i + 1]:
+            i = bisect.bisect_right(starts, ve - 1) - 1  # the section ``ve - 1`` lies in
+            shift = self._starts[i] - starts[i] if i >= 0 else 0
+        if (
+            0 <= i < len(placements)
+            and placements[i] is not self._placements[i]
+            and ve == _section_end(placements[i].chunk, starts[i])
+        ):
+            return ks, ke, vs, _section_end(self._placements[i].chunk, self._starts[i]), kind, lit
+        return ks, ke, vs, ve + shift, kind, lit
+
     def _spliced_elements(
-        self, old: Placement, chunk: Chunk, old_end: int, delta: int
+        self, k: int, chunk: Chunk, old_end: int, delta: int
     ) -> tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]] | None:
         """``_make_element_keys`` of the spliced map, from this map's: the replaced
         statement's element keyed by its new text, the bases after the change moved. None
@@ -603,10 +594,14 @@ class SourceMap:
         alone."""
         assert self._element_keys is not None
         keys, bases = self._element_keys
+        old = self._placements[k]
         keys = dict(keys)
-        moved: dict[str, Sequence[int]] = {
-            kind: [b + delta if b >= old_end else b for b in found] for kind, found in bases.items()
-        }
+        moved: dict[str, Sequence[int]] = {}
+        for kind, written in bases.items():  # ascending: those after the change, moved
+            i = bisect.bisect_left(written, old_end)
+            moved[kind] = (
+                written if i == len(written) else [*written[:i], *map(delta.__add__, written[i:])]
+            )
         if chunk.header is not None:
             name, index = old.table_loc[0], old.table_loc[1]
             found = keys.get(str(name))
@@ -621,7 +616,7 @@ class SourceMap:
             if keys[chunk.key] is not old.chunk.element_keys():
                 return None
             keys[chunk.key] = chunk.element_keys()
-            moved[chunk.key] = [old.base] * len(keys[chunk.key])
+            moved[chunk.key] = [self._starts[k]] * len(keys[chunk.key])
         return keys, moved
 
     def element_keys(self, kind: str) -> Sequence[ElementKey | None]:
@@ -642,7 +637,8 @@ class SourceMap:
 
     def element_bases(self, kind: str) -> Sequence[int]:
         """Where the text each of ``element_keys(kind)`` names begins (its first
-        statement's offset); meaningful only where the key is not None."""
+        statement's offset); meaningful only where the key is not None. In ascending
+        order, which ``_spliced_elements`` relies on."""
         return self._elements()[1].get(kind, ())
 
     def _elements(
@@ -658,36 +654,38 @@ class SourceMap:
     ) -> tuple[dict[str, Sequence[ElementKey | None]], dict[str, Sequence[int]]]:
         sections: dict[str, dict[int, tuple[str, int]]] = {}
         extended: dict[tuple[str, int], list[tuple[Location, str, int]]] = {}
-        pairs: dict[str, Placement] = {}
-        for placement in self._placements:
+        pairs: dict[str, tuple[Chunk, int]] = {}
+        # (``_starts`` ends with the text's end, after the last placement's start.)
+        for placement, base in zip(self._placements, self._starts, strict=False):
             loc, chunk = placement.table_loc, placement.chunk
             if not loc:
                 if chunk.key in ELEMENT_LISTS:
-                    pairs[chunk.key] = placement
+                    pairs[chunk.key] = (chunk, base)
             elif len(loc) >= 2 and loc[0] in ELEMENT_LISTS and isinstance(loc[1], int):
                 if len(loc) == 2:
-                    sections.setdefault(loc[0], {})[loc[1]] = (chunk.text, placement.base)
+                    sections.setdefault(loc[0], {})[loc[1]] = (chunk.text, base)
                 else:
-                    extended.setdefault((loc[0], loc[1]), []).append(
-                        (loc[2:], chunk.text, placement.base)
-                    )
+                    extended.setdefault((loc[0], loc[1]), []).append((loc[2:], chunk.text, base))
         keys: dict[str, Sequence[ElementKey | None]] = {}
         bases: dict[str, Sequence[int]] = {}
-        for kind, pair in pairs.items():
+        for kind, (pair, base) in pairs.items():
             # Written both ways, a mistake the front-end reports, the place of an element
             # does not tell which statement it came from: no keys.
             if kind not in sections and not any(k == kind for k, _ in extended):
-                keys[kind] = pair.chunk.element_keys()
-                bases[kind] = [pair.base] * len(keys[kind])
+                keys[kind] = pair.element_keys()
+                bases[kind] = [base] * len(keys[kind])
         for kind, texts in sections.items():
             if kind in pairs:
                 continue
-            size = max(texts) + 1
-            found: list[ElementKey | None] = [None] * size
-            starts = [0] * size
-            for index, (text, base) in texts.items():
-                found[index] = text
-                starts[index] = base
+            # Elements in the order of their headers, so their bases ascend; one that no
+            # statement of its own began (no key) gets the base before it.
+            found: list[ElementKey | None] = []
+            starts: list[int] = []
+            base = 0
+            for index in range(max(texts) + 1):
+                text, base = texts.get(index, (None, base))
+                found.append(text)
+                starts.append(base)
             keys[kind], bases[kind] = found, starts
         for (kind, index), parts in extended.items():
             found_keys = keys.get(kind)
@@ -722,19 +720,20 @@ class SourceMap:
                     element_keys[position] = None
         return keys, bases
 
-    def _find(self, loc: Location) -> tuple[Placement, Compact] | None:
-        """The placement whose chunk holds ``loc``'s entry, tried from the longest anchor
-        that is a prefix of ``loc`` to the shortest, and the entry."""
+    def _find(self, loc: Location) -> tuple[int, Compact] | None:
+        """The index of the placement whose chunk holds ``loc``'s entry, tried from the
+        longest anchor that is a prefix of ``loc`` to the shortest, and the entry."""
         anchors = self._anchors
         size = len(loc)
         for k in self._anchor_sizes:
             if k > size:
                 continue
-            placement = anchors.get(loc[:k])
-            if placement is not None:
+            i = anchors.get(loc[:k])
+            if i is not None:
+                placement = self._placements[i]
                 compact = placement.chunk.entries.get(loc[len(placement.table_loc) :])
                 if compact is not None:
-                    return placement, compact
+                    return i, compact
         return None
 
     def chunk_at(self, location: Location) -> tuple[Chunk, int] | None:
@@ -745,19 +744,21 @@ class SourceMap:
         if loc in self._entries:
             return None
         found = self._find(loc)
-        return None if found is None else (found[0].chunk, found[0].base)
+        return None if found is None else (self._placements[found[0]].chunk, self._starts[found[0]])
 
     def get(self, location: Location, origin: int = 0) -> Entry | None:
-        """The entry at ``location``, its offsets relative to ``origin`` (the text's
-        start by default)."""
+        """The entry at ``location``, its offsets relative to ``origin`` (the text's start
+        by default)."""
         loc = tuple(location)
         entry = self._entries.get(loc)
         if entry is not None:
-            return _entry(entry, -origin) if isinstance(entry, tuple) else _moved(entry, -origin)
+            if isinstance(entry, tuple):
+                return _entry(self._global(entry), -origin)
+            return _moved(entry, -origin)
         found = self._find(loc)
         if found is None:
             return None
-        return _entry(found[1], found[0].base - origin)
+        return _entry(found[1], self._starts[found[0]] - origin)
 
     def string(self, location: Location, origin: int = 0) -> StringLiteral | None:
         """The string literal at ``location``, its offsets relative to ``origin`` (the
@@ -770,7 +771,8 @@ class SourceMap:
         found = self._find(loc)
         if found is None:
             return None
-        return found[0].chunk.literal(found[1], found[0].base - origin)
+        i, compact = found
+        return self._placements[i].chunk.literal(compact, self._starts[i] - origin)
 
     def plain_string(self, location: Location) -> tuple[str, int] | None:
         """The value and content offset of the string at ``location`` when the fast reader
@@ -782,23 +784,24 @@ class SourceMap:
         found = self._find(loc)
         if found is None:
             return None
-        placement, compact = found
+        i, compact = found
         if type(compact[5]) is not str:
             return None
         start, end = compact[2], compact[3]
-        return placement.chunk.text[start + 1 : end - 1], start + 1 + placement.base
+        return self._placements[i].chunk.text[start + 1 : end - 1], start + 1 + self._starts[i]
 
-    def _walk(self) -> Iterator[tuple[Location, Entry | Compact | Placement]]:
-        """Global entries and placements in the order they were added."""
-        placements = self._placements
+    def _walk(self) -> Iterator[tuple[Location, Entry | Compact | Placement, int]]:
+        """Global entries (in this version's text) and placements (with their bases) in
+        the order they were added."""
+        placements, starts = self._placements, self._starts
         j, count = 0, len(placements)
-        for i, item in enumerate(self._entries.items()):
+        for i, (loc, item) in enumerate(self._entries.items()):
             while j < count and placements[j].position <= i:
-                yield (), placements[j]
+                yield (), placements[j], starts[j]
                 j += 1
-            yield item
+            yield loc, self._global(item) if isinstance(item, tuple) else item, 0
         while j < count:
-            yield (), placements[j]
+            yield (), placements[j], starts[j]
             j += 1
 
     def locations(self) -> Iterator[Location]:
@@ -806,9 +809,9 @@ class SourceMap:
         return (loc for loc, _entry in self.items())
 
     def items(self) -> Iterator[tuple[Location, Entry]]:
-        for loc, item in self._walk():
+        for loc, item, base in self._walk():
             if type(item) is Placement:
-                base, prefix = item.base, item.table_loc
+                prefix = item.table_loc
                 for rel, compact in item.chunk.entries.items():
                     yield (*prefix, *rel), _entry(compact, base)
             elif isinstance(item, tuple):
@@ -821,9 +824,8 @@ class SourceMap:
         in the order of ``items``: what a feature that needs only the ranges of some
         values (folding: the containers) reads, without a location or an ``Entry`` made
         for each of the document's values."""
-        for _loc, item in self._walk():
+        for _loc, item, base in self._walk():
             if type(item) is Placement:
-                base = item.base
                 for ks, _ke, vs, ve, kind, _lit in item.chunk.entries.values():
                     if kind in kinds:
                         yield (ks + base if ks >= 0 else -1), vs + base, ve + base, kind
@@ -847,7 +849,7 @@ class SourceMap:
         depth = len(location) + 1
         prefix = tuple(location)
         out: list[Location] = []
-        for loc, item in self._walk():
+        for loc, item, _base in self._walk():
             if type(item) is Placement:
                 table_loc = item.table_loc
                 if prefix[: len(table_loc)] == table_loc:
@@ -881,15 +883,11 @@ class SourceMap:
     def prepare_locate(self) -> None:
         """Build what ``locate`` reads (done on first use otherwise): a semantic index
         build calls this, so that the first request to locate an offset in this version
-        does not pay for it (60 ms at 16,000 nodes) while the user waits."""
+        does not pay for it (60 ms at 16,000 nodes) while the user waits. A spliced map
+        shares the index of the map it was spliced from: its global ranges are that
+        map's (``_offset``), in the same order."""
         if self._index is None:
-            self._prepared(_Index(self._occ))
-
-    def _prepared(self, index: _Index) -> None:
-        """Set what ``locate`` reads: the placements' bases, then ``index`` (``_bases``
-        first: ``locate`` on another thread reads both once ``_index`` is set)."""
-        self._bases = [p.base for p in self._placements]
-        self._index = index
+            self._index = _Index(self._occ)
 
     @property
     def locate_prepared(self) -> bool:
@@ -901,12 +899,16 @@ class SourceMap:
         """The innermost key or value range containing ``offset`` (end inclusive)."""
         self.prepare_locate()
         assert self._index is not None
-        best = self._index.find(offset)
-        i = bisect.bisect_right(self._bases, offset) - 1  # type: ignore[arg-type]
+        moved = self._offset if self._origin is not None else None
+        best = self._index.find(offset, moved)
+        if best is not None and moved is not None:
+            best = (moved(best[0]), moved(best[1]), best[2], best[3])
+        placements, starts = self._placements, self._starts
+        i = bisect.bisect_right(starts, offset, 0, len(placements)) - 1
         # At most one chunk holds the offset; the one before is checked too in
         # case its last range touches the offset with its end.
-        for placement in self._placements[max(0, i - 1) : i + 1]:
-            base = placement.base
+        for j in range(max(0, i - 1), i + 1):
+            placement, base = placements[j], starts[j]
             if offset > base + len(placement.chunk.text):
                 continue
             found = placement.chunk.index().find(offset - base)

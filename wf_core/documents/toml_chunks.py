@@ -529,7 +529,6 @@ def read_clean(text: str, chunks: dict[str, Chunk]) -> Converted | None:
 
 
 def read_spliced(
-    old_text: str,
     values: dict[str, object],
     source_map: SourceMap,
     text: str,
@@ -537,28 +536,33 @@ def read_spliced(
     chunks: dict[str, Chunk],
 ) -> Converted | None:
     """What ``read_clean(text, chunks)`` returns, made from the previous version's result
-    (``old_text`` read clean, without a problem, into ``values`` and ``source_map``) when
+    (read clean or spliced, without a problem, into ``values`` and ``source_map``) when
     ``region`` lies inside one top-level statement after its first character, and that
     statement still reads as one clean statement with the same header (an element of an
     array of tables) or the same key (a top-level pair): the statement read again, its
     value put in the element's or key's place, the rest moved, not read or placed
     again. None when that does not hold, and the text is read in full.
 
+    ``chunks``, the previous version's, are its caller's alone (``DocumentParser``): on
+    success they are updated in place into this version's and returned, not copied (a
+    copy was 0.3 ms at 16,000 nodes, and as much again for the collector to scan it).
+
     Why it gives the same: the text is the same statements but that one (its piece still
     splits as one statement, and the text after it is unchanged, so the pieces after it
     start where they did, moved); what the table rules make of the others does not
     depend on its content, as long as no other statement entered its table (its value
-    is still the chunk's own table) and its header or key is the same."""
+    is still the chunk's own table) and its header or key is the same; the source map's
+    global ranges, which only headers and sections make, move with the statements they
+    lie in (``SourceMap.spliced``)."""
     found = source_map.placement_at(region.start)
     if found is None:
         return None
-    k, placement = found
+    k, placement, start = found
     old = placement.chunk
-    start = placement.base
     limit = start + len(old.text)
     if region.start <= start or region.old_end >= limit:
         return None
-    if limit != source_map.next_base(k, len(old_text)):
+    if limit != source_map.next_base(k):
         return None  # the chunk is not its whole piece (a statement read another way)
     source = text[start : limit + region.delta]
     section = old.header is not None
@@ -588,11 +592,8 @@ def read_spliced(
         if table_loc != () or key is None or values.get(key) is not old.table.get(key):
             return None
         new_values[key] = chunk.table[key]
-    new_map = source_map.spliced(k, chunk, region.start, region.old_end, region.new_end)
-    if new_map is None:
-        return None
-    used = dict(chunks)
-    if used.get(old.text) is old:
-        del used[old.text]
-    used[source] = chunk
-    return new_values, new_map, [], used
+    new_map = source_map.spliced(k, chunk, region.old_end, region.new_end)
+    if chunks.get(old.text) is old:
+        del chunks[old.text]
+    chunks[source] = chunk
+    return new_values, new_map, [], chunks

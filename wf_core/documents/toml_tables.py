@@ -89,6 +89,7 @@ class TomlBuilder:
         self._strings: dict[Location, StringLiteral] = {}
         self._occ: list[Occurrence] = []
         self._placements: list[Placement] = []
+        self._starts: list[int] = []  # where each placement begins
         self._state: dict[int, _State] = {}
         # Placed (sealed) tables: id -> (chunk, base, kind, section, first range).
         self._sealed: dict[int, tuple[Chunk, int, str, int, tuple[int, int] | None]] = {}
@@ -181,7 +182,8 @@ class TomlBuilder:
         return True
 
     def _place(self, chunk: Chunk, base: int, table_loc: Location) -> None:
-        self._placements.append(Placement(base, chunk, table_loc, len(self._entries)))
+        self._placements.append(Placement(chunk, table_loc, len(self._entries)))
+        self._starts.append(base)
         if not chunk.problems:
             return
         for start, end, message, first in chunk.problems:
@@ -192,7 +194,9 @@ class TomlBuilder:
 
     def finish(self, text_end: int) -> tuple[dict[str, Any], SourceMap]:
         self._close_section(text_end)
-        source_map = SourceMap(self._entries, self._strings, self._occ, self._placements)
+        source_map = SourceMap(
+            self._entries, self._strings, self._occ, self._placements, [*self._starts, text_end]
+        )
         return self.root, source_map
 
     # -- helpers ------------------------------------------------------------
