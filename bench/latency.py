@@ -90,7 +90,11 @@ class Cursor:
     group: int
     segment: int
     """The last segment (four characters) of the task's ``...item.name`` path: where each
-    edit types, and where completion, code actions at the cursor and selection range ask."""
+    edit types, and where completion and selection range ask."""
+    finding: int
+    """At the start of the task's finding, where code actions at the cursor ask: its
+    ``context.orderN.qty`` read's convenience key (a hint), or, with that read misspelt
+    (``generate.with_findings``), the property after it (an error)."""
     node_id: int
     """Inside the task's id: references, highlight and prepare rename."""
     reference: int
@@ -102,9 +106,12 @@ class Cursor:
         id_at = text.index(f'id = "g{group}_t7"')
         lead = f'path = "context.foreach.g{group}_customers.item.'
         path = text.index(lead, id_at)
+        key = text.index('path = "context.', path + len(lead)) + len('path = "context.')
+        misspelt = text.index(".", key) + 1
         return cls(
             group,
             segment=path + len(lead),
+            finding=misspelt if text.startswith('qtx"', misspelt) else key,
             node_id=id_at + len('id = "') + 1,
             reference=path + len('path = "context.foreach.') + 2,
         )
@@ -215,7 +222,7 @@ KINDS = (
         types.TEXT_DOCUMENT_CODE_ACTION,
         lambda s, c, _: types.CodeActionParams(
             text_document=_doc(s),
-            range=types.Range(start=_at(s, c.segment), end=_at(s, c.segment)),
+            range=types.Range(start=_at(s, c.finding), end=_at(s, c.finding)),
             context=_no_context(),
         ),
     ),
