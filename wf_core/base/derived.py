@@ -31,7 +31,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from functools import partial
-from itertools import repeat
+from itertools import compress, repeat
+from operator import is_
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -99,7 +100,8 @@ class Run:
         kept = self._kept
         keys = exactly(keys, len(values))
         kept.update(zip(keys, values, strict=True))
-        for i in [i for i, value in enumerate(values) if value is MISSING or keys[i] is None]:
+        kept.pop(None, None)  # a None key: kept for no one
+        for i in missing_at(values):
             kept.pop(keys[i], None)
 
     def get_all(
@@ -107,7 +109,7 @@ class Run:
     ) -> list[T]:
         """``get(keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
         values = self.found_all(keys, count)
-        for i in [i for i, value in enumerate(values) if value is MISSING]:
+        for i in missing_at(values):
             values[i] = make(i)
         self.keep_all(keys, values)
         return values
@@ -131,7 +133,7 @@ class Run:
         """``at(i, keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
         values = self.found_at_all(keys, count)
         keys = exactly(keys, count)
-        for i in [i for i, value in enumerate(values) if value is MISSING]:
+        for i in missing_at(values):
             values[i] = self.at(i, keys[i], partial(make, i))
         return values
 
@@ -180,6 +182,13 @@ class Derivations:
         kept = {}
         self._runs[query] = (dependencies, kept)
         return Run(before, kept)
+
+
+def missing_at(values: Sequence[Any]) -> list[int]:
+    """The indexes of ``values`` that are MISSING (nothing found or made there), found at C
+    speed: at 16,000 nodes, testing each element in Python was about 1 ms a list, and an
+    edit's model reads eight lists."""
+    return list(compress(range(len(values)), map(is_, values, repeat(MISSING))))
 
 
 def exactly(keys: Sequence[Hashable | None], count: int) -> Sequence[Hashable | None]:

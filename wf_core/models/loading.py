@@ -22,7 +22,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from wf_core.base.derived import MISSING, Derivations
+from wf_core.base.derived import MISSING, Derivations, missing_at
 from wf_core.base.issues import Issue, ProjectCode, Severity
 from wf_core.base.locations import Location, LocationPart
 from wf_core.base.records import record
@@ -504,7 +504,7 @@ def load_workflow(
             else [MISSING] * len(raw_list)
         )
         failed: dict[int, ValidationError] = {}
-        for index in [i for i, model in enumerate(models) if model is MISSING]:
+        for index in missing_at(models):
             try:
                 models[index] = validate(raw_list[index])
             except ValidationError as exc:

@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from wf_core.base.derived import MISSING, Derivations, exactly
+from wf_core.base.derived import Derivations, exactly, missing_at
 from wf_core.base.spans import Span
 from wf_core.documents.source_map import shift_literal
 from wf_core.semantic.occurrences import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
@@ -312,7 +312,7 @@ class SnapshotParts(WrittenParts):
         the loop asking for one part never waits for all of them."""
         with self._lock:
             parts = self._runs[kind].found_at_all(self._keys[kind], self._counts[kind])
-        for index in [i for i, part in enumerate(parts) if part is MISSING]:
+        for index in missing_at(parts):
             parts[index] = self.part(kind, index)[0]  # each made under the lock on its own
         return list(zip(parts, self._bases[kind], strict=True))
 
