@@ -33,6 +33,11 @@ class Span:
         """True when ``offset`` lies inside the span or touches its end (a cursor after it)."""
         return self.start <= offset <= self.end
 
+    def touches(self, other: Span) -> bool:
+        """True when the two spans share an offset, either end included (a finding right
+        after a cursor, or right before it, touches it)."""
+        return self.start <= other.end and other.start <= self.end
+
     def slice(self, text: str) -> str:
         return text[self.start : self.end]
 

@@ -116,12 +116,9 @@ class _Finding:
     kind: str
 
 
-def _position(placed: PlacedIssue) -> tuple[int, int, int]:
+def placed_order(placed: PlacedIssue) -> tuple[int, int, int]:
+    """Where a placed finding goes among a document's: by position, then severity."""
     return placed.span.start, placed.span.end, _SEVERITY_ORDER[placed.severity]
-
-
-def _touches(span: Span, other: Span) -> bool:
-    return span.start <= other.end and other.start <= span.end
 
 
 class DocumentSnapshot:
@@ -506,7 +503,7 @@ class DocumentSnapshot:
                 for finding in self._findings()
                 if (placed := self._placed(finding, run)) is not None
             ]
-            placed.sort(key=_position)
+            placed.sort(key=placed_order)
             return tuple(placed)
 
     @property
@@ -525,15 +522,15 @@ class DocumentSnapshot:
         of what a cursor's code actions wait for)."""
         element = None if self.diagnosed else self._element_around(span)
         if element is None:
-            return tuple(p for p in self.issues if _touches(p.span, span))
+            return tuple(p for p in self.issues if p.span.touches(span))
         placed = [
             placed
             for finding in self._findings()
             if self._may_land_in(finding, element)
             and (placed := self._placed(finding, None)) is not None
         ]
-        placed.sort(key=_position)
-        return tuple(p for p in placed if _touches(p.span, span))
+        placed.sort(key=placed_order)
+        return tuple(p for p in placed if p.span.touches(span))
 
     def issues_with_code(self, code: str) -> Iterator[PlacedIssue]:
         """The findings of ``issues`` with ``code``; before ``issues`` is made, placed one at

@@ -38,7 +38,7 @@ from wf_core.language.paths import format_segments
 from wf_core.models import SubgraphNode
 from wf_core.models.workflow import first_index_by_id
 from wf_core.validation.subgraphs import contract_issues
-from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue
+from wf_core.version.snapshot import DocumentSnapshot, PlacedIssue, placed_order
 from wf_core.workspace.catalog import SubgraphUse, Workspace, WorkspaceDocument
 
 
@@ -58,10 +58,9 @@ def document_issues(
         own = [checker.adjust(placed) for placed in snapshot.issues]
     else:
         own = [checker.adjust(placed) for placed in snapshot.issues_touching(touching)]
-        extra = [p for p in extra if p.span.start <= touching.end and touching.start <= p.span.end]
+        extra = [p for p in extra if p.span.touches(touching)]
     placed = own + extra
-    order = {"error": 0, "warning": 1, "information": 2, "hint": 3}
-    placed.sort(key=lambda p: (p.span.start, p.span.end, order[p.severity.value]))
+    placed.sort(key=placed_order)
     return tuple(placed)
 
 

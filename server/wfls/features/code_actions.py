@@ -80,7 +80,7 @@ def code_actions(
     actions: list[CodeAction] = []
     if _wanted(QUICK_FIX, only):
         for issue in view.issues_touching(span) if issues is None else issues:
-            if shown(issue) and issue.span.start <= span.end and span.start <= issue.span.end:
+            if shown(issue) and issue.span.touches(span):
                 actions.extend(quick_fixes(view, issue, lazy=lazy))
     if _wanted(MIGRATE_CONVENIENCE_KEYS, only):
         migration = migrate_action(view, lazy=lazy)
