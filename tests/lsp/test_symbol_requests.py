@@ -143,17 +143,12 @@ async def test_a_job_cancelled_before_it_starts_waits_no_more():
     assert not scheduler.jobs_waiting()
 
 
-async def test_code_actions_at_the_cursor_make_only_the_parts_there():
-    """The quick fix of the finding under the cursor (a convenience key's read, rewritten
-    as its structured path) and the migration, without the whole index."""
-    server, sink = await _opened_without_index_ahead()
-    snapshot = server.store.snapshot(URI)
-    assert snapshot is not None
-    finding = next(i for i in snapshot.issues if i.code == "deprecated_context_key")
-    at = _position(TEXT, finding.span.start)
+def _ask_code_actions(server, request_id: int, at: types.Position) -> None:
+    """A ``textDocument/codeAction`` request for the cursor at ``at``, sent as the transport
+    hands it over."""
     server.protocol.handle_message(
         types.CodeActionRequest(
-            id=13,
+            id=request_id,
             params=types.CodeActionParams(
                 text_document=_document(),
                 range=types.Range(start=at, end=at),
@@ -161,6 +156,16 @@ async def test_code_actions_at_the_cursor_make_only_the_parts_there():
             ),
         )
     )
+
+
+async def test_code_actions_at_the_cursor_make_only_the_parts_there():
+    """The quick fix of the finding under the cursor (a convenience key's read, rewritten
+    as its structured path) and the migration, without the whole index."""
+    server, sink = await _opened_without_index_ahead()
+    snapshot = server.store.snapshot(URI)
+    assert snapshot is not None
+    finding = next(i for i in snapshot.issues if i.code == "deprecated_context_key")
+    _ask_code_actions(server, 13, _position(TEXT, finding.span.start))
     await until(sink, lambda: _answer(sink, 13) is not None, "the actions")
     titles = [action["title"] for action in _answer(sink, 13)["result"]]
     assert titles == [f"Read {finding.issue.data['replacement']!r}", "Migrate convenience keys"]
@@ -181,17 +186,7 @@ async def test_code_actions_right_behind_an_edit_place_only_the_findings_there()
     server.scheduler.on_analysis = lambda uri: held.append(answered.wait(10))
     edited = TEXT + "\n"  # after every finding: none of them moves
     did_change(server, URI, 2, edited)
-    at = _position(edited, finding.span.start)
-    server.protocol.handle_message(
-        types.CodeActionRequest(
-            id=14,
-            params=types.CodeActionParams(
-                text_document=_document(),
-                range=types.Range(start=at, end=at),
-                context=types.CodeActionContext(diagnostics=[]),
-            ),
-        )
-    )
+    _ask_code_actions(server, 14, _position(edited, finding.span.start))
     await until(sink, lambda: _answer(sink, 14) is not None, "the actions")
     assert server.store.current_snapshot(URI, "report") is not None
     assert server.store.current_snapshot(URI, "findings") is None
