@@ -323,10 +323,10 @@ def test_the_memos_carry_an_untouched_record_over_as_it_is() -> None:
     model, key, found = object(), (((), "[[nodes]]\nid = 'a'\n"),), (("a",), ())
     derived = Derivations()
     derived.begin("q", (model, (), ("ok",))).at(3, key, lambda: found)
-    record = derived._runs["q"][1][3]
+    record = derived._runs["q"].table[3]
     run = derived.begin("q", (model, (), ("ok",)))
     assert run.at(3, (((), "[[nodes]]\nid = 'a'\n"),), lambda: (("?",), ())) is found
-    assert derived._runs["q"][1][3] is record  # carried over as it is
+    assert derived._runs["q"].table[3] is record  # carried over as it is
     run = derived.begin("q", (model, (), ("ok",)))
     assert run.at(3, (((), "[[nodes]]\nid = 'b'\n"),), lambda: (("b",), ())) is not found
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from itertools import compress, repeat
-from operator import is_
+from operator import is_, is_not
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -42,11 +42,13 @@ MISSING: Any = object()
 class Run:
     """One run of one query: what its last run left, and what this one keeps."""
 
-    __slots__ = ("_before", "_kept")
+    __slots__ = ("_before", "_kept", "_slot", "_todo")
 
-    def __init__(self, before: dict[Hashable, Any], kept: dict[Hashable, Any]) -> None:
+    def __init__(self, before: dict[Hashable, Any], kept: dict[Hashable, Any], slot: _Slot) -> None:
         self._before = before
         self._kept = kept
+        self._slot = slot
+        self._todo: list[int] | None = None  # a list's indexes made again (``found_all``)
 
     def get(self, key: Hashable | None, make: Callable[[], T]) -> T:
         """``make()``'s value for ``key``: the last run's when it made one for an equal key
@@ -85,31 +87,68 @@ class Run:
         """Keep ``value`` for ``key`` for the next run."""
         self._kept[key] = value
 
-    # A whole list's values at once: ``get`` and ``at`` for every element, the lookups of
-    # the ones found again made by ``map`` at C speed. At 16,000 nodes, a lookup per
-    # element made in Python (about 0.4 µs each) was most of what an edit's model cost.
+    # A whole list's values at once (``get`` of every element). When the keys are those
+    # of the last run's list but a few (a keystroke: one element's key replaced), the
+    # values are that list's, copied, with those few found or made again: compared by
+    # identity at C speed, nothing is looked up for the others. Otherwise each element
+    # is looked up, by ``map`` at C speed. At 16,000 nodes a lookup per element (about
+    # 0.1 µs at C speed, 0.4 in Python) was most of what an edit's model cost.
 
-    def found_all(self, keys: Sequence[Hashable | None], count: int) -> list[Any]:
-        """``found`` of each of the first ``count`` ``keys`` (None past their end); MISSING
-        for a None key. What the caller makes of the rest, it keeps with ``keep_all``."""
-        return list(map(self._before.get, exactly(keys, count), repeat(MISSING, count)))
+    def found_all(self, keys: Sequence[Hashable | None], count: int) -> tuple[list[Any], list[int]]:
+        """``found`` of each of the first ``count`` ``keys`` (None past their end), MISSING
+        for a None key; and the indexes left MISSING. What the caller makes there, it
+        hands to ``keep_all``."""
+        keys = exactly(keys, count)
+        last = self._slot.last
+        if last is not None and len(last[0]) == count and self._slot.stale <= stale_limit(count):
+            changed = [*compress(range(count), map(is_not, keys, last[0]))]
+            if len(changed) <= stale_limit(count):
+                todo = sorted({*changed, *last[2]})
+                values = list(last[1])
+                before = self._before
+                for i in todo:
+                    values[i] = MISSING if keys[i] is None else before.get(keys[i], MISSING)
+                self._todo = todo
+                return values, [i for i in todo if values[i] is MISSING]
+        values = list(map(self._before.get, keys, repeat(MISSING, count)))
+        return values, missing_at(values)
 
     def keep_all(self, keys: Sequence[Hashable | None], values: Sequence[Any]) -> None:
-        """``keep`` each of ``values`` under its key, but for a None key or a MISSING value
-        (nothing made there: an element that failed)."""
-        kept = self._kept
+        """Keep each of ``values`` (those of ``found_all``'s ``keys``, made where it left
+        MISSING) under its key, but for a None key or a MISSING value (nothing made there:
+        an element that failed); and the list, for the next run to start from."""
         keys = exactly(keys, len(values))
-        kept.update(zip(keys, values, strict=True))
-        kept.pop(None, None)  # a None key: kept for no one
-        for i in missing_at(values):
-            kept.pop(keys[i], None)
+        slot, todo = self._slot, self._todo
+        if todo is not None:
+            # The last run's table, grown by the values made again; the keys they replace
+            # stay in it (found again by an undo) until ``stale_limit`` of them have.
+            kept = self._kept = self._before
+            for i in todo:
+                if keys[i] is not None and values[i] is not MISSING:
+                    kept[keys[i]] = values[i]
+            slot.table = kept
+            slot.stale += len(todo)
+            again = [i for i in todo if keys[i] is None or values[i] is MISSING]
+        else:
+            kept = self._kept
+            kept.update(zip(keys, values, strict=True))
+            kept.pop(None, None)  # a None key: kept for no one
+            failed = missing_at(values)
+            for i in failed:
+                kept.pop(keys[i], None)
+            unknown = compress(range(len(keys)), map(is_, keys, repeat(None)))
+            again = sorted({*failed, *unknown})
+            slot.stale = 0
+        # What the next run makes again even where its key is this one: nothing was made
+        # there, or its content is not known.
+        slot.last = (keys, list(values), again)
 
     def get_all(
         self, keys: Sequence[Hashable | None], count: int, make: Callable[[int], T]
     ) -> list[T]:
         """``get(keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
-        values = self.found_all(keys, count)
-        for i in missing_at(values):
+        values, missing = self.found_all(keys, count)
+        for i in missing:
             values[i] = make(i)
         self.keep_all(keys, values)
         return values
@@ -138,13 +177,34 @@ class Run:
         return values
 
 
+def stale_limit(count: int) -> int:
+    """How many elements may have been made again since a list was last looked up whole
+    before it is again: each leaves its old key's entry behind (memory), and each is
+    looked up one by one (time)."""
+    return max(64, count // 16)
+
+
+class _Slot:
+    """What a query's last run left: the dependencies it ran under, its table, and (a run
+    of a whole list) that list's keys, values and the indexes where nothing was made."""
+
+    __slots__ = ("dependencies", "last", "stale", "table")
+
+    def __init__(self, dependencies: Any, table: dict[Hashable, Any]) -> None:
+        self.dependencies = dependencies
+        self.table = table
+        # The keys, the values, and the indexes to make again whatever their keys.
+        self.last: tuple[Sequence[Hashable | None], list[Any], list[int]] | None = None
+        self.stale = 0  # entries left behind in ``table`` since it was last made whole
+
+
 class Derivations:
     """Every query's last run for one document (see the module docstring)."""
 
     __slots__ = ("_latest", "_runs")
 
     def __init__(self) -> None:
-        self._runs: dict[str, tuple[Any, dict[Hashable, Any]]] = {}
+        self._runs: dict[str, _Slot] = {}
         self._latest: dict[str, tuple[Any, Any]] = {}
 
     def latest(self, query: str, key: Any, make: Callable[[], T]) -> T:
@@ -160,6 +220,11 @@ class Derivations:
         self._latest[query] = (key, made)
         return made
 
+    def kept(self, query: str) -> int:
+        """How many values ``query``'s last run kept (its memory)."""
+        slot = self._runs.get(query)
+        return len(slot.table) if slot is not None else 0
+
     def begin(self, query: str, dependencies: Any = None, *, lazy: bool = False) -> Run:
         """Start a run of ``query`` under ``dependencies`` (compared by identity, element by
         element for a tuple): the last run's values are read back only when it ran under
@@ -173,15 +238,17 @@ class Derivations:
         entry per element ever seen. Its values are found by ``at`` and made at most once
         per run."""
         last = self._runs.get(query)
-        same = last is not None and _same(last[0], dependencies)
-        before = last[1] if same and last is not None else {}
+        same = last is not None and _same(last.dependencies, dependencies)
+        before = last.table if same and last is not None else {}
         if lazy:
             kept = dict(before)  # a copy made at once, under the interpreter lock
-            self._runs[query] = (dependencies, kept)
-            return Run(kept, kept)
-        kept = {}
-        self._runs[query] = (dependencies, kept)
-        return Run(before, kept)
+            slot = self._runs[query] = _Slot(dependencies, kept)
+            return Run(kept, kept, slot)
+        slot = _Slot(dependencies, {})
+        if same and last is not None:
+            slot.last, slot.stale = last.last, last.stale
+        self._runs[query] = slot
+        return Run(before, slot.table, slot)
 
 
 def missing_at(values: Sequence[Any]) -> list[int]:

@@ -22,7 +22,7 @@ from typing import Annotated, Any, TypeVar
 from pydantic import Field, TypeAdapter, ValidationError
 from pydantic_core import ErrorDetails
 
-from wf_core.base.derived import MISSING, Derivations, missing_at
+from wf_core.base.derived import MISSING, Derivations
 from wf_core.base.issues import Issue, ProjectCode, Severity
 from wf_core.base.locations import Location, LocationPart
 from wf_core.base.records import record
@@ -498,13 +498,13 @@ def load_workflow(
         # The models found again, the whole list at once; the other elements validated.
         run = derived.begin(f"model:{key}") if derived is not None and keys is not None else None
         element_keys = keys(key) if keys is not None else ()
-        models = (
+        models, missing_indexes = (
             run.found_all(element_keys, len(raw_list))
             if run is not None
-            else [MISSING] * len(raw_list)
+            else ([MISSING] * len(raw_list), list(range(len(raw_list))))
         )
         failed: dict[int, ValidationError] = {}
-        for index in missing_at(models):
+        for index in missing_indexes:
             try:
                 models[index] = validate(raw_list[index])
             except ValidationError as exc:

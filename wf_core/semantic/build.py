@@ -15,7 +15,7 @@ test checks that both find the same reads.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from wf_core.analysis.context_scopes import ContextModel
@@ -49,7 +49,7 @@ from wf_core.semantic.occurrences import (
     Symbol,
     SymbolKind,
 )
-from wf_core.semantic.parts import IndexPart, PartKind
+from wf_core.semantic.parts import IndexPart, NodeShape, PartKind, node_shape
 
 ROOTS = ("input", "state", "context")
 
@@ -67,25 +67,49 @@ def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
+def node_mappings(values: Mapping[str, object]) -> list[Mapping[str, object]]:
+    """The document's nodes as written, each a mapping (an empty one for a node that is
+    no table)."""
+    nodes = _list(values.get("nodes"))
+    if set(map(type, nodes)) <= {dict}:  # at C speed: the list itself, as read
+        return nodes  # type: ignore[return-value]
+    return [n if type(n) is dict else _dict(n) for n in nodes]
+
+
+NodeNames = tuple[dict[str, int], dict[str, list[str]]]
+"""Which node each id names (``first_index_by_id``) and the foreach loops each alias
+names, in the order they are written."""
+
+
+def node_names(shapes: Sequence[NodeShape]) -> NodeNames:
+    """The names of the nodes whose shapes (``node_shape``) are ``shapes``."""
+    node_ids = first_index_by_id([shape[0] for shape in shapes])
+    aliases: dict[str, list[str]] = {}
+    for owner, kind, alias, *_ in shapes:
+        if kind == "foreach" and isinstance(alias, str) and isinstance(owner, str):
+            aliases.setdefault(alias, []).append(owner)
+    return node_ids, aliases
+
+
 class PathResolver:
     """Classifies the segments of path strings, one per document version: the index's
     parts of that version are written with it, and a path being typed is resolved again
     with it (``wf_core.version.overlay``)."""
 
-    def __init__(self, values: Mapping[str, object], context: ContextModel | None) -> None:
+    def __init__(
+        self,
+        values: Mapping[str, object],
+        context: ContextModel | None,
+        names: NodeNames | None = None,
+    ) -> None:
+        """``names``: the nodes' names as ``node_names`` reads them from these values'
+        nodes (found again while the nodes' shapes are unchanged), else read here."""
         self.values = values
         self.context = context
-        self.nodes: list[Mapping[str, object]] = [
-            n if type(n) is dict else _dict(n) for n in _list(values.get("nodes"))
-        ]
-        self.node_ids = first_index_by_id([node.get("id") for node in self.nodes])
-        self.aliases: dict[str, list[str]] = {}
-        for node in self.nodes:
-            if node.get("type") != "foreach":
-                continue
-            alias, owner = node.get("as"), node.get("id")
-            if isinstance(alias, str) and isinstance(owner, str):
-                self.aliases.setdefault(alias, []).append(owner)
+        self.nodes = node_mappings(values)
+        self.node_ids, self.aliases = (
+            names if names is not None else node_names(tuple(map(node_shape, self.nodes)))
+        )
         self._sites: dict[Location, SchemaSite | None] = {}
         self._origins: dict[str, tuple[SchemaSite, SchemaView] | None] = {}
         self._kinds: dict[tuple[object, ...], _Kinds] = {}

@@ -261,7 +261,9 @@ class SnapshotParts(WrittenParts):
         derived: Derivations | None,
         resolver: PathResolver,
         text: str | None = None,
+        shapes: tuple[NodeShape, ...] | None = None,
     ) -> None:
+        """``shapes``: ``node_shapes`` of the resolver's nodes, made here when not given."""
         from wf_core.semantic.build import PartWriter
 
         super().__init__(PartWriter(values, source_map, resolver), source_map, text)
@@ -276,7 +278,9 @@ class SnapshotParts(WrittenParts):
         self._runs: dict[str, Run] = {}
         # A version analysed on its own (no document's derivations) keeps its parts too.
         derived = derived if derived is not None else Derivations()
-        dependencies = _dependencies(values, context, derived, source_map, resolver)
+        if shapes is None:
+            shapes = node_shapes(resolver.nodes, source_map, derived)
+        dependencies = _dependencies(values, context, derived, shapes)
         for kind in PART_KINDS:
             count = self._counts[kind]
             keys: Sequence[object] = exactly(source_map.element_keys(kind), count)
@@ -332,34 +336,44 @@ def _list(value: object) -> list[object]:
     return value if isinstance(value, list) else []
 
 
+NodeShape = tuple[object, object, object, object, object, object]
+"""What the index reads of a node beyond its own part: its id, type, ``as``, ``over``,
+node def and listed outcomes (what a path or an edge names)."""
+
+
+def node_shape(node: Mapping[str, object]) -> NodeShape:
+    from wf_core.models.steps import NODE_TABLE
+
+    kind = node.get("type")
+    spec = NODE_TABLE.get(kind) if isinstance(kind, str) else None
+    listed = spec.outcomes.listed if spec is not None else None
+    outcomes = node.get(listed) if listed is not None else None
+    return (node.get("id"), kind, node.get("as"), node.get("over"), node.get("node"), outcomes)
+
+
+def node_shapes(
+    nodes: Sequence[Mapping[str, object]], source_map: SourceMap, derived: Derivations
+) -> tuple[NodeShape, ...]:
+    """Each node's shape, found again under its element's key: an edit inside one node
+    makes that node's shape alone, and the tuple is equal to the last one, element by
+    element the same objects, while no shape changed."""
+    run = derived.begin("index:structure")
+    keys = source_map.element_keys("nodes")
+    return tuple(run.get_all(keys, len(nodes), lambda i: node_shape(nodes[i])))
+
+
 def _dependencies(
     values: Mapping[str, object],
     context: ContextModel | None,
     derived: Derivations,
-    source_map: SourceMap,
-    resolver: PathResolver,
+    shapes: tuple[NodeShape, ...],
 ) -> object:
     """What every part reads of the whole document, as one object kept while it stays
     equal: the context model (owner stacks, kept while the graph's structure is), each
-    node's id, type, ``as``, ``over``, node def and listed outcomes (what a path or an
-    edge names), the schemas, the node defs and the workflow's outcomes."""
-    from wf_core.models.steps import NODE_TABLE
-
-    run = derived.begin("index:structure")
-    keys = source_map.element_keys("nodes")
-
-    def shape(node: Mapping[str, object]) -> tuple[object, ...]:
-        kind = node.get("type")
-        spec = NODE_TABLE.get(kind) if isinstance(kind, str) else None
-        listed = spec.outcomes.listed if spec is not None else None
-        outcomes = node.get(listed) if listed is not None else None
-        return (node.get("id"), kind, node.get("as"), node.get("over"), node.get("node"), outcomes)
-
-    nodes = resolver.nodes
-    structure = tuple(run.get_all(keys, len(nodes), lambda i: shape(nodes[i])))
+    node's shape, the schemas, the node defs and the workflow's outcomes."""
     everything = (
         context,
-        structure,
+        shapes,
         values.get("input_schema"),
         values.get("state_schema"),
         values.get("output_schema"),

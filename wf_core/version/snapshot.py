@@ -200,15 +200,19 @@ class DocumentSnapshot:
         return index
 
     def _make_index(self) -> SemanticIndex:
-        from wf_core.semantic.build import PathResolver
-        from wf_core.semantic.parts import SnapshotParts
+        from wf_core.semantic.build import PathResolver, node_mappings, node_names
+        from wf_core.semantic.parts import SnapshotParts, node_shapes
 
         values = self.parsed.values
-        resolver = PathResolver(values, self.context)
         source_map = self.parsed.source_map
+        # A version analysed on its own (no document's derivations) keeps its parts too.
+        derived = self._derived if self._derived is not None else Derivations()
+        shapes = node_shapes(node_mappings(values), source_map, derived)
+        names = derived.latest("index:names", shapes, partial(node_names, shapes))
+        resolver = PathResolver(values, self.context, names)
         return SemanticIndex(
             SnapshotParts(
-                values, source_map, self.context, self._derived, resolver, self.parsed.text
+                values, source_map, self.context, derived, resolver, self.parsed.text, shapes
             )
         )
 
