@@ -24,7 +24,6 @@ SPEED_ONLY: tuple[tuple[str, str | None, str], ...] = (
     ("wf_core/base/derived.py", None, "the incremental model: derived values found again"),
     ("wf_core/validation/memo.py", None, "each node's findings as derived values"),
     ("wf_core/semantic/parts.py", None, "the semantic index in parts derived by content"),
-    ("wf_core/version/overlay.py", None, "answering while typing through the latest analysis"),
     ("wf_core/base/collector.py", None, "the cyclic collector paused during analyses"),
     ("wf_core/base/records.py", None, "value classes cheaper to make than frozen dataclasses"),
     ("wf_core/base/mappings.py", None, "mapping checks answered by type"),
@@ -102,8 +101,6 @@ SPEED_ONLY: tuple[tuple[str, str | None, str], ...] = (
         "a request's analysis and answer in one worker job",
     ),
     ("server/wfls/store.py", "TextVersion", "the regions of the store's updates"),
-    ("server/wfls/store.py", "DocumentStore.editing_snapshot", ""),
-    ("server/wfls/store.py", "_seen_through", ""),
 )
 """(file, definition or None for the whole module, what it is for)."""
 

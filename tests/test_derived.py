@@ -128,7 +128,7 @@ def test_a_list_like_the_last_one_makes_its_changed_elements_alone() -> None:
         keys = list(keys)
         keys[7] = f"node 7 typed {step}"
         log.clear()
-        values = derived.begin("q").get_all(keys, count, lambda i: made(log, f"{keys[i]}")())
+        values = derived.begin("q").get_all(keys, count, lambda i, k=keys: made(log, f"{k[i]}")())
         assert values == [f"{key}" for key in keys]
         assert values[8] is first[8]  # found again, not made
         assert log == [f"node 7 typed {step}"]

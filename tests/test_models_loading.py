@@ -395,9 +395,10 @@ def test_an_element_under_an_equal_key_gets_the_model_it_got_last_time() -> None
     assert second.nodes[0] is first.nodes[0] and second.nodes[1] is first.nodes[1]
     assert second.nodes[2] is not first.nodes[2] and second.nodes[2].desc == "edited"
     assert second == load_workflow(parse_document(edited, "toml").values).workflow
-    # Back to the first text: its node is validated again (only the last load's are kept).
+    # Back to the first text (an undo): the model the element's first text got is found
+    # again, kept in the run's table after the edit replaced its key (``stale_limit``).
     third = load(text)
-    assert third == first and third.nodes[2] is not first.nodes[2]
+    assert third == first and third.nodes[2] is first.nodes[2]
 
 
 def test_an_element_is_validated_as_an_element_of_the_list_it_is_in() -> None:

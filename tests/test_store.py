@@ -1,5 +1,5 @@
-"""The document store: one analysis per text, requests while typing answered through
-the latest analysis, and the semantic index's parts found again across versions."""
+"""The document store: one analysis per text, each version's made from the last one's,
+and the semantic index's parts found again across versions."""
 
 from __future__ import annotations
 
@@ -14,8 +14,6 @@ from test_incremental_validation import edit_of
 
 from wf_core.base.edits import Edit
 from wf_core.base.spans import LineIndex
-from wf_core.semantic.build import path_role_at
-from wf_core.version.overlay import EditedSnapshot
 from wf_core.version.snapshot import DocumentSnapshot, analyze_text
 from wfls.store import DocumentStore
 
@@ -46,38 +44,36 @@ def test_a_version_whose_text_was_analysed_reuses_that_analysis() -> None:
     assert [p.code for p in second.issues] != [p.code for p in third.issues]
 
 
-def test_while_typing_a_request_sees_through_the_latest_analysis() -> None:
+def test_while_typing_a_request_reads_the_new_version_made_from_the_last() -> None:
+    """A request right after a keystroke waits for the new version's model, made from the
+    last version's: every node but the edited one is the very model it was, the context
+    model is the same while the graph's structure is, and so is every other node's part
+    of the semantic index."""
     store = opened()
-    base = store.snapshot(URI)
-    assert base is not None
-    for version, name in ((2, "nam"), (3, "na")):
-        store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + name), version)
-        found = store.editing_snapshot(URI)
-        assert found is not None and found[0] == store.revision(URI)
-        view = found[1]
-        assert isinstance(view, EditedSnapshot)
-        assert view.base is base and view.version == version
-        assert view.index.path_at(view.text.index(PATH[:-4]) + 3) is not None
-    analysed = store.snapshot(URI)  # the push's analysis of version 3
-    assert analysed is not None and store.editing_snapshot(URI) == (store.revision(URI), analysed)
-    store.replace(URI, BILLING.replace(PATH, PATH[: PATH.rindex(".") + 1] + "n"), 4)
-    found = store.editing_snapshot(URI)
-    assert found is not None and isinstance(found[1], EditedSnapshot)
-    assert found[1].base is analysed
-    # Back to the analysed text: that analysis itself, under the new version.
-    store.replace(URI, analysed.text, 5)
-    found = store.editing_snapshot(URI)
-    assert found is not None
+    analysed = store.analyse(URI)
+    assert analysed is not None
+    base = analysed[1]
+    parts = base.index.parts
+    before = [parts.part("nodes", i)[0] for i in range(parts.count("nodes"))]
+    at = BILLING.index(PATH)
+    typed = BILLING[:at] + PATH[:-1] + BILLING[at + len(PATH) :]
+    store.replace(URI, typed, 2)
+    found = store.analyse(URI, "model")
+    assert found is not None and found[0] == store.revision(URI)
     view = found[1]
-    assert view.version == 5 and view.text == analysed.text
-    assert not isinstance(view, EditedSnapshot) and view.index is analysed.index
-
-
-def test_an_edit_outside_strings_is_not_answered_through_an_old_version() -> None:
-    store = opened()
-    assert store.snapshot(URI) is not None
-    store.replace(URI, BILLING.replace('id = "charge"', 'id = "charge"\ndesc = "x"'), 2)
-    assert store.editing_snapshot(URI) is None  # the request waits for the analysis
+    assert view.version == 2 and view.text == typed and view.context is base.context
+    assert base.workflow is not None and view.workflow is not None
+    edited = view.index.path_at(at + 3)
+    assert edited is not None and edited.node_id is not None
+    k = view.workflow.nodes.index(
+        next(node for node in view.workflow.nodes if node.id == edited.node_id)
+    )
+    for i, (old, new) in enumerate(zip(base.workflow.nodes, view.workflow.nodes, strict=True)):
+        assert (new is old) == (i != k), i
+    now = view.index.parts
+    for i, part in enumerate(before):
+        assert (now.part("nodes", i)[0] is part) == (i != k), i
+    assert index_contents(view.index) == index_contents(analyze_text(typed, "toml").index)
 
 
 def many_nodes(count: int) -> str:
@@ -133,20 +129,6 @@ def test_a_build_given_up_goes_on_from_where_it_stopped(give_way_at: list[int]) 
     assert index_contents(snapshot.index) == expected
 
 
-@pytest.mark.parametrize("example", ["billing.wf.toml", "approvals.wf.json", "store_audit.wf.toml"])
-def test_path_role_at_names_exactly_the_paths_the_index_holds(example: str) -> None:
-    text = (EXAMPLES / example).read_text(encoding="utf-8")
-    snapshot = analyze_text(text, "json" if example.endswith(".json") else "toml")
-    paths = {p.location: p.role for p in snapshot.index.paths}
-    assert paths, "the example has paths"
-    for location, role in paths.items():
-        assert path_role_at(snapshot.parsed.values, location) == role
-    strings = [o.location for o in snapshot.index.occurrences if o.location not in paths]
-    assert strings, "the example has names that are not paths"
-    for location in strings:
-        assert path_role_at(snapshot.parsed.values, location) is None
-
-
 @pytest.mark.parametrize("ahead", [False, True])
 def test_an_index_build_prepares_locating_offsets(ahead: bool) -> None:
     """The first request that locates an offset in a version does not build the source
@@ -175,7 +157,7 @@ _STEP = st.tuples(
         min_size=0,
         max_size=3,
     ),
-    st.sampled_from(["none", "analyse", "editing", "index"]),
+    st.sampled_from(["none", "analyse", "model", "index"]),
 )
 
 
@@ -188,7 +170,8 @@ def _findings(snapshot: DocumentSnapshot) -> list[tuple[Any, ...]]:
 def test_any_chain_of_edits_gives_what_a_fresh_analysis_of_its_text_gives(
     name: str, steps: list[tuple[list[tuple[float, bool, int, str]], str]]
 ) -> None:
-    """Updates of several edits each, analysed, seen through or indexed in between: the
+    """Updates of several edits each, analysed (as far as a request reads, or whole) or
+    indexed in between: the
     store's text is the edits applied, its line index numbers lines as a fresh one, every
     analysis says what a fresh analysis of its text says, and the region from each kept
     analysis to the latest text, composed from the updates' regions, covers every
@@ -208,9 +191,13 @@ def test_any_chain_of_edits_gives_what_a_fresh_analysis_of_its_text_gives(
         lines, fresh = store.lines(uri), LineIndex(text)
         assert lines is not None and lines.line_count == fresh.line_count
         assert all(lines.position(o) == fresh.position(o) for o in range(0, len(text) + 1, 5))
-        if action == "editing":
-            found = store.editing_snapshot(uri)
-            assert found is None or (found[1].text == text and found[1].version == version)
+        if action == "model":
+            # What a request right after an edit reads: the model and the index.
+            found = store.analyse(uri, "model")
+            assert found is not None and found[1].text == text and found[1].version == version
+            assert index_contents(found[1].index) == index_contents(
+                analyze_text(text, syntax).index
+            )
         elif action != "none":
             snapshot = store.snapshot(uri)
             assert snapshot is not None and snapshot.text == text

@@ -1,8 +1,7 @@
 """What a request handler may use: a narrow context, never the server.
 
 A handler of a document request gets a :class:`RequestContext`: the analysis
-view of the document (a full snapshot, or while the author types, the
-previous analysis seen through the edit), the position codec of that view's
+view of the document (the snapshot of one version), the position codec of that view's
 text, the client's flags and the settings. Handlers of session events
 (opening, editing, settings, diagnostics) get the :class:`Session` protocol.
 Neither imports the server, so handlers can be tested with a context alone.

@@ -16,7 +16,6 @@ from wfls.context import RequestContext
 
 if TYPE_CHECKING:
     from wf_core.version.snapshot import DocumentSnapshot
-    from wf_core.version.view import AnalysisView
     from wfls.server import WflsServer
     from wfls.store import Depth, TextVersion
 
@@ -48,7 +47,6 @@ class RequestContexts:
         self,
         uri: str,
         *,
-        while_typing: bool = False,
         local: bool = False,
         sent: TextVersion | None = None,
         maps_positions: bool = False,
@@ -56,10 +54,8 @@ class RequestContexts:
     ) -> RequestContext | None:
         """The context of a request about ``uri``; None when it is not an open workflow.
 
-        With ``while_typing``, an edit confined to one string literal is answered from
-        the latest analysis seen through that edit (``DocumentStore.editing_snapshot``)
-        while the full analysis of the latest version is pending; otherwise the
-        request waits for that analysis, which runs off the event loop. A ``local``
+        The request waits for the analysis of the latest version, made off the event
+        loop (after a keystroke, only what it changed is made again). A ``local``
         request (about one place) reads the parts of the semantic index there, made on
         the spot; any other first has every part made, off the loop, unless they are.
 
@@ -72,8 +68,7 @@ class RequestContexts:
         that reads them (code actions); any other is answered as soon as what it reads
         is made, the findings following for the diagnostics.
         """
-        found = self._server.store.editing_snapshot(uri) if while_typing else None
-        analysed: tuple[int, AnalysisView] | None = found or await self.analysed(uri, depth)
+        analysed = await self.analysed(uri, depth)
         if analysed is not None and not local and not analysed[1].index.is_complete:
             await self._server.scheduler.in_worker(analysed[1].index.complete)
         return self._context(uri, analysed, sent, maps_positions)
@@ -82,7 +77,6 @@ class RequestContexts:
         self,
         uri: str,
         *,
-        while_typing: bool = False,
         sent: TextVersion | None = None,
         maps_positions: bool = False,
         depth: Depth = "model",
@@ -90,14 +84,12 @@ class RequestContexts:
         """``request_context`` made on the worker, for a request answered there: its
         analysis, its context and its answer are one job, which no other job (a
         version's findings) comes between. It makes the index parts it reads itself."""
-        found = self._server.store.editing_snapshot(uri) if while_typing else None
-        analysed = found or self._analyse_here(uri, depth)
-        return self._context(uri, analysed, sent, maps_positions)
+        return self._context(uri, self._analyse_here(uri, depth), sent, maps_positions)
 
     def _context(
         self,
         uri: str,
-        analysed: tuple[int, AnalysisView] | None,
+        analysed: tuple[int, DocumentSnapshot] | None,
         sent: TextVersion | None,
         maps_positions: bool,
     ) -> RequestContext | None:

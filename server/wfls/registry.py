@@ -130,9 +130,6 @@ class DocumentRequest(Generic[P, R]):
     empty: Callable[[P], R]
     options: object = None
     when: Callable[[ClientFlags], bool] = always
-    # May be answered from the previous analysis seen through the edits since, while the
-    # author types (``WflsServer.request_context``).
-    while_typing: bool = False
     # A request that reads the semantic index's parts of one place, or none (completion,
     # hover, symbols, folding): those are made on the spot, rather than wait for every
     # part, made off the loop (``request_context``).
@@ -167,7 +164,6 @@ class DocumentRequest(Generic[P, R]):
         context and its answer in one job (``RequestContexts.context_here``)."""
         ctx = session.contexts.context_here(
             uri,
-            while_typing=self.while_typing,
             sent=sent,
             maps_positions=self.maps_positions,
             depth=self.reads,
@@ -203,7 +199,6 @@ class DocumentRequest(Generic[P, R]):
                     return await session.off_loop(partial(self._here, session, uri, params, sent))
                 ctx = await session.contexts.request_context(
                     uri,
-                    while_typing=self.while_typing,
                     local=self.local or self.make_parts is not None,
                     sent=sent,
                     maps_positions=self.maps_positions,
@@ -337,7 +332,6 @@ def routes() -> list[Route]:
             completion.handle,
             completion.empty,
             types.CompletionOptions(trigger_characters=[".", '"', "'"]),
-            while_typing=True,
             local=True,
             maps_positions=True,
             tests=completion.handle_test,
@@ -346,7 +340,6 @@ def routes() -> list[Route]:
             types.TEXT_DOCUMENT_HOVER,
             hover.handle,
             hover.empty,
-            while_typing=True,
             local=True,
             maps_positions=True,
             tests=hover.handle_test,
@@ -376,7 +369,6 @@ def routes() -> list[Route]:
             types.TEXT_DOCUMENT_DOCUMENT_HIGHLIGHT,
             document_highlight.handle,
             document_highlight.empty,
-            while_typing=True,
             maps_positions=True,
             make_parts=references.make_parts,
         ),
@@ -420,7 +412,6 @@ def routes() -> list[Route]:
             semantic_tokens_full.handle,
             semantic_tokens_full.empty,
             legend,
-            while_typing=True,
             on_worker=True,
         ),
         DocumentRequest(
@@ -428,7 +419,6 @@ def routes() -> list[Route]:
             semantic_tokens_delta.handle,
             semantic_tokens_delta.empty,
             legend,
-            while_typing=True,
             on_worker=True,
         ),
         DocumentRequest(
@@ -436,7 +426,6 @@ def routes() -> list[Route]:
             semantic_tokens_range.handle,
             semantic_tokens_range.empty,
             legend,
-            while_typing=True,
             local=True,
         ),
         DocumentRequest(
@@ -444,7 +433,6 @@ def routes() -> list[Route]:
             inlay_hint.handle,
             inlay_hint.empty,
             types.InlayHintOptions(),
-            while_typing=True,
             maps_positions=True,
             make_parts=make_range_parts,
         ),

@@ -4,9 +4,9 @@ The store owns each workflow document's text: a client's changes arrive as
 edits (``wf_core.base.edits``), which the store applies, keeping the text's line
 index derived edit by edit and the region each update changed. What follows a
 document from one version to the next reads those regions, never a comparison
-of two texts: the ``DocumentParser``, which reparses incrementally against the
-text it read last, and the while-typing overlay. The store also keeps the
-snapshot of the latest version once something asked for it.
+of two texts: the ``DocumentParser`` reparses incrementally against the text it
+read last. The store also keeps the snapshot of the latest version once
+something asked for it.
 
 Invariants:
 
@@ -28,14 +28,13 @@ Invariants:
 - The regions of the last ``KEPT_CHANGES`` updates are kept, so the region from
   what reads a change (the parser's text, the latest analysis, the text a request
   was sent for) to the latest text, or to the text of an analysis made since, is
-  known. Were it not (a log cut short), the parser parses afresh, the overlay is
-  not used and a request gets ``ContentModified``: slower, never wrong.
-- One analysis is kept per document, the latest made. While the analysis of a
-  newer version is pending, completion and hover may answer from an
-  :class:`~wf_core.version.overlay.EditedSnapshot`: that analysis seen through an edit
-  confined to one string literal. Its semantic index needs no build of its own:
-  the index is made of parts, derived by content, made when asked for
-  (``wf_core.semantic.parts``).
+  known. Were it not (a log cut short), the parser parses afresh and a request
+  gets ``ContentModified``: slower, never wrong.
+- One analysis is kept per document, the latest made. A request reads the
+  analysis of the latest version, made as far as it reads (``Depth``): after a
+  keystroke its parse, model and the parts of the semantic index it asks for are
+  derived from the last version's, only what the edit changed made again
+  (``wf_core.base.derived``).
 """
 
 from __future__ import annotations
@@ -52,9 +51,7 @@ from wf_core.base.reading import WORKFLOW_SUFFIXES, analysable
 from wf_core.base.records import record
 from wf_core.base.spans import LineIndex
 from wf_core.documents import DocumentParser, Syntax, syntax_for_path
-from wf_core.version.overlay import EditedSnapshot, derive_edited_snapshot
 from wf_core.version.snapshot import DocumentSnapshot
-from wf_core.version.view import AnalysisView
 from wfls.diagnostics_memo import DiagnosticsMemo
 
 
@@ -163,17 +160,6 @@ class OpenDocument:
     def analysis_of(self, revision: int) -> DocumentSnapshot | None:
         analysed = self.analysed
         return analysed[1] if analysed is not None and analysed[0] == revision else None
-
-
-def _seen_through(
-    base: tuple[int, DocumentSnapshot], current: TextVersion, source: str
-) -> EditedSnapshot | None:
-    """``base`` (an analysis and its revision) seen through the updates since, or None
-    when they are not confined to one string literal (or no longer known)."""
-    region = current.region_since(base[0])
-    if region is None:
-        return None
-    return derive_edited_snapshot(base[1], source, region, current.version)
 
 
 class DocumentStore:
@@ -315,25 +301,6 @@ class DocumentStore:
             # units (a BOM is three UTF-8 bytes, the space read for it one).
             lines=current.lines,
         )
-
-    def editing_snapshot(self, uri: str) -> tuple[int, AnalysisView] | None:
-        """The latest revision and its analysis if made, else the latest analysis seen
-        through the edits since, when they lie inside one string literal; None when
-        neither."""
-        document = self._documents.get(uri)
-        if document is None:
-            return None
-        current = document.current
-        analysed = document.analysed
-        if analysed is None:
-            return None
-        if analysed[0] == current.revision:
-            return analysed
-        source = analysable(current.text)
-        if analysed[1].text == source:
-            return current.revision, analysed[1].with_version(current.version)
-        seen = _seen_through(analysed, current, source)
-        return (current.revision, seen) if seen is not None else None
 
     def text_version(self, uri: str) -> TextVersion | None:
         """The latest text of ``uri`` with its revision and line index (what a request

@@ -187,15 +187,20 @@ def test_settings_choose_the_hints() -> None:
 
 
 def test_while_typing_in_a_path_the_hints_follow_the_edit() -> None:
-    from wf_core.base.edits import edit_between
-    from wf_core.version.overlay import derive_edited_snapshot
+    """The version after a keystroke, made from the last one's analysis
+    (``wf_core.base.derived``), answers as a fresh analysis of its text does."""
+    from wf_core.base.derived import Derivations
+    from wf_core.documents.parser import DocumentParser
+    from wf_core.version.snapshot import DocumentSnapshot
+
+    parser, derived = DocumentParser("toml"), Derivations()
 
     text, _ = parse(WORKFLOW)
-    base = analyze(text)
+    base = DocumentSnapshot(parser.parse(text), derived=derived)
     base.issues  # noqa: B018 - the analysed version an editor has
+    base.index.complete()
     typed = text.replace('"context.customer.name"', '"context.customer.orders"')
-    edited = derive_edited_snapshot(base, typed, edit_between(base.text, typed).region, 2)
-    assert edited is not None
+    edited = DocumentSnapshot(parser.parse(typed), derived=derived)  # made from the last
     shown = [(h.offset, h.label) for h in inlay_hints(edited)]
     assert shown == [(h.offset, h.label) for h in inlay_hints(analyze(typed))]
     after = typed.index('"context.customer.orders"') + len('"context.customer.orders"')

@@ -254,16 +254,20 @@ def test_the_extension_fixtures_tokens_are_up_to_date() -> None:
 
 
 def test_while_typing_in_a_path_the_tokens_follow_the_edit() -> None:
-    """Answered from the previous analysis seen through the edit (``wf_core.version.overlay``)."""
-    from wf_core.base.edits import edit_between
-    from wf_core.version.overlay import derive_edited_snapshot
+    """The version after a keystroke is made from the last one's analysis
+    (``wf_core.base.derived``), and answers as a fresh analysis of its text does."""
+    from wf_core.base.derived import Derivations
+    from wf_core.documents.parser import DocumentParser
+    from wf_core.version.snapshot import DocumentSnapshot
+
+    parser, derived = DocumentParser("toml"), Derivations()
 
     text, _ = parse(LOOPS)
-    base = analyze(text)
+    base = DocumentSnapshot(parser.parse(text), derived=derived)
     base.issues  # noqa: B018 - the analysed version an editor has
+    base.index.complete()
     typed = text.replace("context.customer.nickname", "context.customer.name.first")
-    edited = derive_edited_snapshot(base, typed, edit_between(base.text, typed).region, 2)
-    assert edited is not None
+    edited = DocumentSnapshot(parser.parse(typed), derived=derived)  # made from the last
     tokens = semantic_tokens(edited)
     assert render(typed, tokens) == render(typed, semantic_tokens(analyze(typed)))
     assert render(typed, tokens).endswith(

@@ -93,20 +93,21 @@ def node_names(shapes: Sequence[NodeShape]) -> NodeNames:
 
 class PathResolver:
     """Classifies the segments of path strings, one per document version: the index's
-    parts of that version are written with it, and a path being typed is resolved again
-    with it (``wf_core.version.overlay``)."""
+    parts of that version are written with it."""
 
     def __init__(
         self,
         values: Mapping[str, object],
         context: ContextModel | None,
         names: NodeNames | None = None,
+        nodes: list[Mapping[str, object]] | None = None,
     ) -> None:
         """``names``: the nodes' names as ``node_names`` reads them from these values'
-        nodes (found again while the nodes' shapes are unchanged), else read here."""
+        nodes (found again while the nodes' shapes are unchanged), else read here;
+        ``nodes``: ``node_mappings`` of the values, else read here."""
         self.values = values
         self.context = context
-        self.nodes = node_mappings(values)
+        self.nodes = nodes if nodes is not None else node_mappings(values)
         self.node_ids, self.aliases = (
             names if names is not None else node_names(tuple(map(node_shape, self.nodes)))
         )
@@ -460,9 +461,8 @@ class PartWriter:
         )
 
     def _node_value(self, index: int) -> Mapping[str, object]:
-        """``nodes[index]`` of the writer's values (which, seen through an edit, may hold
-        the edited string where the resolver's do not)."""
-        return _dict(_at(_list(self.values.get("nodes")), index))
+        nodes = self.resolver.nodes
+        return nodes[index] if 0 <= index < len(nodes) else {}
 
     def _node_symbol(self, node_id: object) -> Symbol | None:
         if isinstance(node_id, str) and node_id in self.resolver.node_ids:
@@ -681,24 +681,6 @@ def segment_occurrences(path: PathOccurrence) -> Iterator[Occurrence]:
             segment=segment.index,
             style=path.literal.style,
         )
-
-
-def path_role_at(values: object, location: Location) -> PathRole | None:
-    """The role of the path string at ``location``, or None where no path is written:
-    the places the index builder reads paths from, found without building the index."""
-    values = _dict(values)
-    if len(location) == 3 and location[0] == "output" and location[2] in ("target", "path"):
-        binding = _dict(_at(_list(values.get("output")), location[1]))
-        if location[2] in binding:
-            return PathRole.OUTPUT_TARGET if location[2] == "target" else PathRole.OUTPUT
-        return None
-    if len(location) < 3 or location[0] != "nodes" or not isinstance(location[1], int):
-        return None
-    node = _dict(_at(_list(values.get("nodes")), location[1]))
-    for place, role in _node_paths(node, location[:2]):
-        if place == location:
-            return role
-    return None
 
 
 def _at(items: list[object], index: object) -> object:

@@ -28,7 +28,6 @@ from wf_core.semantic.occurrences import (
 from wf_core.semantic.parts import (
     PART_KINDS,
     IndexPart,
-    PartSource,
     occurrence_span,
     path_span,
     shift_occurrence,
@@ -38,6 +37,7 @@ from wf_core.semantic.parts import (
 
 if TYPE_CHECKING:
     from wf_core.semantic.build import PathResolver
+    from wf_core.semantic.parts import SnapshotParts
 
 
 class IndexView(Protocol):
@@ -46,7 +46,7 @@ class IndexView(Protocol):
     @property
     def resolver(self) -> PathResolver: ...
     @property
-    def parts(self) -> PartSource: ...
+    def parts(self) -> SnapshotParts: ...
     @property
     def occurrences(self) -> Iterable[Occurrence]: ...
     @property
@@ -73,7 +73,7 @@ def _in(span: Span, lo: int, hi: int) -> bool:
 class SemanticIndex:
     """One version's index, its parts made as they are asked for (see the module)."""
 
-    def __init__(self, parts: PartSource) -> None:
+    def __init__(self, parts: SnapshotParts) -> None:
         self._parts = parts
         self._complete = False
 
@@ -82,7 +82,7 @@ class SemanticIndex:
         return self._parts.resolver
 
     @property
-    def parts(self) -> PartSource:
+    def parts(self) -> SnapshotParts:
         return self._parts
 
     # -- parts ---------------------------------------------------------------------------

@@ -23,10 +23,9 @@ from __future__ import annotations
 
 import bisect
 import threading
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal
 
 from wf_core.base.derived import Derivations, exactly, missing_at
 from wf_core.base.spans import Span
@@ -37,8 +36,7 @@ if TYPE_CHECKING:
     from wf_core.analysis.context_scopes import ContextModel
     from wf_core.base.derived import Run
     from wf_core.documents import SourceMap
-    from wf_core.semantic.build import PartWriter, PathResolver
-    from wf_core.version.view import SourceMapView
+    from wf_core.semantic.build import PathResolver
 
 PartKind = Literal["nodes", "edges"]
 PART_KINDS: tuple[PartKind, ...] = ("nodes", "edges")
@@ -127,56 +125,60 @@ class IndexPart:
         self.memo: dict[str, object] = {}
 
 
-class PartSource(Protocol):
-    """Where an index finds its parts: a version's own (``SnapshotParts``), or a version
-    seen through an edit (``wf_core.version.overlay``)."""
-
-    @property
-    def resolver(self) -> PathResolver: ...
-    def count(self, kind: PartKind) -> int: ...
-    def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]:
-        """The part of ``kind[index]`` and the offset its spans are relative to."""
-        ...
-
-    def document(self) -> IndexPart:
-        """The part of everything outside ``nodes`` and ``edges`` (at its own offsets)."""
-        ...
-
-    def holder(self, offset: int) -> tuple[PartKind, int] | None:
-        """The element whose text holds ``offset``, if it is a node or an edge."""
-        ...
-
-    def prepare(self) -> None:
-        """Make what ``holder`` reads, ahead of the first request that asks."""
-        ...
-
-    def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
-        """``part`` of every element of ``kind``, in order."""
-        ...
-
-    def elements_in(self, kind: PartKind, start: int, end: int) -> range:
-        """The indexes of the elements of ``kind`` whose parts may hold a name touching
-        ``[start, end]``."""
-        ...
-
-    def elements_mentioning(self, kind: PartKind, name: str) -> Sequence[int]:
-        """The indexes of the elements of ``kind`` whose parts may hold an occurrence of a
-        symbol named ``name``, in order."""
-        ...
-
-
-class WrittenParts(ABC):
-    """What every part source shares: the writer of its version's text, the rest of the
-    document written once, and the element at an offset of that text."""
+class SnapshotParts:
+    """The parts of one version, each derived under the document-wide values it reads
+    (see the module docstring), made on first use by whichever thread asks (the worker
+    ahead of requests, or a request on the event loop), one at a time."""
 
     def __init__(
-        self, writer: PartWriter, source_map: SourceMapView, text: str | None = None
+        self,
+        values: Mapping[str, object],
+        source_map: SourceMap,
+        context: ContextModel | None,
+        derived: Derivations | None,
+        resolver: PathResolver,
+        text: str | None = None,
+        shapes: tuple[NodeShape, ...] | None = None,
     ) -> None:
-        self._writer = writer
+        """``shapes``: ``node_shapes`` of the resolver's nodes, made here when not given."""
+        from wf_core.semantic.build import PartWriter
+
+        self._writer = PartWriter(values, source_map, resolver)
         self._source_map = source_map
         self._text = text
         self._lock = threading.Lock()
         self._document: IndexPart | None = None
+        self._resolver = resolver
+        self._counts = {
+            "nodes": len(resolver.nodes),
+            "edges": len(_list(values.get("edges"))),
+        }
+        # Each element's part is found again under its key, and placed at its base.
+        self._keys: dict[str, Sequence[object]] = {}
+        self._bases: dict[str, Sequence[int]] = {}
+        self._runs: dict[str, Run] = {}
+        # A version analysed on its own (no document's derivations) keeps its parts too.
+        derived = derived if derived is not None else Derivations()
+        if shapes is None:
+            shapes = node_shapes(resolver.nodes, source_map, derived)
+        dependencies = _dependencies(values, context, derived, shapes)
+        for kind in PART_KINDS:
+            count = self._counts[kind]
+            keys: Sequence[object] = exactly(source_map.element_keys(kind), count)
+            bases = source_map.element_bases(kind)[:count]
+            if None in keys:
+                # An element not read from statements of its own: its part is found again
+                # within this version only (under a key of its own), its offsets absolute.
+                unkeyed = object()
+                written = source_map.element_bases(kind)
+                bases = [written[i] if key is not None else 0 for i, key in enumerate(keys)]
+                keys = [key if key is not None else unkeyed for key in keys]
+            self._keys[kind], self._bases[kind] = keys, bases
+            self._runs[kind] = derived.begin(f"index:{kind}", dependencies, lazy=True)
+
+    @property
+    def resolver(self) -> PathResolver:
+        return self._resolver
 
     def document(self) -> IndexPart:
         with self._lock:
@@ -190,15 +192,6 @@ class WrittenParts(ABC):
 
     def prepare(self) -> None:
         self._source_map.prepare_locate()
-
-    @abstractmethod
-    def count(self, kind: PartKind) -> int: ...
-
-    @abstractmethod
-    def part(self, kind: PartKind, index: int) -> tuple[IndexPart, int]: ...
-
-    def every(self, kind: PartKind) -> list[tuple[IndexPart, int]]:
-        return [self.part(kind, index) for index in range(self.count(kind))]
 
     def elements_in(self, kind: PartKind, start: int, end: int) -> range:
         """From the last element beginning at or before ``start`` to the last beginning at
@@ -246,58 +239,6 @@ class WrittenParts(ABC):
                 found.update(self.elements_in(kind, at, at + len(needle)))
                 at = text.find(needle, at + 1)
         return sorted(found)
-
-
-class SnapshotParts(WrittenParts):
-    """The parts of one version, each derived under the document-wide values it reads
-    (see the module docstring), made on first use by whichever thread asks (the worker
-    ahead of requests, or a request on the event loop), one at a time."""
-
-    def __init__(
-        self,
-        values: Mapping[str, object],
-        source_map: SourceMap,
-        context: ContextModel | None,
-        derived: Derivations | None,
-        resolver: PathResolver,
-        text: str | None = None,
-        shapes: tuple[NodeShape, ...] | None = None,
-    ) -> None:
-        """``shapes``: ``node_shapes`` of the resolver's nodes, made here when not given."""
-        from wf_core.semantic.build import PartWriter
-
-        super().__init__(PartWriter(values, source_map, resolver), source_map, text)
-        self._resolver = resolver
-        self._counts = {
-            "nodes": len(resolver.nodes),
-            "edges": len(_list(values.get("edges"))),
-        }
-        # Each element's part is found again under its key, and placed at its base.
-        self._keys: dict[str, Sequence[object]] = {}
-        self._bases: dict[str, Sequence[int]] = {}
-        self._runs: dict[str, Run] = {}
-        # A version analysed on its own (no document's derivations) keeps its parts too.
-        derived = derived if derived is not None else Derivations()
-        if shapes is None:
-            shapes = node_shapes(resolver.nodes, source_map, derived)
-        dependencies = _dependencies(values, context, derived, shapes)
-        for kind in PART_KINDS:
-            count = self._counts[kind]
-            keys: Sequence[object] = exactly(source_map.element_keys(kind), count)
-            bases = source_map.element_bases(kind)[:count]
-            if None in keys:
-                # An element not read from statements of its own: its part is found again
-                # within this version only (under a key of its own), its offsets absolute.
-                unkeyed = object()
-                written = source_map.element_bases(kind)
-                bases = [written[i] if key is not None else 0 for i, key in enumerate(keys)]
-                keys = [key if key is not None else unkeyed for key in keys]
-            self._keys[kind], self._bases[kind] = keys, bases
-            self._runs[kind] = derived.begin(f"index:{kind}", dependencies, lazy=True)
-
-    @property
-    def resolver(self) -> PathResolver:
-        return self._resolver
 
     def count(self, kind: PartKind) -> int:
         return self._counts[kind]

@@ -1,4 +1,3 @@
-"""One analysed version of a document: the snapshot every front door reads, the view of it
-that features are typed against, and the same analysis seen through an edit while the
-author types.
+"""One analysed version of a document: the snapshot every front door reads, and the view
+of it that features are typed against.
 """

@@ -207,9 +207,10 @@ class DocumentSnapshot:
         source_map = self.parsed.source_map
         # A version analysed on its own (no document's derivations) keeps its parts too.
         derived = self._derived if self._derived is not None else Derivations()
-        shapes = node_shapes(node_mappings(values), source_map, derived)
+        nodes = node_mappings(values)
+        shapes = node_shapes(nodes, source_map, derived)
         names = derived.latest("index:names", shapes, partial(node_names, shapes))
-        resolver = PathResolver(values, self.context, names)
+        resolver = PathResolver(values, self.context, names, nodes)
         return SemanticIndex(
             SnapshotParts(
                 values, source_map, self.context, derived, resolver, self.parsed.text, shapes

@@ -1,12 +1,10 @@
 """What an editor feature may read: one typed view of an analysis.
 
-Two kinds of analysis serve features: the full :class:`~wf_core.version.snapshot.DocumentSnapshot`
-of a version, and, while the author types inside one string, the
-:class:`~wf_core.version.overlay.EditedSnapshot` that sees the previous analysis
-through the edit. Both implement :class:`AnalysisView`, and features are typed
-against it, so a feature can never call something one of them lacks.
-Diagnostics are not part of the view: only a full snapshot has them
-(:class:`DiagnosedView`).
+Features read a :class:`~wf_core.version.snapshot.DocumentSnapshot` of one version
+through :class:`AnalysisView`, which says what they may read: its text, its model,
+its context model and its semantic index. A request reads it as soon as its model is
+made; its findings, which only some features read (code actions, diagnostics), are
+:class:`DiagnosedView`.
 """
 
 from __future__ import annotations

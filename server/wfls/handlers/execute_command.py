@@ -207,7 +207,7 @@ async def handle(session: Session, params: types.ExecuteCommandParams) -> Any:
     if feature is None:
         raise JsonRpcInvalidParams(f"unknown command {params.command!r}")
     uri, position = _target(params.arguments)
-    ctx = await session.contexts.request_context(uri, while_typing=True)
+    ctx = await session.contexts.request_context(uri)
     if ctx is None:
         return None
     return feature(ctx.view, ctx.offset(position))
