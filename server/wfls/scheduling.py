@@ -72,6 +72,7 @@ class Scheduler:
         # A document has at most one push in progress; changes meanwhile ask for one more
         # after it (``schedule_push``), so a burst of edits costs two analyses, not one each.
         self._pushing: set[str] = set()
+        self._push_tasks: dict[str, asyncio.Future[None]] = {}
         self._push_again: set[str] = set()
         self._tasks: set[asyncio.Future[None]] = set()
         # What the client was last sent for each open document (push clients): a push that
@@ -174,8 +175,24 @@ class Scheduler:
             return
         self._pending_push.pop(uri, None)
         self._pushing.add(uri)
-        task = self._start(self._push_async(uri))
+        task = self._push_tasks[uri] = self._start(self._push_async(uri))
         task.add_done_callback(lambda _: self._pushed(uri))
+
+    async def push_first(self, uri: str) -> None:
+        """Push ``uri``'s diagnostics now when a push of it is due or under way, for a
+        request answered from the same full analysis: its answer then follows them. (A
+        client reading both in one chunk handles them in order, and lsp-mode 8 drops
+        whatever follows the answer to a request it waits for in that chunk.)"""
+        for _ in range(3):  # one under way, then the one due after it
+            task = self._push_tasks.get(uri)
+            if task is None:
+                pending = self._pending_push.pop(uri, None)
+                if pending is None or self.closing:
+                    return
+                pending.cancel()
+                self._push(uri)
+                task = self._push_tasks[uri]
+            await asyncio.shield(task)
 
     def _start(self, work: Any) -> asyncio.Future[None]:
         task: asyncio.Future[None] = asyncio.ensure_future(work)
@@ -185,6 +202,7 @@ class Scheduler:
 
     def _pushed(self, uri: str) -> None:
         self._pushing.discard(uri)
+        self._push_tasks.pop(uri, None)
         if uri in self._push_again and not self.closing:
             self._push_again.discard(uri)
             self.schedule_push(uri)

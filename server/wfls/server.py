@@ -71,7 +71,6 @@ T = TypeVar("T")
 # handler computes with is imported when it is first called (a few milliseconds each).
 ANALYSIS_MODULES = (
     "wfls.store",
-    "wf_core.version.overlay",
     "wf_core.version.snapshot",
     "wf_core.workspace.checks",
     "wf_core.workspace.catalog",
@@ -138,8 +137,11 @@ class WflsServer(LanguageServer):
     # -- the session, as handlers see it (``wfls.context.Session``) ----------------------
 
     async def analysed(self, uri: str) -> DocumentSnapshot | None:
-        """The full analysis of the latest version of ``uri``."""
+        """The full analysis of the latest version of ``uri``, its diagnostics pushed
+        first when they are due (``Scheduler.push_first``)."""
         analysed = await self.contexts.analysed(uri, "findings")
+        if analysed is not None:
+            await self.scheduler.push_first(uri)
         return analysed[1] if analysed is not None else None
 
     async def parsed(self, uri: str) -> AnalysisView | None:

@@ -890,3 +890,54 @@ def test_a_settings_problem_is_reported_once_per_configuration():
     assert [reports.to_report(problems) for problems, _ in readings] == [
         shown for _, shown in readings
     ]
+
+
+async def test_a_run_right_behind_an_edit_is_answered_after_the_edits_diagnostics(monkeypatch):
+    """A run reads the full analysis of the latest version, the one whose diagnostics are
+    due: they are pushed before its answer, not after it (a client that reads both in one
+    chunk handles them in that order, and lsp-mode 8 drops whatever follows the answer to
+    a request it waits for in that chunk)."""
+    from wfls import scheduling
+
+    text = BILLING.replace("customers.item.name", "customers.item.nmae", 1)
+    uri = "file:///w/billing.wf.toml"
+    server, sink = initialized_server("visual-studio-code")
+    # The workspace's scan (of no folder), which a run waits for, reports its progress;
+    # done before the document is opened, whose diagnostics it would check again.
+    server.indexing.start()
+    create = types.WINDOW_WORK_DONE_PROGRESS_CREATE
+    await until(sink, lambda: any(m.get("method") == create for m in sink.messages), "progress")
+    asked = next(m for m in sink.messages if m.get("method") == create)
+    server.protocol.handle_message(types.WorkDoneProgressCreateResponse(id=asked["id"]))
+    await server.workspace_scanned()
+    did_open(server, uri, text)
+    await until(sink, lambda: published(sink, 1), "the diagnostics of the opened document")
+    scheduler = server.scheduler
+    while uri in scheduler._pushing or uri in scheduler._pending_push:  # the opening's
+        await scheduler.push_first(uri)
+        await asyncio.sleep(0)
+    # The edit's push is put off for longer than the run takes, unless the run pushes it.
+    monkeypatch.setattr(scheduling, "EDIT_GRACE", 30.0)
+    did_change(server, uri, 2, BILLING)
+    inputs = json.loads((Path(__file__).parents[2] / "examples" / "billing.input.json").read_text())
+    server.protocol.handle_message(
+        types.ExecuteCommandRequest(
+            id=9,
+            params=types.ExecuteCommandParams(
+                command="wfls.runWorkflow", arguments=[{"uri": uri, "input": inputs}]
+            ),
+        )
+    )
+    await until(sink, lambda: any(m.get("id") == 9 for m in sink.messages), "the run's answer")
+    order = [
+        "answer" if m.get("id") == 9 else m["params"]["version"]
+        for m in sink.messages
+        if m.get("id") == 9 or m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+    ]
+    assert order == [1, 2, "answer"]
+    assert next(m for m in sink.messages if m.get("id") == 9)["result"]["status"] == "completed"
+    assert [
+        m["params"]["diagnostics"]
+        for m in sink.messages
+        if m.get("method") == types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS
+    ][-1] == []
