@@ -476,17 +476,14 @@ def context_model(
     if derived is None:
         return ContextModel(workflow)
     nodes, edges = workflow.nodes, workflow.edges
+    # (The lists as ``get_all`` hands them out: compared, never changed.)
     structure = (
         _outer_key(workflow),
-        tuple(
-            derived.begin("structure:nodes").get_all(
-                node_keys, len(nodes), lambda i: _node_key(nodes[i])
-            )
+        derived.begin("structure:nodes").get_all(
+            node_keys, len(nodes), lambda i: _node_key(nodes[i])
         ),
-        tuple(
-            derived.begin("structure:edges").get_all(
-                edge_keys, len(edges), lambda i: _edge_key(edges[i])
-            )
+        derived.begin("structure:edges").get_all(
+            edge_keys, len(edges), lambda i: _edge_key(edges[i])
         ),
     )
     return derived.latest("context", structure, partial(_warm_model, workflow))

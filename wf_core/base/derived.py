@@ -17,9 +17,12 @@ identity (strings and numbers by value), so a value made under another model, ot
 node defs or other outcomes is never read back.
 
 Generations: each query (``"model:nodes"``, ``"checks:edges"``, ...) keeps what its last
-run read or made, and nothing older: ``Derivations.begin(query)`` starts a run, whose
-table of the last run is read and whose new table is filled. Memory so stays that of one
-version of the document.
+run read or made: ``Derivations.begin(query)`` starts a run, whose table of the last run
+is read and whose new table is filled. A run of a whole list whose keys are the last
+run's but a few (a keystroke) instead grows the last run's table in place, making only
+those few (``found_all``, ``found_at_all``): the keys they replace stay in it, at most
+``stale_limit`` of them before the list is looked up whole into a new table again. Memory
+so stays that of about one version of the document.
 
 One ``Derivations`` belongs to one document. A run is made by one analysis at a time
 (the server's store analyses a document under its lock), and an entry is a pure function
@@ -114,10 +117,12 @@ class Run:
         values = list(map(self._before.get, keys, repeat(MISSING, count)))
         return values, missing_at(values)
 
-    def keep_all(self, keys: Sequence[Hashable | None], values: Sequence[Any]) -> None:
+    def keep_all(self, keys: Sequence[Hashable | None], values: list[Any]) -> None:
         """Keep each of ``values`` (those of ``found_all``'s ``keys``, made where it left
         MISSING) under its key, but for a None key or a MISSING value (nothing made there:
-        an element that failed); and the list, for the next run to start from."""
+        an element that failed); and the list itself, for the next run to start from (a
+        copy of it): the caller hands it over, and neither it nor who it gives the list to
+        changes it."""
         keys = exactly(keys, len(values))
         slot, todo = self._slot, self._todo
         if todo is not None:
@@ -142,7 +147,7 @@ class Run:
             slot.stale = 0
         # What the next run makes again even where its key is this one: nothing was made
         # there, or its content is not known.
-        slot.last = (keys, list(values), again)
+        slot.last = (keys, values, again)
 
     def get_all(
         self, keys: Sequence[Hashable | None], count: int, make: Callable[[int], T]
@@ -154,27 +159,62 @@ class Run:
         self.keep_all(keys, values)
         return values
 
-    def found_at_all(self, keys: Sequence[Hashable | None], count: int) -> list[Any]:
+    def found_at_all(
+        self, keys: Sequence[Hashable | None], count: int
+    ) -> tuple[list[Any], list[int]]:
         """For each ``i`` below ``count``: the value the last run made at ``i`` for an equal
         key (kept for the next run, as ``at`` keeps it), or MISSING, for the caller to make
-        with ``at`` (one at a time: a lock held per element stays short)."""
+        with ``at`` (one at a time: a lock held per element stays short); and the indexes
+        left MISSING. The caller hands the list, made, to ``keep_at_all``. A list whose
+        keys are the last one's but a few starts from the last one's values, as
+        ``found_all`` does, its table the last run's, kept as it is."""
         keys = exactly(keys, count)
-        entries = list(map(self._before.get, range(count)))
+        last = self._slot.last
+        before = self._before
+        if last is not None and len(last[0]) == count:
+            changed = [] if keys is last[0] else replaced_at(keys, last[0])
+            if len(changed) <= stale_limit(count):
+                values = list(last[1])
+                todo = sorted({*changed, *last[2]})
+                for i in todo:
+                    key, entry = keys[i], before.get(i)
+                    if key is None or entry is None or not (entry[0] is key or entry[0] == key):
+                        values[i] = MISSING
+                    else:
+                        values[i] = entry[1]
+                self._kept = self._slot.table = before  # indexes: nothing left behind
+                self._todo = todo
+                return values, [i for i in todo if values[i] is MISSING]
+        entries = list(map(before.get, range(count)))
         values = [
             entry[1] if entry is not None and (entry[0] is key or entry[0] == key) else MISSING
             for entry, key in zip(entries, keys, strict=True)
         ]
         self._kept.update((i, entries[i]) for i, value in enumerate(values) if value is not MISSING)
-        return values
+        self._todo = None
+        return values, missing_at(values)
+
+    def keep_at_all(self, keys: Sequence[Hashable | None], values: list[Any]) -> None:
+        """The list of ``found_at_all``, made where it was MISSING, for the next run to start
+        from (``at`` has kept each value made), handed over as to ``keep_all``."""
+        keys = exactly(keys, len(values))
+        todo = self._todo
+        if todo is not None:
+            again = [i for i in todo if keys[i] is None or values[i] is MISSING]
+        else:
+            unknown = compress(range(len(keys)), map(is_, keys, repeat(None)))
+            again = sorted({*missing_at(values), *unknown})
+        self._slot.last = (keys, values, again)
 
     def at_all(
         self, keys: Sequence[Hashable | None], count: int, make: Callable[[int], T]
     ) -> list[T]:
         """``at(i, keys[i], lambda: make(i))`` for each ``i`` below ``count``."""
-        values = self.found_at_all(keys, count)
+        values, missing = self.found_at_all(keys, count)
         keys = exactly(keys, count)
-        for i in missing_at(values):
+        for i in missing:
             values[i] = self.at(i, keys[i], partial(make, i))
+        self.keep_at_all(keys, values)
         return values
 
 
@@ -263,6 +303,8 @@ class Derivations:
         before = last.table if same and last is not None else {}
         if lazy:
             slot = self._runs[query] = _Slot(dependencies, before)
+            if same and last is not None:
+                slot.last = last.last
             return Run(before, before, slot)
         slot = _Slot(dependencies, {})
         if same and last is not None:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Literal
 
-from wf_core.base.derived import Derivations, exactly, missing_at
+from wf_core.base.derived import Derivations, exactly
 from wf_core.base.spans import Span
 from wf_core.documents.source_map import shift_literal
 from wf_core.semantic.occurrences import Occurrence, PathOccurrence, PathSegment, SpanIndex, Symbol
@@ -138,7 +138,7 @@ class SnapshotParts:
         derived: Derivations | None,
         resolver: PathResolver,
         text: str | None = None,
-        shapes: tuple[NodeShape, ...] | None = None,
+        shapes: Sequence[NodeShape] | None = None,
     ) -> None:
         """``shapes``: ``node_shapes`` of the resolver's nodes, made here when not given."""
         from wf_core.semantic.build import PartWriter
@@ -255,10 +255,13 @@ class SnapshotParts:
         (``found_at_all``): a whole-document question after an edit (every token) finds
         thousands. The others are made one by one, as ``part`` makes them: a request on
         the loop asking for one part never waits for all of them."""
+        run, keys = self._runs[kind], self._keys[kind]
         with self._lock:
-            parts = self._runs[kind].found_at_all(self._keys[kind], self._counts[kind])
-        for index in missing_at(parts):
+            parts, missing = run.found_at_all(keys, self._counts[kind])
+        for index in missing:
             parts[index] = self.part(kind, index)[0]  # each made under the lock on its own
+        with self._lock:
+            run.keep_at_all(keys, parts)
         return list(zip(parts, self._bases[kind], strict=True))
 
 
@@ -294,20 +297,21 @@ def node_shape(node: Mapping[str, object]) -> NodeShape:
 
 def node_shapes(
     nodes: Sequence[Mapping[str, object]], source_map: SourceMap, derived: Derivations
-) -> tuple[NodeShape, ...]:
+) -> Sequence[NodeShape]:
     """Each node's shape, found again under its element's key: an edit inside one node
-    makes that node's shape alone, and the tuple is equal to the last one, element by
-    element the same objects, while no shape changed."""
+    makes that node's shape alone, and the list is equal to the last one, element by
+    element the same objects, while no shape changed (never changed once handed out:
+    ``Run.keep_all``)."""
     run = derived.begin("index:structure")
     keys = source_map.element_keys("nodes")
-    return tuple(run.get_all(keys, len(nodes), lambda i: node_shape(nodes[i])))
+    return run.get_all(keys, len(nodes), lambda i: node_shape(nodes[i]))
 
 
 def _dependencies(
     values: Mapping[str, object],
     context: ContextModel | None,
     derived: Derivations,
-    shapes: tuple[NodeShape, ...],
+    shapes: Sequence[NodeShape],
 ) -> object:
     """What every part reads of the whole document, as one object kept while it stays
     equal: the context model (owner stacks, kept while the graph's structure is), each
