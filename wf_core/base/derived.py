@@ -120,9 +120,9 @@ class Run:
     def keep_all(self, keys: Sequence[Hashable | None], values: list[Any]) -> None:
         """Keep each of ``values`` (those of ``found_all``'s ``keys``, made where it left
         MISSING) under its key, but for a None key or a MISSING value (nothing made there:
-        an element that failed); and the list itself, for the next run to start from (a
-        copy of it): the caller hands it over, and neither it nor who it gives the list to
-        changes it."""
+        an element that failed); and the list itself, for the next run to start from
+        (which copies it): the caller hands it over, and neither it nor whoever it gives
+        the list to changes it."""
         keys = exactly(keys, len(values))
         slot, todo = self._slot, self._todo
         if todo is not None:
