@@ -49,7 +49,7 @@ from wf_core.semantic.occurrences import (
     Symbol,
     SymbolKind,
 )
-from wf_core.semantic.parts import IndexPart, NodeShape, PartKind, node_shape
+from wf_core.semantic.parts import IndexPart, NodeShape, PartKind
 
 ROOTS = ("input", "state", "context")
 
@@ -99,18 +99,15 @@ class PathResolver:
         self,
         values: Mapping[str, object],
         context: ContextModel | None,
-        names: NodeNames | None = None,
-        nodes: list[Mapping[str, object]] | None = None,
+        nodes: list[Mapping[str, object]],
+        names: NodeNames,
     ) -> None:
-        """``names``: the nodes' names as ``node_names`` reads them from these values'
-        nodes (found again while the nodes' shapes are unchanged), else read here;
-        ``nodes``: ``node_mappings`` of the values, else read here."""
+        """``nodes``: ``node_mappings`` of the values; ``names``: ``node_names`` of their
+        shapes (found again while the shapes are unchanged)."""
         self.values = values
         self.context = context
-        self.nodes = nodes if nodes is not None else node_mappings(values)
-        self.node_ids, self.aliases = (
-            names if names is not None else node_names(tuple(map(node_shape, self.nodes)))
-        )
+        self.nodes = nodes
+        self.node_ids, self.aliases = names
         self._sites: dict[Location, SchemaSite | None] = {}
         self._origins: dict[str, tuple[SchemaSite, SchemaView] | None] = {}
         self._kinds: dict[tuple[object, ...], _Kinds] = {}

@@ -135,12 +135,12 @@ class SnapshotParts:
         values: Mapping[str, object],
         source_map: SourceMap,
         context: ContextModel | None,
-        derived: Derivations | None,
+        derived: Derivations,
         resolver: PathResolver,
-        text: str | None = None,
-        shapes: Sequence[NodeShape] | None = None,
+        text: str | None,
+        shapes: Sequence[NodeShape],
     ) -> None:
-        """``shapes``: ``node_shapes`` of the resolver's nodes, made here when not given."""
+        """``shapes``: ``node_shapes`` of the resolver's nodes."""
         from wf_core.semantic.build import PartWriter
 
         self._writer = PartWriter(values, source_map, resolver)
@@ -157,10 +157,6 @@ class SnapshotParts:
         self._keys: dict[str, Sequence[object]] = {}
         self._bases: dict[str, Sequence[int]] = {}
         self._runs: dict[str, Run] = {}
-        # A version analysed on its own (no document's derivations) keeps its parts too.
-        derived = derived if derived is not None else Derivations()
-        if shapes is None:
-            shapes = node_shapes(resolver.nodes, source_map, derived)
         dependencies = _dependencies(values, context, derived, shapes)
         for kind in PART_KINDS:
             count = self._counts[kind]

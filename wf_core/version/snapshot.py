@@ -210,7 +210,7 @@ class DocumentSnapshot:
         nodes = node_mappings(values)
         shapes = node_shapes(nodes, source_map, derived)
         names = derived.latest("index:names", shapes, partial(node_names, shapes))
-        resolver = PathResolver(values, self.context, names, nodes)
+        resolver = PathResolver(values, self.context, nodes, names)
         return SemanticIndex(
             SnapshotParts(
                 values, source_map, self.context, derived, resolver, self.parsed.text, shapes
