@@ -258,46 +258,61 @@ class Scheduler:
         the worker, so that a request about the whole document (references, rename,
         tokens) does not wait for them.
 
-        The build gives way, between parts, as soon as a newer revision arrives, and
-        pauses while a message arrives. It stops, too, for any other job the worker is
-        given (an analysis, the parts a request reads), and goes on after it. What it
+        The build starts after a quiet moment and gives way, between parts, as soon as
+        a message or a newer revision arrives, or the worker is given another job (an
+        analysis, the parts a request reads); it goes on after a quiet moment more. What it
         made is kept either way: the parts are derived values
         (``wf_core.semantic.parts``), so the next revision's build finds them and makes
         only what is left and what its edits changed. A request about one place never
         waits for this: it makes the part it reads."""
         store = self._server.store
 
-        def give_way() -> bool:
-            self.wait_for_quiet()
-            return store.revision(uri) != revision or self.jobs_waiting()
+        def latest() -> DocumentSnapshot | None:
+            """``revision``'s analysis while it is the latest, looked up when needed:
+            the build holds no version while it waits, which would keep a superseded
+            one (its index tables, its parts) alive as long as the build's waits."""
+            current = store.current_snapshot(uri)
+            return current[1] if current is not None and current[0] == revision else None
 
-        def complete(snapshot: DocumentSnapshot) -> bool:
-            # Frozen rather than scanned when the pause ends (``collector``): the parts
-            # live as long as their elements' texts, and a young scan of what a first
-            # build made took 80-100 ms at 16,000 nodes, finding it all alive.
-            with collector_paused(lasting=True):
-                done = snapshot.index.complete(give_way)
+        def give_way() -> bool:
+            # Never waits: it is asked with the collector paused, and a pause lasting
+            # while the loop answers a message would freeze whatever garbage it left.
+            waiting = self.jobs_waiting()
+            return waiting or store.revision(uri) != revision or not self.quiet.is_set()
+
+        def complete() -> bool:
+            self.wait_for_quiet()
+            snapshot = latest()
+            done = False
+            # Nothing paused unless there is work: a pause's end freezes what it finds.
+            if snapshot is not None and not self.jobs_waiting():
+                # Frozen rather than scanned when the pause ends (``collector``): the
+                # parts live as long as their elements' texts, and a young scan of what
+                # a first build made took 80-100 ms at 16,000 nodes, finding it all alive.
+                with collector_paused(lasting=True):
+                    done = snapshot.index.complete(give_way)
             if self.on_index is not None:
                 self.on_index(uri, done)
             return done
 
-        def prepare(snapshot: DocumentSnapshot) -> None:
+        def prepare() -> None:
             # What a question about one place reads before its part (the tables the parts
             # are written with, the offset index): made now, off the loop, so that the
             # first completion or hover of this version does not make them there. They
             # live as long as the version: frozen, not scanned (``collector``).
-            with collector_paused(lasting=True):
-                snapshot.index.parts.prepare()
+            snapshot = latest()
+            if snapshot is not None:
+                with collector_paused(lasting=True):
+                    snapshot.index.parts.prepare()
 
         async def build() -> None:
-            current = store.current_snapshot(uri)
-            if current is None or current[0] != revision:
+            if latest() is None:
                 return  # a newer version came: its own build follows its diagnostics
-            await self.in_worker(prepare, current[1])
+            await self.in_worker(prepare)
             await asyncio.sleep(INDEX_AHEAD_DELAY)
             # Stopped for another job, it goes on after a quiet moment more.
             while store.revision(uri) == revision and not self.closing:
-                if await self.in_worker(complete, current[1]):
+                if await self.in_worker(complete):
                     return
                 await asyncio.sleep(INDEX_AHEAD_DELAY)
 

@@ -664,18 +664,18 @@ def _hold_index_builds(
     returned event is set; the list gets a mark at each poll."""
     release = threading.Event()
     polls: list[bool] = []
-    quiet = server.scheduler.wait_for_quiet
+    waiting = server.scheduler.jobs_waiting
 
-    def held_polls() -> None:
-        # Only the build's polls: an analysis also lets an arriving message go first.
+    def held_polls() -> bool:
+        # Only the build's polls (``give_way`` asks first whether a job waits).
         if sys._getframe(1).f_code.co_name == "give_way":
             polls.append(True)
             if len(polls) >= from_poll:
                 sink.poke()
                 release.wait(10)
-        quiet()
+        return waiting()
 
-    server.scheduler.wait_for_quiet = held_polls
+    server.scheduler.jobs_waiting = held_polls  # type: ignore[method-assign]
     return polls, release
 
 
