@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcContentModified
+from pygls.protocol import default_converter
 
 from wf_core.base.edits import Edit, EditAt, Region, edit_between
 from wf_core.base.issues import ProjectCode, Severity
@@ -25,6 +26,8 @@ from wfls.features.types import SemanticToken
 from wfls.settings import Settings
 
 if TYPE_CHECKING:
+    from cattrs import Converter
+
     from wf_core.version.snapshot import PlacedIssue
     from wfls.features.types import (
         CodeAction,
@@ -647,15 +650,57 @@ def inlay_hint(hint: InlayHintItem, codec: PositionCodec) -> types.InlayHint:
     )
 
 
-def document_symbol(symbol: OutlineSymbol, codec: PositionCodec) -> types.DocumentSymbol:
-    return types.DocumentSymbol(
-        name=symbol.name,
-        kind=types.SymbolKind[symbol.kind],
-        range=codec.range(symbol.span),
-        selection_range=codec.range(symbol.selection),
-        detail=symbol.detail,
-        children=[document_symbol(child, codec) for child in symbol.children] or None,
-    )
+class PlainJson:
+    """An answer made of JSON's own values already (dicts, lists, strings, numbers): the
+    server's converter (``protocol_converter``) hands it to the JSON encoder as it is,
+    rather than walking it as it walks the protocol's classes."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+def protocol_converter() -> Converter:
+    """pygls' converter, which also sends a ``PlainJson`` answer as it is."""
+    converter: Converter = default_converter()  # type: ignore[no-untyped-call]
+    converter.register_unstructure_hook(PlainJson, _plain_value)
+    return converter
+
+
+def _plain_value(answer: PlainJson) -> object:
+    return answer.value
+
+
+def document_symbols_json(symbols: Sequence[OutlineSymbol], codec: PositionCodec) -> PlainJson:
+    """``document_symbol`` of each of ``symbols``, as the JSON the client receives. Made
+    without the protocol's classes: at 16,000 nodes, 16,000 symbols and 64,000 positions,
+    whose objects and their conversion back to JSON were most of the request's time."""
+    units = codec.units
+    kinds: dict[str, int] = {}
+
+    def position(offset: int) -> dict[str, int]:
+        line, character = units(offset)
+        return {"line": line, "character": character}
+
+    def one(symbol: OutlineSymbol) -> dict[str, object]:
+        kind = kinds.get(symbol.kind)
+        if kind is None:
+            kind = kinds[symbol.kind] = types.SymbolKind[symbol.kind].value
+        span, selection = symbol.span, symbol.selection
+        out: dict[str, object] = {
+            "name": symbol.name,
+            "kind": kind,
+            "range": {"start": position(span.start), "end": position(span.end)},
+            "selectionRange": {"start": position(selection.start), "end": position(selection.end)},
+        }
+        if symbol.detail is not None:
+            out["detail"] = symbol.detail
+        if symbol.children:
+            out["children"] = [one(child) for child in symbol.children]
+        return out
+
+    return PlainJson([one(symbol) for symbol in symbols])
 
 
 def symbol_information(

@@ -93,6 +93,7 @@ class WflsServer(LanguageServer):
             __version__,
             text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
             protocol_cls=WflsProtocol,
+            converter_factory=convert.protocol_converter,
         )
         self._store: DocumentStore | None = None
         self._lazily = threading.Lock()  # creates the store once

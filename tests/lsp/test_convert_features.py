@@ -11,8 +11,9 @@ from wf_core.base.spans import LineIndex, Span
 from wfls.capabilities import ClientFlags
 from wfls.convert import (
     PositionCodec,
-    document_symbol,
+    document_symbols_json,
     folding_range,
+    protocol_converter,
     selection_range,
     semantic_tokens_data,
     semantic_tokens_edits,
@@ -106,7 +107,11 @@ def test_symbols_nest_as_trees_or_flatten_with_their_container() -> None:
     codec = PositionCodec(LineIndex(TEXT), "utf-16")
     child = OutlineSymbol("b", "Function", Span(13, 27), Span(13, 14), "node")
     parent = OutlineSymbol("a", "Namespace", Span(0, 27), Span(0, 1), "foreach", (child,))
-    tree = document_symbol(parent, codec)
+    plain = document_symbols_json([parent], codec)
+    # The plain JSON is the protocol's: it reads back as its classes, and is sent as it is.
+    [tree] = protocol_converter().structure(plain.value, list[types.DocumentSymbol])
+    assert protocol_converter().unstructure(plain) is plain.value
+    assert tree.range == codec.range(parent.span)
     assert tree.kind == types.SymbolKind.Namespace and tree.detail == "foreach"
     assert [c.name for c in tree.children or []] == ["b"]
     assert tree.children and tree.children[0].selection_range == types.Range(
