@@ -87,6 +87,18 @@ SPEED_ONLY: tuple[tuple[str, str | None, str], ...] = (
     ("server/wfls/convert.py", "_run_key", ""),
     ("server/wfls/convert.py", "_shared", "a delta's shared start and end found by blocks"),
     (
+        "server/wfls/handlers/semantic_tokens_full.py",
+        "moved",
+        "a delta made from what changed since the last result",
+    ),
+    ("server/wfls/handlers/semantic_tokens_full.py", "_result", ""),
+    ("server/wfls/features/semantic_tokens.py", "changed_span", ""),
+    ("server/wfls/features/semantic_tokens.py", "element_keys", ""),
+    ("server/wfls/features/semantic_tokens.py", "document_tokens", ""),
+    ("server/wfls/convert.py", "semantic_tokens_spliced", ""),
+    ("server/wfls/convert.py", "_absolute_last", ""),
+    ("server/wfls/convert.py", "_relative", ""),
+    (
         "wf_core/version/snapshot.py",
         "DocumentSnapshot.issues_touching",
         "the findings a request reads placed alone",

@@ -23,6 +23,7 @@ from wfls.convert import PositionCodec
 from wfls.settings import Settings
 
 if TYPE_CHECKING:
+    from wf_core.base.edits import Region
     from wfls.contexts import RequestContexts
     from wfls.diagnostics import DiagnosticsResult
     from wfls.features.run import LastRun
@@ -43,9 +44,11 @@ class RequestFailed(JsonRpcException):
 
 
 class DocumentLookup(Protocol):
-    """Other documents a request may point into (a definition in another file)."""
+    """Other documents a request may point into (a definition in another file), and how
+    an open document's text changed between two of its revisions."""
 
     def codec_for(self, uri: str) -> PositionCodec | None: ...
+    def region_between(self, uri: str, old: int, new: int) -> Region | None: ...
 
 
 @record
@@ -58,6 +61,7 @@ class RequestContext:
     documents: DocumentLookup
     workspace: WorkspaceView | None = None
     last_run: LastRun | None = None  # what the last "Run with sample input" saw
+    revision: int | None = None  # the store's revision of ``view`` (None: not known)
 
     def offset(self, position: types.Position) -> int:
         """The code-point offset of a client position in this view's text."""

@@ -113,4 +113,5 @@ class RequestContexts:
             server,
             server.indexing.workflows,
             server.last_runs.get(uri),
+            revision,
         )

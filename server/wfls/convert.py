@@ -12,6 +12,8 @@ of the document to the document end.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
+from itertools import repeat
+from operator import add
 from typing import TYPE_CHECKING, NamedTuple
 
 from lsprotocol import types
@@ -401,9 +403,14 @@ def code_action(
 
 
 def semantic_tokens_data(
-    tokens: Iterable[SemanticToken], codec: PositionCodec, flags: ClientFlags
+    tokens: Iterable[SemanticToken],
+    codec: PositionCodec,
+    flags: ClientFlags,
+    starts: list[int] | None = None,
 ) -> list[int]:
-    """Tokens in LSP's relative encoding, columns and lengths in the codec's encoding.
+    """Tokens in LSP's relative encoding, columns and lengths in the codec's encoding;
+    ``starts``, when given, gets the code-point offset where each encoded token (each
+    piece of a cut one) begins.
 
     Tokens come in document order (the feature's invariant), so lines are walked
     forward once instead of searched per token. A token that spans lines is sent
@@ -435,8 +442,8 @@ def semantic_tokens_data(
             code = codes[(token.type, token.modifiers)] = (type_index[token.type], bits)
         begin, end = token.span.start, token.span.end
         if begin >= next_start or begin < start_of_line:
-            if begin < start_of_line:  # out of order: find the line again
-                line = lines.position(begin)[0]
+            if begin < start_of_line or begin - next_start > 512:
+                line = lines.line_of(begin)  # out of order, or far on: found by bisection
             while line < last_line and line_start(line + 1) <= begin:
                 line += 1
             start_of_line = line_start(line)
@@ -455,6 +462,8 @@ def semantic_tokens_data(
             delta_line = line - previous_line
             out((delta_line, column - previous_start if delta_line == 0 else column, length, *code))
             previous_line, previous_start = line, column
+            if starts is not None:
+                starts.append(begin)
             continue
         end_line, end_column = lines.position(end)
         pieces: list[tuple[int, int, int]]
@@ -477,11 +486,16 @@ def semantic_tokens_data(
             delta_line = at - previous_line
             out((delta_line, column - previous_start if delta_line == 0 else column, length, *code))
             previous_line, previous_start = at, column
+            if starts is not None:
+                starts.append(line_start(at) + low)
     return data
 
 
 def semantic_token_runs_data(
-    runs: Sequence[TokenRun], codec: PositionCodec, flags: ClientFlags
+    runs: Sequence[TokenRun],
+    codec: PositionCodec,
+    flags: ClientFlags,
+    starts: list[int] | None = None,
 ) -> list[int] | None:
     """``semantic_tokens_data`` of the tokens of ``runs`` (``token_runs``), each part's
     encoded once for as long as the part serves (kept in its ``memo``): a version after an
@@ -489,6 +503,7 @@ def semantic_token_runs_data(
     extents overlap (then the tokens are encoded for the whole document at once)."""
     lines = codec.lines
     data: list[int] = []
+    found: list[int] = []
     line = column = 0
     end = -1
     for run in runs:
@@ -502,10 +517,13 @@ def semantic_token_runs_data(
         encoded, first_line = placed
         at = len(data)
         data.extend(encoded.data)
+        found.extend(map(add, encoded.starts, repeat(run.base)))
         delta_line, first_column = first_line - line, data[at + 1]
         data[at] = delta_line
         data[at + 1] = first_column - column if delta_line == 0 else first_column
         line, column = first_line + encoded.last_line, encoded.last_column
+    if starts is not None:
+        starts.extend(found)
     return data
 
 
@@ -513,16 +531,18 @@ class _EncodedRun(NamedTuple):
     """A run's tokens encoded from the start of the line of its first token: ``data``
     begins at that line and column; ``first``: where that token begins, relative to the
     run's base; ``last_line`` (counted from the first token's) and ``last_column``: where
-    its last piece begins. ``key``: what else than the part it was encoded from."""
+    its last piece begins. ``key``: what else than the part it was encoded from.
+    ``starts``: where each encoded token begins, relative to the run's base."""
 
     key: tuple[object, ...]
     data: list[int]
     first: int
     last_line: int
     last_column: int
+    starts: list[int]
 
 
-_NO_TOKENS = _EncodedRun((), [], 0, 0, 0)
+_NO_TOKENS = _EncodedRun((), [], 0, 0, 0, [])
 
 
 def _encoded_run(
@@ -555,7 +575,8 @@ def _encoded_run(
         SemanticToken(Span(t.span.start + shift, t.span.end + shift), t.type, t.modifiers)
         for t in tokens
     ]
-    data = semantic_tokens_data(moved, PositionCodec(LineIndex(piece), encoding), flags)
+    starts: list[int] = []
+    data = semantic_tokens_data(moved, PositionCodec(LineIndex(piece), encoding), flags, starts)
     if not data:
         return None
     last_line = last_column = 0
@@ -563,7 +584,7 @@ def _encoded_run(
         last_line += data[at]
         last_column = data[at + 1] + (last_column if data[at] == 0 else 0)
     key = _run_key(lines, first_line, base, encoding, flags)
-    encoded = _EncodedRun(key, data, first, last_line, last_column)
+    encoded = _EncodedRun(key, data, first, last_line, last_column, [s - shift for s in starts])
     if part is not None:
         part.memo["tokens"] = encoded
     return encoded, first_line
@@ -607,6 +628,61 @@ def semantic_tokens_edits(
             data=current[prefix : len(current) - suffix],
         )
     ]
+
+
+def semantic_tokens_spliced(
+    data: list[int],
+    starts: list[int],
+    first: int,
+    stop: int,
+    cut: list[int],
+    cut_starts: list[int],
+    delta: int,
+    codec: PositionCodec,
+) -> tuple[list[int], list[int], types.SemanticTokensEdit]:
+    """``data`` (whose tokens begin at ``starts``) with its tokens ``first`` to ``stop``
+    (excluded) replaced by the tokens ``cut`` encodes from the text's start (beginning at
+    ``cut_starts``), and those after moved ``delta`` code points on; with the edit that
+    makes the one of the other. Positions are relative, each token's to the one before:
+    only the first token of the cut and the first after it are encoded again, in
+    ``codec``'s text (the new one).  The lists given are not changed."""
+    count = len(starts)
+    before = codec.units(starts[first - 1]) if first > 0 else (0, 0)
+    placed = list(cut)
+    last = before
+    if placed:
+        last = _absolute_last(placed)
+        _relative(placed, 0, (placed[0], placed[1]), before)
+    if stop < count:
+        following = data[5 * stop : 5 * stop + 5]
+        _relative(following, 0, codec.units(starts[stop] + delta), last)
+        placed += following
+    end = min(5 * stop + 5, len(data))
+    edit = types.SemanticTokensEdit(start=5 * first, delete_count=end - 5 * first, data=placed)
+    spliced = data[: 5 * first]
+    spliced += placed
+    spliced += data[end:]
+    moved = starts[:first]
+    moved += cut_starts
+    moved += map(add, starts[stop:], repeat(delta)) if delta else starts[stop:]
+    return spliced, moved, edit
+
+
+def _absolute_last(data: list[int]) -> tuple[int, int]:
+    """Line and column of the last token of ``data``, encoded from the text's start."""
+    line = column = 0
+    for at in range(0, len(data), 5):
+        line += data[at]
+        column = data[at + 1] + (column if data[at] == 0 else 0)
+    return line, column
+
+
+def _relative(data: list[int], at: int, where: tuple[int, int], after: tuple[int, int]) -> None:
+    """Encode the token at ``data[at]``, at line and column ``where``, relative to the token
+    before it at ``after``."""
+    delta_line = where[0] - after[0]
+    data[at] = delta_line
+    data[at + 1] = where[1] - after[1] if delta_line == 0 else where[1]
 
 
 _BLOCK = 1024

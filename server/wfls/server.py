@@ -58,6 +58,7 @@ from wfls.settings import ProblemReports, Settings, parse_settings
 from wfls.test_documents import TestDocuments
 
 if TYPE_CHECKING:
+    from wf_core.base.edits import Region
     from wf_core.version.snapshot import DocumentSnapshot
     from wf_core.version.view import AnalysisView
     from wf_core.workspace.catalog import Workspace
@@ -173,6 +174,9 @@ class WflsServer(LanguageServer):
             document = self.indexing.workflows.document(uri)
             lines = document.snapshot.lines if document is not None else None
         return convert.PositionCodec(lines, self.flags.position_encoding) if lines else None
+
+    def region_between(self, uri: str, old: int, new: int) -> Region | None:
+        return self.store.region_between(uri, old, new)
 
     def document_uris(self) -> list[str]:
         """Every workflow document: the open ones, then the rest of the workspace."""

@@ -157,7 +157,9 @@ class SnapshotParts:
         self._keys: dict[str, Sequence[object]] = {}
         self._bases: dict[str, Sequence[int]] = {}
         self._runs: dict[str, Run] = {}
-        dependencies = _dependencies(values, context, derived, shapes)
+        dependencies = self.dependencies = _dependencies(values, context, derived, shapes)
+        """What every part reads of the whole document: the same object for two versions
+        whose parts are each a function of its element's text alone."""
         for kind in PART_KINDS:
             count = self._counts[kind]
             keys: Sequence[object] = exactly(source_map.element_keys(kind), count)
@@ -189,6 +191,15 @@ class SnapshotParts:
     def prepare(self) -> None:
         self._source_map.prepare_locate()
 
+    def keys(self, kind: PartKind) -> Sequence[object]:
+        """Each element's key (``SourceMap.element_keys``), what its part is found by."""
+        return self._keys[kind]
+
+    def begins(self, kind: PartKind, index: int) -> int | None:
+        """Where the element's text begins (None when it has no entry)."""
+        entry = self._source_map.get((kind, index))
+        return entry.value.start if entry is not None else None
+
     def elements_in(self, kind: PartKind, start: int, end: int) -> range:
         """From the last element beginning at or before ``start`` to the last beginning at
         or before ``end``: every statement of an element lies before the next element
@@ -196,13 +207,12 @@ class SnapshotParts:
         other element's part holds a name there. Found by bisection over where the
         elements begin; every element when one has no entry."""
         count = self.count(kind)
-        get = self._source_map.get
 
         def begins(index: int) -> int:
-            entry = get((kind, index))
-            if entry is None:
+            start = self.begins(kind, index)
+            if start is None:
                 raise LookupError(index)
-            return entry.value.start
+            return start
 
         try:
             first = bisect.bisect_right(range(count), start, key=begins) - 1

@@ -25,10 +25,12 @@ from typing import TYPE_CHECKING
 
 from wf_core.base.spans import Span
 from wf_core.semantic.occurrences import NameSyntax, Role, SegmentKind, SymbolKind
+from wf_core.semantic.parts import PART_KINDS
 from wf_core.version.view import AnalysisView
 from wfls.features.types import SemanticToken, TokenRun
 
 if TYPE_CHECKING:
+    from wf_core.base.edits import Region
     from wf_core.semantic.build import PathResolver
     from wf_core.semantic.parts import IndexPart
 
@@ -97,6 +99,77 @@ def token_runs(view: AnalysisView) -> list[TokenRun]:
             runs.append(TokenRun(None, 0, token.span, partial(list, (token,))))
     runs.sort(key=_run_start)
     return runs
+
+
+ElementKeys = tuple[list[object], ...]
+"""Each kind's elements' keys (``PART_KINDS`` order): what a version's parts are made from."""
+
+
+def element_keys(view: AnalysisView) -> ElementKeys:
+    """``view``'s element keys, copied (a later parse may update its lists in place)."""
+    parts = view.index.parts
+    return tuple(list(parts.keys(kind)) for kind in PART_KINDS)
+
+
+def document_tokens(view: AnalysisView) -> list[SemanticToken]:
+    """The tokens of the rest of the document (what no node or edge holds)."""
+    index = view.index
+    return _tokens_of(index.parts.document(), index.resolver)
+
+
+def changed_span(
+    view: AnalysisView, region: Region, before: ElementKeys, document: list[SemanticToken]
+) -> Span | None:
+    """Where ``view``'s tokens may differ from an earlier version's whose element keys
+    were ``before``, whose tokens of the rest of the document were ``document``, whose
+    text became ``view``'s by the change ``region`` and whose index read the same values
+    of the whole document (``SnapshotParts.dependencies``): outside it, the tokens are
+    that version's, moved by the change's length. None when that cannot be told.
+
+    A part's tokens are a function of its element's text under those values, and the
+    texts of elements do not overlap: the span holds, for each kind, the text of every
+    element whose key changed, from where it begins to where the element after it does
+    (the text's end after the last), and every token touching the change (a name of the
+    rest of the document). The elements that may have changed are those from the one
+    the change begins in (or at the end of) to the one it ends in; every other element
+    must have kept its key: a change can make the text after it read otherwise (a quote
+    left open in JSON), and then the elements there are others. The rest of the document
+    is made again for each version, and is small: its tokens are compared, those that
+    are not the earlier ones moved are in the span."""
+    start, end = region.start, region.new_end
+    parts = view.index.parts
+    lo, hi = start, end
+    for kind, old in zip(PART_KINDS, before, strict=True):
+        new = list(parts.keys(kind))
+        touched = parts.elements_in(kind, max(start - 1, 0), end)
+        grown = len(new) - len(old)
+        first, stop = (touched.start, touched.stop) if touched else (len(new), len(new))
+        if stop - grown < 0 or new[:first] != old[:first] or new[stop:] != old[stop - grown :]:
+            return None
+        while first < stop and first < len(old) and new[first] == old[first]:
+            first += 1
+        while stop > first and stop - 1 - grown >= 0 and new[stop - 1] == old[stop - 1 - grown]:
+            stop -= 1
+        if first == stop:
+            continue  # none changed: those there were inserted or removed inside the change
+        begin = parts.begins(kind, first)
+        after = parts.begins(kind, stop) if stop < len(new) else None
+        lo = min(lo, begin if begin is not None else 0)
+        hi = max(hi, after if after is not None else len(view.text))
+    for token in semantic_tokens(view, Span(start, end)):
+        lo, hi = min(lo, token.span.start), max(hi, token.span.end)
+    delta, old_end = region.delta, region.old_end
+    moved = {
+        token._replace(span=Span(token.span.start + delta, token.span.end + delta))
+        if token.span.start >= old_end
+        else token._replace(span=Span(token.span.start, max(token.span.end + delta, end)))
+        if token.span.end > start
+        else token
+        for token in document
+    }
+    for token in moved.symmetric_difference(document_tokens(view)):
+        lo, hi = min(lo, token.span.start), max(hi, token.span.end)
+    return Span(lo, hi)
 
 
 def _run_start(run: TokenRun) -> int:

@@ -1,4 +1,5 @@
-"""``textDocument/semanticTokens/full/delta``: the edits from the client's last result."""
+"""``textDocument/semanticTokens/full/delta``: the edits from the client's last result,
+made from what changed since it when that is known (``semantic_tokens_full.moved``)."""
 
 from __future__ import annotations
 
@@ -16,11 +17,18 @@ def empty(params: types.SemanticTokensDeltaParams) -> types.SemanticTokens:
 def handle(
     ctx: RequestContext, params: types.SemanticTokensDeltaParams
 ) -> types.SemanticTokens | types.SemanticTokensDelta:
-    data = full.compute(ctx)
     before = full.previous(ctx.uri, params.previous_result_id)
-    result_id = full.remember(ctx.uri, data)
     if before is None:
-        return types.SemanticTokens(data=data, result_id=result_id)
+        result = full.compute(ctx)
+        return types.SemanticTokens(data=result.data, result_id=full.remember(ctx.uri, result))
+    made = full.moved(ctx, before)
+    if made is not None:
+        result, edit = made
+        unchanged = before.data[edit.start : edit.start + edit.delete_count] == edit.data
+        edits = [] if unchanged else [edit]
+        return types.SemanticTokensDelta(edits=edits, result_id=full.remember(ctx.uri, result))
+    result = full.compute(ctx)
     return types.SemanticTokensDelta(
-        edits=convert.semantic_tokens_edits(before, data), result_id=result_id
+        edits=convert.semantic_tokens_edits(before.data, result.data),
+        result_id=full.remember(ctx.uri, result),
     )
