@@ -299,8 +299,10 @@ class Scheduler:
             # What a question about one place reads before its part (the tables the parts
             # are written with, the offset index): made now, off the loop, so that the
             # first completion or hover of this version does not make them there. They
-            # live as long as the version: frozen, not scanned (``collector``).
-            snapshot = latest()
+            # live as long as the version: frozen, not scanned (``collector``). The latest
+            # analysis made, even when a newer revision came: the next version's source
+            # map, spliced from it, shares them (``SourceMap.prepare_locate``).
+            snapshot = store.last_analysis(uri)
             if snapshot is not None:
                 with collector_paused(lasting=True):
                     snapshot.index.parts.prepare()

@@ -314,6 +314,11 @@ class DocumentStore:
         document = self._documents.get(uri)
         return document.current.region_since(old, until=new) if document is not None else None
 
+    def last_analysis(self, uri: str) -> DocumentSnapshot | None:
+        """The latest analysis made of ``uri``, of whichever revision (never analyses)."""
+        document = self._documents.get(uri)
+        return document.snapshot if document is not None else None
+
     def has_analysed(self, uri: str) -> bool:
         """Whether some version of ``uri`` has been analysed since it was opened."""
         document = self._documents.get(uri)
