@@ -518,9 +518,7 @@ def semantic_token_runs_data(
         at = len(data)
         data.extend(encoded.data)
         found.extend(map(add, encoded.starts, repeat(run.base)))
-        delta_line, first_column = first_line - line, data[at + 1]
-        data[at] = delta_line
-        data[at + 1] = first_column - column if delta_line == 0 else first_column
+        _relative(data, at, (first_line, data[at + 1]), (line, column))
         line, column = first_line + encoded.last_line, encoded.last_column
     if starts is not None:
         starts.extend(found)
@@ -579,10 +577,7 @@ def _encoded_run(
     data = semantic_tokens_data(moved, PositionCodec(LineIndex(piece), encoding), flags, starts)
     if not data:
         return None
-    last_line = last_column = 0
-    for at in range(0, len(data), 5):
-        last_line += data[at]
-        last_column = data[at + 1] + (last_column if data[at] == 0 else 0)
+    last_line, last_column = _absolute_last(data)
     key = _run_key(lines, first_line, base, encoding, flags)
     encoded = _EncodedRun(key, data, first, last_line, last_column, [s - shift for s in starts])
     if part is not None:

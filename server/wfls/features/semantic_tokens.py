@@ -118,13 +118,17 @@ def document_tokens(view: AnalysisView) -> list[SemanticToken]:
 
 
 def changed_span(
-    view: AnalysisView, region: Region, before: ElementKeys, document: list[SemanticToken]
+    view: AnalysisView,
+    region: Region,
+    keys: tuple[ElementKeys, ElementKeys],
+    document: tuple[list[SemanticToken], list[SemanticToken]],
 ) -> Span | None:
-    """Where ``view``'s tokens may differ from an earlier version's whose element keys
-    were ``before``, whose tokens of the rest of the document were ``document``, whose
-    text became ``view``'s by the change ``region`` and whose index read the same values
-    of the whole document (``SnapshotParts.dependencies``): outside it, the tokens are
-    that version's, moved by the change's length. None when that cannot be told.
+    """Where ``view``'s tokens may differ from an earlier version's, whose text became
+    ``view``'s by the change ``region`` and whose index read the same values of the
+    whole document (``SnapshotParts.dependencies``): outside it, the tokens are that
+    version's, moved by the change's length. None when that cannot be told. ``keys``
+    and ``document``: the earlier version's ``element_keys`` and ``document_tokens``,
+    then ``view``'s.
 
     A part's tokens are a function of its element's text under those values, and the
     texts of elements do not overlap: the span holds, for each kind, the text of every
@@ -139,8 +143,7 @@ def changed_span(
     start, end = region.start, region.new_end
     parts = view.index.parts
     lo, hi = start, end
-    for kind, old in zip(PART_KINDS, before, strict=True):
-        new = list(parts.keys(kind))
+    for kind, old, new in zip(PART_KINDS, *keys, strict=True):
         touched = parts.elements_in(kind, max(start - 1, 0), end)
         grown = len(new) - len(old)
         first, stop = (touched.start, touched.stop) if touched else (len(new), len(new))
@@ -165,9 +168,9 @@ def changed_span(
         else token._replace(span=Span(token.span.start, max(token.span.end + delta, end)))
         if token.span.end > start
         else token
-        for token in document
+        for token in document[0]
     }
-    for token in moved.symmetric_difference(document_tokens(view)):
+    for token in moved.symmetric_difference(document[1]):
         lo, hi = min(lo, token.span.start), max(hi, token.span.end)
     return Span(lo, hi)
 

@@ -89,19 +89,26 @@ def moved(
     """The tokens of ``ctx``'s version made from ``before`` and the edit between them,
     encoding only those where the text changed since (``changed_span``); None when that
     cannot be told (another index, or a change no longer known)."""
-    from wfls.features.semantic_tokens import changed_span, semantic_tokens
+    from wfls.features.semantic_tokens import (
+        changed_span,
+        document_tokens,
+        element_keys,
+        semantic_tokens,
+    )
 
-    dependencies = ctx.view.index.parts.dependencies
+    view = ctx.view
+    dependencies = view.index.parts.dependencies
     if ctx.revision is None or before.revision is None or before.dependencies is not dependencies:
         return None
     region = ctx.documents.region_between(ctx.uri, before.revision, ctx.revision)
-    if region is None or type(ctx.codec) is not convert.PositionCodec:
+    if region is None or isinstance(ctx.codec, convert.MappedCodec):
         return None
-    span = changed_span(ctx.view, region, before.keys, before.document)
+    keys, document = element_keys(view), document_tokens(view)
+    span = changed_span(view, region, (before.keys, keys), (before.document, document))
     if span is None:
         return None
     lo, hi = span.start, span.end
-    tokens = [t for t in semantic_tokens(ctx.view, Span(lo, hi)) if lo <= t.span.start < hi]
+    tokens = [t for t in semantic_tokens(view, Span(lo, hi)) if lo <= t.span.start < hi]
     cut_starts: list[int] = []
     cut = convert.semantic_tokens_data(tokens, ctx.codec, ctx.flags, cut_starts)
     first = bisect.bisect_left(before.starts, lo)
@@ -109,7 +116,7 @@ def moved(
     data, starts, edit = convert.semantic_tokens_spliced(
         before.data, before.starts, first, stop, cut, cut_starts, region.delta, ctx.codec
     )
-    return _result(ctx, data, starts), edit
+    return TokensResult(data, starts, ctx.revision, dependencies, keys, document), edit
 
 
 def empty(params: types.SemanticTokensParams) -> types.SemanticTokens:
